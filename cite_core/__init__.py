@@ -1,0 +1,83 @@
+"""cite_core: Anthropic-style citations for any LLM, with no framework dependency.
+
+Number retrieved chunks as sources, prompt any chat model to cite them with ``[n]`` markers, and parse
+the answer (whole or streaming) into Anthropic-shaped cited text with a reference list built only from
+the markers that appear. All character offsets are 0-based and half-open (``text[start:end]``).
+"""
+
+from ._exceptions import (
+    CiteError,
+    MissingDependencyError,
+    PromptError,
+    SourceError,
+    TokenBudgetError,
+    TokenizerUnavailableError,
+)
+from ._models import (
+    CharLocation,
+    Citation,
+    CitationsDelta,
+    CitedAnswer,
+    ContentBlockLocation,
+    PageLocation,
+    Reference,
+    Segment,
+    Source,
+    StreamEvent,
+    TextBlock,
+    TextDelta,
+)
+from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
+from ._prompt import (
+    CitationPrompt,
+    Messages,
+    build_messages,
+    build_prompt,
+    citation_instructions,
+    format_sources,
+)
+from ._render import render_html, render_markdown, safe_url
+from ._segment import split_sentences
+from ._sources import number_sources, pdf_pages
+from ._tokens import get_encoding, token_counter
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_UNSUPPORTED_THRESHOLD",
+    "CharLocation",
+    "Citation",
+    "CitationPrompt",
+    "CitationStream",
+    "CitationsDelta",
+    "CiteError",
+    "CitedAnswer",
+    "ContentBlockLocation",
+    "Messages",
+    "MissingDependencyError",
+    "PageLocation",
+    "PromptError",
+    "Reference",
+    "Segment",
+    "Source",
+    "SourceError",
+    "StreamEvent",
+    "TextBlock",
+    "TextDelta",
+    "TokenBudgetError",
+    "TokenizerUnavailableError",
+    "__version__",
+    "build_messages",
+    "build_prompt",
+    "citation_instructions",
+    "format_sources",
+    "get_encoding",
+    "number_sources",
+    "parse_answer",
+    "pdf_pages",
+    "render_html",
+    "render_markdown",
+    "safe_url",
+    "split_sentences",
+    "token_counter",
+]

@@ -1,0 +1,124 @@
+"""Find the exact sentence(s) of a source that support a claim, and build the citation for them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
+from ._scoring import TermStats, analyze, bm25_scores, support
+from ._segment import split_sentences
+
+__all__ = ["Corpus", "Unit", "source_units"]
+
+EXTEND_GAIN = 0.2
+"""Extend the best sentence with a neighbour when that adds this much support (0..1)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A citable unit of a source: a sentence (text, pages) or a whole block (blocks)."""
+
+    start: int
+    end: int
+    segment: int
+    terms: tuple[str, ...]
+
+
+def source_units(source: Source) -> list[Unit]:
+    """The citable units of a source, cached on it."""
+    units = source._cache.get("units")
+    if units is None:
+        units = []
+        text = source.text
+        for index, seg in enumerate(source.segments):
+            if source.kind == "blocks":
+                spans = [(0, len(seg.text))]
+            else:
+                spans = split_sentences(seg.text) or [(0, len(seg.text))]
+            for start, end in spans:
+                a, b = seg.start + start, seg.start + end
+                units.append(Unit(a, b, index, tuple(analyze(text[a:b]))))
+        source._cache["units"] = units
+    return units
+
+
+class Corpus:
+    """The sources of one answer, with term statistics over all their units (built on first use)."""
+
+    def __init__(self, sources: Sequence[Source]) -> None:
+        self.sources = list(sources)
+        self.by_number = {s.number: s for s in self.sources}
+        self._stats: TermStats | None = None
+
+    @property
+    def stats(self) -> TermStats:
+        if self._stats is None:
+            self._stats = TermStats.from_units(u.terms for s in self.sources for u in source_units(s))
+        return self._stats
+
+    def cite(
+        self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
+    ) -> Citation:
+        """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
+        units = source_units(source)
+        claim_terms = analyze(claim)
+        first = last = None
+        if sentences is not None:
+            lo, hi = sentences
+            if 1 <= lo <= hi <= len(units):
+                first, last = lo - 1, hi - 1
+                while units[last].segment != units[first].segment:
+                    last -= 1  # a citation never spans two chunks, pages or blocks
+        if first is None:
+            first, last = self._best(claim_terms, units)
+        if first is None:
+            seg = source.segments[0]
+            start, end, seg_index = seg.start, seg.end, 0
+        else:
+            start, end, seg_index = units[first].start, units[last].end, units[first].segment
+        cited = source.text[start:end]
+        score = support(claim_terms, analyze(cited), self.stats)
+        return _make_citation(source, seg_index, start, end, cited, reference, score)
+
+    def _best(self, claim: list[str], units: list[Unit]) -> tuple[int | None, int | None]:
+        if not claim or not units:
+            return None, None
+        stats = self.stats
+        scores = bm25_scores(claim, [u.terms for u in units], stats)
+        best = max(range(len(units)), key=lambda i: (scores[i], -i))
+        if scores[best] <= 0:
+            return None, None
+        first = last = best
+        base = support(claim, units[best].terms, stats)
+        for neighbour in (best - 1, best + 1):
+            if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
+                lo, hi = min(first, neighbour), max(last, neighbour)
+                terms = [t for u in units[lo : hi + 1] for t in u.terms]
+                gain = support(claim, terms, stats) - base
+                if gain >= EXTEND_GAIN:
+                    first, last, base = lo, hi, base + gain
+        return first, last
+
+
+def _make_citation(
+    source: Source, seg_index: int, start: int, end: int, cited: str, reference: int, score: float
+) -> Citation:
+    seg = source.segments[seg_index]
+    common = dict(
+        cited_text=cited,
+        document_index=source.number - 1,
+        document_title=source.title,
+        reference=reference,
+        support=score,
+        source_start=start,
+        source_end=end,
+    )
+    if source.kind == "pages" and seg.page is not None:
+        return PageLocation(start_page_number=seg.page, end_page_number=seg.page + 1, **common)
+    if source.kind == "blocks" and seg.block is not None:
+        return ContentBlockLocation(start_block_index=seg.block, end_block_index=seg.block + 1, **common)
+    if source.document_coordinates:
+        offset = seg.doc_start - seg.start  # type: ignore[operator]
+        return CharLocation(start_char_index=start + offset, end_char_index=end + offset, **common)
+    return CharLocation(start_char_index=start, end_char_index=end, **common)

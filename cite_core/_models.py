@@ -1,0 +1,256 @@
+"""Pydantic models: sources, citations, references, cited answers and stream events.
+
+All character offsets in this library are 0-based and half-open: ``text[start:end]``.
+Page numbers are 1-based with an exclusive end, as in Anthropic's Citations API.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+__all__ = [
+    "CharLocation",
+    "Citation",
+    "CitationsDelta",
+    "CitedAnswer",
+    "ContentBlockLocation",
+    "PageLocation",
+    "Reference",
+    "Segment",
+    "Source",
+    "SourceKind",
+    "StreamEvent",
+    "TextBlock",
+    "TextDelta",
+]
+
+SourceKind = Literal["text", "pages", "blocks"]
+
+
+class Segment(BaseModel):
+    """One contiguous piece of a source: a retrieved chunk, a page or a content block."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    """The segment's text, exactly as given."""
+    start: int
+    """Offset of this segment in ``Source.text``."""
+    doc_start: int | None = None
+    """Offset of this segment in the original document, when the chunk knew it (a start index)."""
+    page: int | None = None
+    """1-based page number, for paged sources."""
+    block: int | None = None
+    """0-based content block index, for custom-content sources."""
+
+    @property
+    def end(self) -> int:
+        """Offset just past this segment in ``Source.text``."""
+        return self.start + len(self.text)
+
+
+class Source(BaseModel):
+    """A numbered source as the model sees it: ``number`` is the ``[n]`` the model writes."""
+
+    number: int = Field(ge=1)
+    """1-based number shown to the model; ``document_index == number - 1``."""
+    text: str
+    """The citable text: the segments joined by blank lines. ``title`` and ``context`` are not part of it."""
+    kind: SourceKind = "text"
+    """``text`` (cited by characters), ``pages`` (cited by pages) or ``blocks`` (cited by content blocks)."""
+    segments: tuple[Segment, ...]
+    """The pieces of ``text`` (chunks, pages or blocks) with their own offsets."""
+    title: str | None = None
+    url: str | None = None
+    author: str | None = None
+    document_id: str | None = None
+    """Identifies the original document; chunks sharing it are merged into one source."""
+    context: str | None = None
+    """Shown to the model, never cited (as Anthropic's ``context``)."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Any other metadata the item carried."""
+    score: float | None = None
+    """The retriever's score, when one was given."""
+
+    _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def document_coordinates(self) -> bool:
+        """Whether citations give character offsets in the original document (every chunk knew its start)."""
+        return self.kind == "text" and all(s.doc_start is not None for s in self.segments)
+
+    @property
+    def label(self) -> str:
+        """A human-readable name: title, else URL, else document id, else ``Source n``."""
+        return self.title or self.url or self.document_id or f"Source {self.number}"
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        """Page numbers of a paged source, in order."""
+        return tuple(s.page for s in self.segments if s.page is not None)
+
+
+class _CitationBase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cited_text: str
+    """Exact text copied from the source (never generated)."""
+    document_index: int = Field(ge=0)
+    """0-based index of the source: ``source.number - 1``."""
+    document_title: str | None = None
+    reference: int = Field(default=0, ge=0, exclude=False)
+    """Display number of the reference this citation points to (1..k, by first appearance)."""
+    support: float = 0.0
+    """How well ``cited_text`` supports the claim, 0..1 (lexical score)."""
+    source_start: int = 0
+    """Offset of ``cited_text`` in ``Source.text`` (always source coordinates)."""
+    source_end: int = 0
+    """End offset (exclusive) of ``cited_text`` in ``Source.text``."""
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """This citation in the exact shape of Anthropic's Citations API."""
+        data = self.model_dump()
+        return {k: data[k] for k in self._api_fields()}
+
+    def _api_fields(self) -> tuple[str, ...]:
+        raise NotImplementedError  # overridden by every concrete location type
+
+
+class CharLocation(_CitationBase):
+    """A citation of a character range in a plain-text source."""
+
+    type: Literal["char_location"] = "char_location"
+    start_char_index: int = Field(ge=0)
+    end_char_index: int = Field(ge=0)
+
+    def _api_fields(self) -> tuple[str, ...]:
+        return ("type", "cited_text", "document_index", "document_title", "start_char_index", "end_char_index")
+
+
+class PageLocation(_CitationBase):
+    """A citation of a page range (1-based, end exclusive) in a paged source such as a PDF."""
+
+    type: Literal["page_location"] = "page_location"
+    start_page_number: int = Field(ge=1)
+    end_page_number: int = Field(ge=2)
+
+    def _api_fields(self) -> tuple[str, ...]:
+        return ("type", "cited_text", "document_index", "document_title", "start_page_number", "end_page_number")
+
+
+class ContentBlockLocation(_CitationBase):
+    """A citation of a range of content blocks (0-based, end exclusive) in a custom-content source."""
+
+    type: Literal["content_block_location"] = "content_block_location"
+    start_block_index: int = Field(ge=0)
+    end_block_index: int = Field(ge=1)
+
+    def _api_fields(self) -> tuple[str, ...]:
+        return (
+            "type", "cited_text", "document_index", "document_title", "start_block_index", "end_block_index",
+        )
+
+
+Citation = Annotated[Union[CharLocation, PageLocation, ContentBlockLocation], Field(discriminator="type")]
+
+
+class TextBlock(BaseModel):
+    """A block of answer text (markers removed) with the citations that support it."""
+
+    type: Literal["text"] = "text"
+    text: str
+    citations: list[Citation] | None = None
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """This block in the exact shape of Anthropic's Citations API (no ``citations`` key when uncited)."""
+        block: dict[str, Any] = {"type": "text", "text": self.text}
+        if self.citations:
+            block["citations"] = [c.to_anthropic() for c in self.citations]
+        return block
+
+
+class Reference(BaseModel):
+    """One entry of the reference list: a cited source with its display number."""
+
+    number: int = Field(ge=1)
+    """Display number, 1..k in order of first appearance in the answer."""
+    source: Source
+    """The cited source; ``source.number`` is the number the model wrote."""
+
+    @property
+    def title(self) -> str:
+        return self.source.label
+
+    @property
+    def url(self) -> str | None:
+        return self.source.url
+
+
+class CitedAnswer(BaseModel):
+    """A parsed answer: normalised text, Anthropic-shaped content, and the reference list."""
+
+    text: str
+    """The answer with marker groups normalised to display numbers: ``... [1][2].``"""
+    content: list[TextBlock]
+    """Anthropic-shaped blocks; their texts concatenated give the answer without markers."""
+    references: list[Reference]
+    """Cited sources only, deduplicated, in order of first appearance."""
+    invalid_markers: list[str] = Field(default_factory=list)
+    """Raw markers that pointed at no source (``[0]``, ``[7]`` of 5, ``[2019]``), in order of appearance."""
+    removed_reference_list: str | None = None
+    """A reference list the model wrote despite instructions, removed from ``text`` and ``content``."""
+    unsupported_threshold: float = 0.0
+    """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
+
+    @property
+    def citations(self) -> list[Citation]:
+        """Every citation, in answer order."""
+        return [c for block in self.content for c in (block.citations or [])]
+
+    @property
+    def unsupported_citations(self) -> list[Citation]:
+        """Citations whose cited text barely supports their claim (``support < unsupported_threshold``)."""
+        return [c for c in self.citations if c.support < self.unsupported_threshold]
+
+    @property
+    def plain_text(self) -> str:
+        """The answer without markers: the concatenated block texts."""
+        return "".join(block.text for block in self.content)
+
+    def to_anthropic(self) -> dict[str, Any]:
+        """``{"content": [...]}`` exactly in the shape of a Citations API response."""
+        return {"content": [block.to_anthropic() for block in self.content]}
+
+    def to_markdown(self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References") -> str:
+        """The answer with its markers and a reference list of the cited sources only."""
+        from ._render import render_markdown
+
+        return render_markdown(self, style=style, heading=heading)
+
+    def to_html(self, *, full_page: bool = False, title: str = "Answer") -> str:
+        """Safe HTML: markers with tooltips of the cited text, a reference list, sources with highlights."""
+        from ._render import render_html
+
+        return render_html(self, full_page=full_page, title=title)
+
+
+class TextDelta(BaseModel):
+    """Answer text (markers removed) as it streams."""
+
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class CitationsDelta(BaseModel):
+    """A citation resolved while streaming; it supports ``plain_text[claim_start:claim_end]``."""
+
+    type: Literal["citations_delta"] = "citations_delta"
+    citation: Citation
+    claim_start: int
+    """Offset of the claim in the concatenated text deltas."""
+    claim_end: int
+
+
+StreamEvent = Annotated[Union[TextDelta, CitationsDelta], Field(discriminator="type")]

@@ -1,0 +1,151 @@
+"""Fast rule-based sentence segmentation with exact character spans (English, Spanish, Chinese).
+
+``split_sentences`` returns half-open ``(start, end)`` spans into the original text, trimmed of
+surrounding whitespace, so that citations can point at exact substrings. One compiled regex finds
+candidate boundaries (runs of terminal punctuation plus closing quotes/brackets, and newlines); cheap
+checks on the token before a candidate and the character after it then accept or reject it:
+
+* ``.`` after a known abbreviation ("Dr.", "Sra.", "Fig. 3", "pág. 12"), a capital initial ("J. R. R.")
+  or a list marker at the start of a line ("1.") is not a boundary;
+* ``. ! ?`` followed by a lowercase word (after opening quotes, ``¿ ¡`` or a dash) is not a boundary;
+  an ellipsis ends a sentence only before a letter that is not lowercase;
+* Chinese ``。！？`` end a sentence without needing a space, except inside ``《…》`` titles;
+* a blank line always ends a sentence; a single newline does when its line is a heading, a list item
+  or a short title-like line, or when the next line starts a list item; otherwise it is a line wrap.
+
+Only dots followed by whitespace (or CJK text) are candidates, so decimals, URLs and e-mail addresses
+are never split. Every pattern is linear-time (no nested quantifiers over the same characters).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["split_sentences"]
+
+_LATIN_TERM = ".!?…"
+_CJK_TERM = "。！？"
+_TERM = _LATIN_TERM + _CJK_TERM
+_CLOSE = "\"'”’»」』）)\\]}》〉】"
+# Characters that may directly follow a Latin terminal without a space (CJK text and opening brackets).
+_CJK_NEXT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff「『（《〈【"
+
+_TAIL = rf"(?:[{_CLOSE}]|\[\d+(?:, ?\d+)*\])*"  # closing quotes/brackets and glued [1] or [2, 3]
+# Candidate boundaries. The pattern starts with one character class so that `re` can skip ahead to
+# candidates quickly; lookbehinds then make sure a punctuation run is only tried from its first char.
+_EVENT = re.compile(
+    rf"""[\n{_TERM}](?:
+        (?<=\n)(?:[^\S\n]*\n)?                                  # newline, or blank line
+      | (?<![{_TERM}].)(?:
+            (?<=[{_LATIN_TERM}])[{_LATIN_TERM}]*{_TAIL}(?=\s|\Z|[{_CJK_NEXT}])  # Latin run + space
+          | (?P<cjk>(?<=[{_CJK_TERM}])[{_TERM}]*{_TAIL}                 # run with a CJK terminal
+                   |[{_LATIN_TERM}]*[{_CJK_TERM}][{_TERM}]*{_TAIL})))""",
+    re.X,
+)
+_WS = re.compile(r"\s*")
+# First significant character after a boundary, skipping opening quotes, brackets, ¿ ¡ and dashes.
+_NEXT_CHAR = re.compile(r"\s*[\"'“‘«(\[{¿¡—–]*(.)", re.S)
+# A list item or Markdown heading at the start of a line (group 1 is set for headings).
+_ITEM = re.compile(r"[^\S\n]*(?:(#{1,6})|[-*+•◦▪‣●○■–—]|\d{1,3}[.)]|[A-Za-z]\))[^\S\n]")
+_LIST_MARKER = re.compile(r"\d{1,3}|[A-Za-z]|[IVX]{1,5}")
+_OPENERS = "\"'“‘«([{¿¡"
+_HEADING_MAX = 50  # a single line up to this long, followed by a non-lowercase line, is a title
+
+# Abbreviations that never end a sentence (titles before names, "EE. UU.", "vs.").
+_ABBREV = frozenset(
+    "mr mrs ms mx dr drs prof rev hon st mt ft gen col capt cmdr lt sgt gov sen rep pres messrs "
+    "vs cf sr sra sras srta sres dra dras lic ing arq dña ud uds vd vds ee av avda ej".split()
+)
+# Abbreviations that do not end a sentence when a number follows ("No. 5", "Fig. 3", "Jan. 5").
+_NUM_ABBREV = frozenset(
+    "no nos nº núm num fig figs eq eqs vol vols ch chap sec art p pp pág págs pag cap tab ref refs "
+    "approx ca op ex tel jan feb apr jun jul aug sep sept oct nov dec ene abr ago dic".split()
+)
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Return the ``(start, end)`` spans of the sentences of ``text``, in order and trimmed."""
+    if not isinstance(text, str):
+        raise TypeError(f"split_sentences() expects a str, got {type(text).__name__}")
+    spans: list[tuple[int, int]] = []
+    start = 0  # where the current sentence begins (possibly on leading whitespace)
+    line_start = 0
+    has_titles = "《" in text
+    for m in _EVENT.finditer(text):
+        s, e = m.span()
+        if text[s] == "\n":
+            if e - s > 1 or _line_ends_sentence(text, start, line_start, s, e):
+                _append(spans, text, start, s)
+                start = e
+            line_start = e
+            continue
+        if m.group("cjk") is None and not _latin_boundary(text, s, e, line_start):
+            continue
+        if has_titles and _inside_title(text, start, s):
+            continue
+        _append(spans, text, start, e)
+        start = e
+    _append(spans, text, start, len(text))
+    return spans
+
+
+def _append(spans: list[tuple[int, int]], text: str, start: int, end: int) -> None:
+    """Append ``text[start:end]`` trimmed of whitespace, unless it is blank."""
+    seg = text[start:end]
+    lead = len(seg) - len(seg.lstrip())
+    if lead < len(seg):
+        spans.append((start + lead, start + len(seg.rstrip())))
+
+
+def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
+    """Decide whether the Latin punctuation run ``text[s:e]`` (space or CJK after it) ends a sentence."""
+    m = _NEXT_CHAR.match(text, e)
+    if m is None:
+        return True  # only whitespace follows
+    nxt = m.group(1)
+    if nxt.islower():
+        return False
+    run = text[s:e]
+    if "…" in run or ".." in run:  # an ellipsis continues before digits and symbols
+        return nxt.isalpha()
+    if run != ".":
+        return True
+    window = text[max(s - 24, line_start) : s]
+    if not window or window[-1].isspace():
+        return True
+    token = window.rsplit(None, 1)[-1].lstrip(_OPENERS)
+    word = token.lower()
+    if word in _ABBREV or (word in _NUM_ABBREV and nxt.isdigit()):
+        return False
+    if len(token) == 1 and token.isupper() and token != "I":
+        return False  # an initial, as in "J. R. R. Tolkien"
+    if _LIST_MARKER.fullmatch(token):  # "1." or "b." opening a line is a list marker
+        return text[line_start : s - len(token)].strip() != ""
+    return True
+
+
+def _line_ends_sentence(text: str, start: int, line_start: int, s: int, e: int) -> bool:
+    """Decide whether the single newline ``text[s:e]`` ends the current sentence."""
+    if _WS.match(text, start).end() >= s:
+        return False  # nothing pending
+    if _ITEM.match(text, e):
+        return True  # the next line is a list item or a heading
+    line = text[line_start:s].strip()
+    item = _ITEM.match(line)
+    if item and item.group(1):
+        return True  # the line is a Markdown heading
+    nxt = _WS.match(text, e).end()
+    if nxt >= len(text) or text[nxt].islower():
+        return False  # a line wrap inside a paragraph
+    if item:
+        return True  # a list item ends with its line
+    if line and line[-1] in _TERM + _CLOSE:
+        return False  # the punctuation run before the newline already decided
+    whole_line = _WS.match(text, start).end() >= line_start
+    return whole_line and (len(line) <= _HEADING_MAX or line.endswith((":", "：")))
+
+
+def _inside_title(text: str, start: int, s: int) -> bool:
+    """True when position ``s`` lies inside an open ``《…》`` title within the current sentence."""
+    opened = text.rfind("《", start, s)
+    return opened > text.rfind("》", start, s) and text.find("》", s, s + 64) != -1
