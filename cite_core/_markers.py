@@ -184,6 +184,7 @@ def _is_tag_prefix(rest: str) -> bool:
 # --- the start of a line: code fences and reference lists the model wrote anyway -------------------
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE_PREFIX = re.compile(r" {0,3}(?:`{1,2}|~{1,2})?")
 _HEADING_WORDS = (
     "references", "reference", "sources", "source", "citations", "bibliography", "works cited",
     "sources cited", "referencias", "fuentes", "bibliografía", "citas", "参考文献", "参考资料", "参考来源",
@@ -215,6 +216,8 @@ def match_line_start(text: str, pos: int, eof: bool, titles: dict[int, tuple[str
     line_end = len(text) if newline < 0 else newline
     complete = newline >= 0 or eof
     line = text[pos:line_end]
+    if not complete and _FENCE_PREFIX.fullmatch(line):
+        return NEED
     fence = _FENCE.match(line)
     if fence:
         if fence.end() == len(line) and not complete:

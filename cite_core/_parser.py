@@ -118,7 +118,7 @@ class CitationStream:
             self._close_tag()
             if self._forward:
                 self._resolve_forward(self._plain_len)
-            self._take_events()
+            self._flush_text()
             self._finished = self._build()
         return self._finished
 
@@ -256,7 +256,8 @@ class CitationStream:
             closing = (
                 len(self._fence) <= len(stripped) <= MAX_WS and stripped == self._fence[0] * len(stripped)
             )
-            if newline < 0 and not eof and len(line) <= MAX_WS and (closing or not stripped):
+            could_close = stripped == self._fence[0] * len(stripped)
+            if newline < 0 and not eof and len(line) <= MAX_WS and could_close:
                 return -pos - 1
             if closing:
                 self._mode = "text"
@@ -399,6 +400,8 @@ class CitationStream:
         offset = self._plain_len - len(text)
         probe = self._prev_char + text
         for m in _FORWARD_END.finditer(probe):
+            if m.start() < len(self._prev_char) and m.group() in "\n。！？":
+                continue  # a line or CJK sentence end already seen with the previous text
             end = offset - len(self._prev_char) + m.end()
             if m.group() == "\n":
                 end -= 1
@@ -438,10 +441,10 @@ class CitationStream:
         self._release_held()
         self._group_open = False
         self._group = None
+        if self._forward:
+            self._resolve_forward(self._plain_len)
         self._close_tag()
         if not tag.closing:
-            if self._forward:
-                self._resolve_forward(self._plain_len)
             self._tag = (self._plain_len, tag.items)
 
     def _close_tag(self) -> None:
@@ -481,6 +484,9 @@ class CitationStream:
         for (start, end), citations in sorted(claims.items()):
             start = max(start, cursor)
             if end <= start:  # a claim with no text ("[1]" alone): attach to the block before it
+                if start > cursor:
+                    blocks.append(TextBlock(text=plain[cursor:start]))
+                    cursor = start
                 if not blocks:
                     blocks.append(TextBlock(text=""))
                 blocks[-1].citations = [*(blocks[-1].citations or []), *citations]
