@@ -75,6 +75,14 @@ class Source(BaseModel):
     """The retriever's score, when one was given."""
 
     _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
+    """Derived data (sentence units, terms) computed on first use; not part of equality."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Source):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def document_coordinates(self) -> bool:

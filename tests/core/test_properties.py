@@ -1,0 +1,111 @@
+"""Properties of the parser over generated text and real answers, for any chunking.
+
+Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cite_core import CitationStream, CitedAnswer, Source, number_sources, parse_answer
+
+settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+SOURCES = number_sources([
+    {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d"},
+    "Water is essential for life.",
+    {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+    {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
+    {"blocks": ["Tea is hot.", "Ice is cold."]},
+])
+
+PIECES = [
+    "a", "b", " ", ".", "\n", "[", "]", "1", "2", "7", ",", "-", "–", "^", "(", ")", "`", "<", ">", "【", "】",
+    "[1]", "[2]", "[5]", "[0]", "[9]", "[Source 1]", "(Source 2)", "[1, 3]", "[2-4]", "[[3]]", "[^1]", "[1:2]",
+    "<CIT chunk_id='1' sentences='1-2'>", "</CIT>", "```\n", "\nSources:\n", "\n[1] My Document", "[^1]: x",
+    "[1](https://x.org/a)", "The grass is green", "Paris. ", "¿Qué? ", "中文。", "  ", "- [ ] ", "Dr. Smith ",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=30).map("".join) | st.text(max_size=60)
+
+
+def expertqa_answers() -> list[tuple[str, list[Source]]]:
+    path = Path(__file__).resolve().parent.parent / "data" / "expertqa_subset.jsonl"
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        by_n = {p["n"]: p for p in row["passages"]}
+        items = [{"text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)", "url": by_n.get(n, {}).get("url")}
+                 for n in range(1, max(by_n) + 1)]
+        out.append((row["answer"], number_sources(items)))
+    return out
+
+
+REAL = expertqa_answers()
+
+
+def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, str]:
+    stream = CitationStream(sources)
+    pieces, bounds = [], [0, *sorted(set(c for c in cuts if 0 < c < len(text))), len(text)]
+    for a, b in zip(bounds, bounds[1:]):
+        pieces += [e.text for e in stream.feed(text[a:b]) if e.type == "text_delta"]
+    answer = stream.finish()
+    pieces += [e.text for e in stream.pending_events() if e.type == "text_delta"]
+    return answer, "".join(pieces)
+
+
+def check_invariants(answer: CitedAnswer, sources: list[Source]) -> None:
+    by_number = {s.number: s for s in sources}
+    for citation in answer.citations:
+        source = by_number[citation.document_index + 1]
+        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
+        if citation.type == "char_location" and not source.document_coordinates:
+            assert source.text[citation.start_char_index:citation.end_char_index] == citation.cited_text
+    # references: exactly the valid sources cited, deduplicated, in order of first appearance, 1..k
+    first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
+    assert [r.source.number for r in answer.references] == first_seen
+    assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
+    # renumbering is a bijection between model numbers and display numbers
+    mapping = {c.document_index + 1: c.reference for c in answer.citations}
+    assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))
+    assert all(mapping[r.source.number] == r.number for r in answer.references)
+
+
+@given(texts, st.lists(st.integers(min_value=1, max_value=200), max_size=40))
+def test_any_text_parses_and_stream_equals_whole_for_any_chunking(text: str, cuts: list[int]) -> None:
+    whole = parse_answer(text, SOURCES)
+    answer, deltas = streamed(text, cuts, SOURCES)
+    assert answer == whole
+    assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
+    check_invariants(whole, SOURCES)
+
+
+@given(texts)
+def test_one_character_chunks_equal_the_whole_parse(text: str) -> None:
+    answer, deltas = streamed(text, list(range(1, len(text))), SOURCES)
+    assert answer == parse_answer(text, SOURCES) and deltas == answer.plain_text
+
+
+@given(st.sampled_from(range(len(REAL))), st.lists(st.integers(min_value=1, max_value=3000), max_size=60))
+def test_real_answers_stream_equals_whole(index: int, cuts: list[int]) -> None:
+    text, sources = REAL[index]
+    whole = parse_answer(text, sources)
+    answer, deltas = streamed(text, cuts, sources)
+    assert answer == whole and deltas == whole.plain_text
+    check_invariants(whole, sources)
+
+
+@given(st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 0, 42]), min_size=1, max_size=12))
+def test_references_are_exactly_the_valid_markers_that_appear(numbers: list[int]) -> None:
+    text = " ".join(f"Claim number {i} [{n}]." for i, n in enumerate(numbers))
+    answer = parse_answer(text, SOURCES)
+    valid = [n for n in numbers if 1 <= n <= len(SOURCES)]
+    assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
+    assert answer.invalid_markers == [f"[{n}]" for n in numbers if not 1 <= n <= len(SOURCES)]
+    check_invariants(answer, SOURCES)
