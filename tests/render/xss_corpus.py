@@ -1,0 +1,112 @@
+"""XSS payloads, and a cited answer that puts each of them in every field a renderer shows.
+
+Every script payload tries to set ``window.__xss`` or to call ``alert``/``confirm``/``prompt`` (the
+browser test turns those into ``window.__xss`` too), so one global tells whether anything ran.
+"""
+
+from __future__ import annotations
+
+from cite_core import CitedAnswer, number_sources, parse_answer
+
+PAYLOADS: list[str] = [
+    "<script>window.__xss=1</script>",
+    "<img src=x onerror=\"window.__xss=1\">",
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=window.__xss=1>",
+    "<svg/onload=alert(1)>",
+    "\"><script>window.__xss=1</script>",
+    "'><img src=x onerror=window.__xss=1>",
+    "javascript:window.__xss=1",
+    "JaVaScRiPt:alert(1)",
+    " javascript:window.__xss=1",
+    "java\tscript:window.__xss=1",
+    "java&#x09;script:window.__xss=1",
+    "&#106;avascript:window.__xss=1",
+    "jav&#x61;script:window.__xss=1",
+    "\x01javascript:window.__xss=1",
+    "data:text/html,<script>window.__xss=1</script>",
+    "data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "//evil.invalid/x.js",
+    "https://example.org/\"><script>window.__xss=1</script>",
+    "https://example.org/' onmouseover='window.__xss=1",
+    "http://example.org/#<img src=x onerror=window.__xss=1>",
+    "https://example.org/\" onfocus=\"window.__xss=1\" autofocus x=\"",
+    "<iframe src=\"javascript:window.__xss=1\"></iframe>",
+    "<iframe srcdoc=\"<script>parent.__xss=1</script>\"></iframe>",
+    "<body onload=window.__xss=1>",
+    "<a href=\"javascript:window.__xss=1\">click me</a>",
+    "<a href=# onclick=window.__xss=1>click</a>",
+    "<details open ontoggle=window.__xss=1>",
+    "<input autofocus onfocus=window.__xss=1>",
+    "<video><source onerror=window.__xss=1></video>",
+    "<audio src=x onerror=window.__xss=1>",
+    "<object data=\"javascript:window.__xss=1\"></object>",
+    "<embed src=\"javascript:window.__xss=1\">",
+    "<style>*{background:url(\"javascript:window.__xss=1\")}</style>",
+    "<link rel=stylesheet href=\"javascript:window.__xss=1\">",
+    "<meta http-equiv=\"refresh\" content=\"0;url=javascript:window.__xss=1\">",
+    "<base href=\"javascript:/\">",
+    "</textarea><script>window.__xss=1</script>",
+    "</title><script>window.__xss=1</script>",
+    "</style><script>window.__xss=1</script>",
+    "</script><script>window.__xss=1</script>",
+    "<!--<img src=\"--><img src=x onerror=window.__xss=1//\">",
+    "<![CDATA[<script>window.__xss=1</script>]]>",
+    "&lt;script&gt;window.__xss=1&lt;/script&gt;",
+    "\" onmouseover=\"window.__xss=1\" x=\"",
+    "' onfocus='window.__xss=1' autofocus x='",
+    "` onmouseover=window.__xss=1 `",
+    "<svg><a xlink:href=\"javascript:window.__xss=1\"><text x=\"20\" y=\"20\">svg</text></a></svg>",
+    "<svg><script>window.__xss=1</script></svg>",
+    "<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=1>",
+    "<form action=\"javascript:window.__xss=1\"><button>go</button></form>",
+    "<button formaction=\"javascript:window.__xss=1\">go</button>",
+    "<scr<script>ipt>window.__xss=1</scr</script>ipt>",
+    "<noscript><p title=\"</noscript><img src=x onerror=window.__xss=1>\">",
+    "<select><noembed></select><script>window.__xss=1</script>",
+    "<img src=x onerror=window.__xss=1 ",
+    "<x onpointerenter=window.__xss=1 onmouseover=window.__xss=1>hover me</x>",
+    "<div style=\"background:url(javascript:window.__xss=1)\">styled</div>",
+    "<template><script>window.__xss=1</script></template><img src=x onerror=window.__xss=1>",
+    "{{constructor.constructor('window.__xss=1')()}}",
+    "${window.__xss=1}",
+    "\u202e<img src=x onerror=window.__xss=1>",
+    "标题<img src=x onerror=window.__xss=1>：引用",
+    "[1](javascript:window.__xss=1)",
+    "<a href=\"data:text/html,<script>alert(1)</script>\">data link</a>",
+    "<marquee onstart=window.__xss=1>m</marquee>",
+    "<img src=x:x onerror=confirm(1)>",
+    "<svg><animate onbegin=window.__xss=1 attributeName=x dur=1s>",
+    "<keygen autofocus onfocus=prompt(1)>",
+]
+
+SCRIPTY = ("__xss", "alert", "confirm", "prompt")
+
+
+def payload_sources(payloads: list[str] | None = None) -> list[dict[str, object]]:
+    """One source per payload, the payload in its title, url, author, text, id, context and metadata."""
+    items = []
+    for i, payload in enumerate(payloads or PAYLOADS, start=1):
+        items.append(
+            {
+                "text": f"Fact {i} is stated here: {payload} end of fact {i}. Unrelated filler sentence number {i}.",
+                "title": payload,
+                "url": payload,
+                "author": payload,
+                "document_id": f"doc-{i}-{payload}",
+                "context": payload,
+                "metadata": {"date": payload, "note": payload, "source": payload},
+            }
+        )
+    return items
+
+
+def payload_answer(payloads: list[str] | None = None) -> CitedAnswer:
+    """A cited answer whose text (from 'the model') and sources carry every payload."""
+    payloads = payloads or PAYLOADS
+    sources = number_sources(payload_sources(payloads))
+    text = " ".join(
+        f"Fact {i} is stated here: {payload} end of fact {i} [{i}]." for i, payload in enumerate(payloads, start=1)
+    )
+    return parse_answer(text + " An invalid one [999].", sources)
