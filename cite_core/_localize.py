@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
-from ._scoring import TermStats, analyze, bm25_scores, support
+from ._scoring import TermStats, analyze, bm25_counted, coverage, support
 from ._segment import split_sentences
 
-__all__ = ["Corpus", "Unit", "source_units"]
+__all__ = ["Corpus", "Unit", "source_stats", "source_units"]
 
 EXTEND_GAIN = 0.2
-"""Extend the best sentence with a neighbour when that adds this much support (0..1)."""
+"""Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
+
+LONG_UNIT = 300
+"""A "sentence" longer than this that spans several lines is split at lines that start a new item."""
+
+_LINE_BREAK = re.compile(r"(?<![,;:\-])[^\S\n]*\n\s*(?=[^a-z\s])")
+"""A newline inside a unit, after a line not ending in , ; : - and before a line not starting lowercase."""
 
 
 @dataclass(frozen=True)
@@ -37,10 +45,42 @@ def source_units(source: Source) -> list[Unit]:
             else:
                 spans = split_sentences(seg.text) or [(0, len(seg.text))]
             for start, end in spans:
-                a, b = seg.start + start, seg.start + end
-                units.append(Unit(a, b, index, tuple(analyze(text[a:b]))))
+                pieces = [(seg.start + start, seg.start + end)]
+                if source.kind != "blocks":
+                    pieces = _split_long(text, *pieces[0])
+                for a, b in pieces:
+                    units.append(Unit(a, b, index, tuple(analyze(text[a:b]))))
         source._cache["units"] = units
     return units
+
+
+def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A long multi-line unit (a list or table the splitter joined as wrapped lines) cut into its lines."""
+    if end - start <= LONG_UNIT or "\n" not in text[start:end]:
+        return [(start, end)]
+    pieces, cursor = [], start
+    for m in _LINE_BREAK.finditer(text, start, end):
+        if m.start() > cursor:
+            pieces.append((cursor, m.start()))
+        cursor = m.end()
+    pieces.append((cursor, end))
+    return pieces
+
+
+def source_stats(source: Source) -> TermStats:
+    """Term statistics over one source's units, cached on it."""
+    stats = source._cache.get("stats")
+    if stats is None:
+        stats = source._cache["stats"] = TermStats.from_units(u.terms for u in source_units(source))
+    return stats
+
+
+def _unit_counts(source: Source, units: list[Unit]) -> list[Counter[str]]:
+    """Term counts of each unit (for BM25), cached on the source."""
+    counts = source._cache.get("unit_counts")
+    if counts is None:
+        counts = source._cache["unit_counts"] = [Counter(u.terms) for u in units]
+    return counts
 
 
 class Corpus:
@@ -54,7 +94,7 @@ class Corpus:
     @property
     def stats(self) -> TermStats:
         if self._stats is None:
-            self._stats = TermStats.from_units(u.terms for s in self.sources for u in source_units(s))
+            self._stats = TermStats.merge(source_stats(s) for s in self.sources)
         return self._stats
 
     def cite(
@@ -71,31 +111,35 @@ class Corpus:
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
         if first is None:
-            first, last = self._best(claim_terms, units)
+            first, last = self._best(claim_terms, units, _unit_counts(source, units))
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
+            cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
         else:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
+            cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         cited = source.text[start:end]
-        score = support(claim_terms, analyze(cited), self.stats)
+        score = support(claim_terms, cited_terms, self.stats)
         return _make_citation(source, seg_index, start, end, cited, reference, score)
 
-    def _best(self, claim: list[str], units: list[Unit]) -> tuple[int | None, int | None]:
+    def _best(
+        self, claim: list[str], units: list[Unit], counts: list[Counter[str]]
+    ) -> tuple[int | None, int | None]:
         if not claim or not units:
             return None, None
         stats = self.stats
-        scores = bm25_scores(claim, [u.terms for u in units], stats)
+        scores = bm25_counted(claim, counts, [len(u.terms) for u in units], stats)
         best = max(range(len(units)), key=lambda i: (scores[i], -i))
         if scores[best] <= 0:
             return None, None
         first = last = best
-        base = support(claim, units[best].terms, stats)
+        base = coverage(claim, units[best].terms, stats)
         for neighbour in (best - 1, best + 1):
             if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
                 lo, hi = min(first, neighbour), max(last, neighbour)
                 terms = [t for u in units[lo : hi + 1] for t in u.terms]
-                gain = support(claim, terms, stats) - base
+                gain = coverage(claim, terms, stats) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last

@@ -1,8 +1,13 @@
 """Lexical scoring of source sentences against a claim: BM25 over words and CJK character n-grams.
 
 No model download: terms are lower-cased words with English/Spanish stop words removed and light
-suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs. ``support`` is the
-idf-weighted share of the claim's terms found in the cited text (0..1).
+suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
+
+``support`` says how well a cited text supports a claim, 0..1: a logistic function of four lexical
+features (idf-weighted share of the claim's terms found, share of the claim's adjacent term pairs
+found in order, share of the claim's numbers missing, claim length). Its weights and
+``SUPPORT_THRESHOLD`` were fitted on the dev half of AttributionBench only (``python -m
+bench.eval.calibrate``); the other half and ExpertQA measure them (docs/quality.md).
 """
 
 from __future__ import annotations
@@ -10,13 +15,36 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["TermStats", "analyze", "bm25_scores", "support"]
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "SUPPORT_THRESHOLD",
+    "SUPPORT_WEIGHTS",
+    "TermStats",
+    "analyze",
+    "bm25_counted",
+    "bm25_scores",
+    "coverage",
+    "support",
+    "support_features",
+]
 
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+", re.UNICODE)
+BM25_K1 = 1.2
+"""BM25 term-frequency saturation."""
+BM25_B = 0.2
+"""BM25 length normalisation (low: a sentence is not preferred for being short; chosen on WiCE dev)."""
+
+SUPPORT_WEIGHTS = (-2.198, 3.233, 1.829, -0.982, 0.371)
+"""Logistic weights of (bias, coverage, ordered pairs, missing numbers, log claim length)."""
+SUPPORT_THRESHOLD = 0.51
+"""A citation whose ``support`` is below this is flagged unsupported (chosen on AttributionBench dev)."""
+
+_CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK_RANGE}]+|[^\W_{_CJK_RANGE}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 _STOP = frozenset(
@@ -49,6 +77,11 @@ def _stem(word: str) -> str:
 
 def analyze(text: str) -> list[str]:
     """The terms of ``text`` used for matching (order kept, duplicates kept)."""
+    return list(_analyze(text))
+
+
+@lru_cache(maxsize=4096)
+def _analyze(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     for token in _TOKEN.findall(text.lower()):
         if _CJK.match(token):
@@ -57,7 +90,7 @@ def analyze(text: str) -> list[str]:
             terms.extend(a + b for a, b in zip(token, token[1:]))
         elif token not in _STOP:
             terms.append(_stem(token))
-    return terms
+    return tuple(terms)
 
 
 @dataclass
@@ -67,6 +100,9 @@ class TermStats:
     units: int
     df: Counter[str]
     avg_len: float
+    parts: tuple[TermStats, ...] = ()
+    """Statistics this one sums (document frequencies are looked up in each, on demand)."""
+    _idf: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
@@ -78,33 +114,92 @@ class TermStats:
             df.update(set(terms))
         return cls(count, df, total / count if count else 1.0)
 
+    @classmethod
+    def merge(cls, parts: Iterable[TermStats]) -> TermStats:
+        """Statistics over the union of several sets of units (per-source statistics, summed lazily)."""
+        parts = tuple(parts)
+        if len(parts) == 1:
+            return parts[0]
+        count = sum(p.units for p in parts)
+        total = sum(p.avg_len * p.units for p in parts)
+        return cls(count, Counter(), total / count if count else 1.0, parts)
+
     def idf(self, term: str) -> float:
-        df = self.df.get(term, 0)
-        return math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
+        cached = self._idf.get(term)
+        if cached is None:
+            df = self.df.get(term, 0)
+            for part in self.parts:
+                df += part.df.get(term, 0)
+            cached = self._idf[term] = math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
+        return cached
 
 
 def bm25_scores(
-    claim: Sequence[str], units: Sequence[Sequence[str]], stats: TermStats, *, k1: float = 1.2, b: float = 0.75
+    claim: Sequence[str],
+    units: Sequence[Sequence[str]],
+    stats: TermStats,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
 ) -> list[float]:
     """BM25 score of each unit for the claim's terms."""
-    query = {t: stats.idf(t) for t in set(claim)}
+    return bm25_counted(claim, [Counter(terms) for terms in units], [len(t) for t in units], stats, k1=k1, b=b)
+
+
+def bm25_counted(
+    claim: Sequence[str],
+    counts: Sequence[Mapping[str, int]],
+    lengths: Sequence[int],
+    stats: TermStats,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """BM25 from precomputed term counts and lengths of the units (what ``source_units`` caches)."""
+    query = [(t, stats.idf(t)) for t in set(claim)]
+    scale = b / stats.avg_len if stats.avg_len else 0.0
     scores = []
-    for terms in units:
-        if not terms:
-            scores.append(0.0)
-            continue
-        tf = Counter(t for t in terms if t in query)
-        norm = k1 * (1 - b + b * len(terms) / stats.avg_len)
-        scores.append(sum(query[t] * f * (k1 + 1) / (f + norm) for t, f in tf.items()))
+    for tf, length in zip(counts, lengths):
+        score = 0.0
+        if length:
+            norm = k1 * (1 - b + scale * length)
+            for term, idf in query:
+                f = tf.get(term)
+                if f:
+                    score += idf * f * (k1 + 1) / (f + norm)
+        scores.append(score)
     return scores
 
 
-def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
+def coverage(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
     """Idf-weighted share of the claim's distinct terms that occur in the cited text (0..1)."""
     wanted = set(claim)
     if not wanted:
         return 0.0
     have = set(cited)
-    total = sum(stats.idf(t) for t in wanted)
-    found = sum(stats.idf(t) for t in wanted if t in have)
-    return round(found / total, 4) if total else 0.0
+    total = found = 0.0
+    for term in wanted:
+        idf = stats.idf(term)
+        total += idf
+        if term in have:
+            found += idf
+    return found / total if total else 0.0
+
+
+def support_features(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> tuple[float, ...]:
+    """(coverage, ordered pairs found, numbers missing, log claim length) of a claim and a cited text."""
+    cov = coverage(claim, cited, stats)
+    pairs = set(zip(claim, claim[1:]))
+    pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
+    numbers = {t for t in claim if t[:1].isdigit()}
+    missing = len(numbers - set(cited)) / len(numbers) if numbers else 0.0
+    return cov, pair_share, missing, math.log1p(len(set(claim)))
+
+
+def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
+    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``)."""
+    if not claim:
+        return 0.0
+    bias, *weights = SUPPORT_WEIGHTS
+    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited, stats)))
+    return round(1.0 / (1.0 + math.exp(-z)), 4)

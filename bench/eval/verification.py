@@ -1,0 +1,117 @@
+"""Verification: does ``citation.support`` separate supported from unsupported citations?
+
+* AttributionBench (662 claim / reference pairs, attributable or not): the claim is one answer sentence
+  citing every reference as its own source; the pair's score is the best ``support`` of its citations
+  (no reference: 0). A bare short answer ("George II", at most ``SHORT_CLAIM`` words) is read with its
+  question in front, as a model would have written it in a sentence (chosen on the dev half).
+* ExpertQA: every claim an expert judged with a cited passage whose text is available; positive =
+  ``Complete`` support, negative = ``Partial`` / ``Incomplete``; the score is the best ``support`` of the
+  claim's citations (the claim parsed inside its whole answer, with the other passages as sources).
+
+The decision threshold is ``cite_core._scoring.SUPPORT_THRESHOLD``, chosen on the dev halves only.
+Reported: balanced accuracy at that threshold, AUROC, and (optimistic, for reference) the balanced
+accuracy of the best threshold on the reported half itself, and of the lexical baseline (share of claim
+words found in the evidence) with its best threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cite_core import number_sources, parse_answer
+from cite_core._scoring import SUPPORT_THRESHOLD
+
+from ._data import available, load_jsonl, split
+from ._metrics import auroc, balanced_accuracy, best_threshold
+from .localisation import _as_answer
+from .markers import FILE as EXPERTQA, expertqa_sources
+
+__all__ = ["attributionbench_pairs", "expertqa_pairs", "run", "score_table"]
+
+ATTRIBUTIONBENCH = "attributionbench_sample.jsonl"
+_MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+_WORD = re.compile(r"[^\W_]+")
+SHORT_CLAIM = 5
+
+
+def attributionbench_claim(record: dict[str, Any]) -> str:
+    """The claim as the answer sentence to cite: a bare short answer gets its question in front."""
+    claim = _MARKER.sub("", record["claim"]).strip()
+    if claim and len(claim.split()) <= SHORT_CLAIM:
+        claim = f"{record['question'].strip()} {claim}"
+    return claim
+
+
+def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
+    """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
+    out = []
+    for record in split(load_jsonl(ATTRIBUTIONBENCH), which):  # type: ignore[arg-type]
+        claim = attributionbench_claim(record)
+        refs = [r for r in record["references"] if r.strip()]
+        label = record["attribution_label"] == "attributable"
+        if not refs or not claim:
+            out.append((0.0, label, 0.0))
+            continue
+        sources = number_sources(refs, merge=False)
+        marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
+        answer = parse_answer(_as_answer(claim, marks), sources)
+        score = max((c.support for c in answer.citations), default=0.0)
+        out.append((score, label, _word_share(claim, " ".join(refs))))
+    return out
+
+
+def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
+    """(our support, Complete?, lexical baseline) for each judged, cited ExpertQA claim of a split."""
+    out = []
+    for record in split(load_jsonl(EXPERTQA), which):  # type: ignore[arg-type]
+        texts = {p["n"]: p.get("text") for p in record["passages"]}
+        sources = expertqa_sources(record)
+        for claim in record["claims"]:
+            label = claim.get("support")
+            cited = [n for n in claim.get("cited") or [] if texts.get(n)]
+            if label not in ("Complete", "Partial", "Incomplete") or not cited:
+                continue
+            plain = _MARKER.sub("", claim["claim"]).strip()
+            if not plain:
+                continue
+            marks = "".join(f"[{n}]" for n in cited)
+            answer = parse_answer(_as_answer(plain, marks), sources)
+            score = max((c.support for c in answer.citations), default=0.0)
+            evidence = " ".join(texts[n] for n in cited)
+            out.append((score, label == "Complete", _word_share(plain, evidence)))
+    return out
+
+
+def _word_share(claim: str, evidence: str) -> float:
+    """The issue's lexical baseline: the fraction of claim words found in the evidence."""
+    words = _WORD.findall(claim.lower())
+    have = set(_WORD.findall(evidence.lower()))
+    return sum(w in have for w in words) / len(words) if words else 0.0
+
+
+def score_table(pairs: list[tuple[float, bool, float]], threshold: float) -> dict[str, Any]:
+    scores = [p[0] for p in pairs]
+    labels = [p[1] for p in pairs]
+    base = [p[2] for p in pairs]
+    return {
+        "pairs": len(pairs),
+        "balanced_accuracy": balanced_accuracy(scores, labels, threshold),
+        "auroc": auroc(scores, labels),
+        "oracle_balanced_accuracy": best_threshold(scores, labels)[1],
+        "baseline_oracle_balanced_accuracy": best_threshold(base, labels)[1],
+        "baseline_auroc": auroc(base, labels),
+    }
+
+
+def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD) -> dict[str, Any]:
+    result: dict[str, Any] = {"threshold": threshold}
+    if available(ATTRIBUTIONBENCH):
+        result["attributionbench"] = score_table(attributionbench_pairs(which), threshold)
+    else:
+        result["attributionbench"] = {"skipped": f"{ATTRIBUTIONBENCH} not found"}
+    if available(EXPERTQA):
+        result["expertqa"] = score_table(expertqa_pairs(which), threshold)
+    else:
+        result["expertqa"] = {"skipped": f"{EXPERTQA} not found"}
+    return result

@@ -1,0 +1,83 @@
+"""Post-hoc (two-pass) attribution: add citations to an answer that was written without markers.
+
+The answer is split into sentences; each sentence is localised in every source (the same BM25 and
+support score as for ``[n]`` markers); ``[n]`` markers are inserted after the sentences whose best
+support reaches the threshold, and the marked text goes through ``parse_answer``, so the result is a
+``CitedAnswer`` of exactly the same shape as for a model that cited its sources itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._localize import Corpus
+from ._models import CitedAnswer, Source
+from ._parser import parse_answer
+from ._scoring import SUPPORT_THRESHOLD, analyze
+from ._segment import split_sentences
+from ._sources import number_sources
+
+__all__ = ["attribute"]
+
+_TRAILING = frozenset(".!?;:。！？；：…\"'”’»」』)）")
+_CJK_END = frozenset("。！？；：」』）")
+MIN_TERMS = 2
+"""Sentences with fewer matching terms than this (headings, "Yes.") are left uncited."""
+
+
+def attribute(
+    answer_text: str,
+    sources: Sequence[Any],
+    *,
+    threshold: float = SUPPORT_THRESHOLD,
+    max_sources: int = 1,
+    margin: float = 0.1,
+) -> CitedAnswer:
+    """Cite an unmarked answer: each sentence cites the source(s) that support it at least ``threshold``.
+
+    A sentence cites its best source, plus up to ``max_sources - 1`` more whose support is within
+    ``margin`` of the best. ``threshold`` is also the answer's ``unsupported_threshold``.
+    """
+    if not isinstance(answer_text, str):
+        raise TypeError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
+    items = list(sources)
+    if not all(isinstance(s, Source) for s in items):
+        items = number_sources(items)
+    corpus = Corpus(items)
+    inserts: list[tuple[int, str]] = []
+    for start, end in split_sentences(answer_text):
+        sentence = answer_text[start:end]
+        if len(set(analyze(sentence))) < MIN_TERMS:
+            continue
+        scored = sorted(
+            ((corpus.cite(s, sentence, reference=1).support, -s.number, s) for s in items), reverse=True
+        )
+        if not scored or scored[0][0] < threshold:
+            continue
+        best = scored[0][0]
+        chosen = [s for score, _, s in scored[:max_sources] if score >= threshold and score >= best - margin]
+        at = _marker_position(answer_text, start, end)
+        space = "" if answer_text[at - 1 : at] in _CJK_END or _is_cjk(answer_text[at - 1 : at]) else " "
+        inserts.append((at, space + "".join(f"[{s.number}]" for s in chosen)))
+    marked, cursor = [], 0
+    for at, marker in inserts:
+        marked.append(answer_text[cursor:at])
+        marked.append(marker)
+        cursor = at
+    marked.append(answer_text[cursor:])
+    return parse_answer("".join(marked), items, unsupported_threshold=threshold)
+
+
+def _marker_position(text: str, start: int, end: int) -> int:
+    """Where the marker goes: before the sentence's closing punctuation and quotes ("green [1].")."""
+    at = end
+    while at > start and text[at - 1] in _TRAILING:
+        at -= 1
+    while at > start and text[at - 1].isspace():
+        at -= 1
+    return at if at > start else end
+
+
+def _is_cjk(char: str) -> bool:
+    return bool(char) and "\u3040" <= char <= "\u9fff"

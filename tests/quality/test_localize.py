@@ -1,0 +1,51 @@
+"""Localisation: the cited sentence, units, caching, and the citation shape."""
+
+from cite_core import number_sources, parse_answer
+from cite_core._localize import Corpus, source_stats, source_units
+
+
+def test_cites_the_supporting_sentence() -> None:
+    sources = number_sources(["The sky is blue. The grass is green. Water is wet."])
+    citation = parse_answer("Grass is green [1].", sources).citations[0]
+    assert citation.cited_text == "The grass is green."
+    assert sources[0].text[citation.source_start : citation.source_end] == citation.cited_text
+
+
+def test_explicit_sentence_range_is_kept() -> None:
+    sources = number_sources(["One fact. Two facts. Three facts."])
+    citation = Corpus(sources).cite(sources[0], "anything", reference=1, sentences=(2, 3))
+    assert citation.cited_text == "Two facts. Three facts."
+
+
+def test_units_and_stats_are_cached_on_the_source() -> None:
+    source = number_sources(["A sentence here. Another one there."])[0]
+    assert source_units(source) is source_units(source)
+    assert source_stats(source) is source_stats(source)
+    assert [source.text[u.start : u.end] for u in source_units(source)] == ["A sentence here.", "Another one there."]
+
+
+def test_long_list_joined_by_the_splitter_is_cut_into_lines() -> None:
+    lines = [f"{1960 + i}-{1961 + i} Professor of Anthropology, University number {i}" for i in range(8)]
+    source = number_sources(["\n".join(lines)])[0]
+    texts = [source.text[u.start : u.end] for u in source_units(source)]
+    assert all(len(t) < 100 for t in texts)
+    citation = parse_answer("He taught at University number 5 [1].", [source]).citations[0]
+    assert citation.cited_text == lines[5]
+
+
+def test_blocks_stay_whole() -> None:
+    source = number_sources([{"blocks": ["First block. Still first.", "Second block."]}])[0]
+    assert len(source_units(source)) == 2
+
+
+def test_no_match_cites_the_first_segment_with_zero_support() -> None:
+    sources = number_sources(["Alpha beta gamma."])
+    citation = parse_answer("Completely unrelated words [1].", sources).citations[0]
+    assert citation.cited_text == "Alpha beta gamma." and citation.support < 0.3
+
+
+def test_chinese_and_spanish_sentences_are_localised() -> None:
+    zh = number_sources(["今天天气很好。阿Q两只手都捏住了自己的辫根。我们去公园散步。"])
+    assert parse_answer("阿Q捏住了辫根[1]。", zh).citations[0].cited_text == "阿Q两只手都捏住了自己的辫根。"
+    es = number_sources(["El día era claro. Don Quijote salió de su aldea al amanecer. Sancho dormía."])
+    assert parse_answer("Don Quijote salió de la aldea [1].", es).citations[0].cited_text.startswith("Don Quijote")

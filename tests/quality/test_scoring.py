@@ -1,0 +1,76 @@
+"""Scoring: terms, BM25, coverage and the calibrated support score."""
+
+from cite_core._scoring import (
+    SUPPORT_THRESHOLD,
+    TermStats,
+    analyze,
+    bm25_counted,
+    bm25_scores,
+    coverage,
+    support,
+    support_features,
+)
+
+
+def _stats(*texts: str) -> TermStats:
+    return TermStats.from_units(analyze(t) for t in texts)
+
+
+def test_analyze_drops_stop_words_and_stems() -> None:
+    assert analyze("The cats were running") == ["cat", "runn"]
+
+
+def test_analyze_cjk_gives_characters_and_bigrams() -> None:
+    terms = analyze("阿Q正传")
+    assert "正" in terms and "正传" in terms
+
+
+def test_bm25_prefers_the_matching_unit() -> None:
+    units = ["The sky is blue.", "The grass is green and lush.", "Water is wet."]
+    stats = _stats(*units)
+    scores = bm25_scores(analyze("grass green"), [analyze(u) for u in units], stats)
+    assert max(range(3), key=scores.__getitem__) == 1
+
+
+def test_bm25_counted_equals_bm25_scores() -> None:
+    from collections import Counter
+
+    units = [analyze(u) for u in ("a b c cats", "cats cats dogs", "")]
+    stats = TermStats.from_units(units)
+    claim = analyze("cats dogs")
+    assert bm25_counted(claim, [Counter(u) for u in units], [len(u) for u in units], stats) == bm25_scores(
+        claim, units, stats
+    )
+
+
+def test_merged_stats_equal_stats_over_the_union() -> None:
+    a, b = [analyze("grass is green"), analyze("sky blue")], [analyze("green sea"), analyze("blue whale")]
+    merged = TermStats.merge([TermStats.from_units(a), TermStats.from_units(b)])
+    whole = TermStats.from_units(a + b)
+    for term in ("green", "blue", "whale", "absent"):
+        assert abs(merged.idf(term) - whole.idf(term)) < 1e-12
+    assert merged.units == whole.units and abs(merged.avg_len - whole.avg_len) < 1e-12
+
+
+def test_coverage_is_idf_weighted_share() -> None:
+    stats = _stats("grass green", "sky blue")
+    assert coverage(analyze("grass green"), analyze("the grass is green"), stats) == 1.0
+    assert coverage(analyze("grass green"), analyze("sky"), stats) == 0.0
+    assert coverage([], analyze("sky"), stats) == 0.0
+
+
+def test_support_separates_supported_from_unsupported() -> None:
+    source = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
+    stats = _stats(source, "Paris is the capital of France.")
+    good = support(analyze("The Eiffel Tower was completed in 1889."), analyze(source), stats)
+    wrong_year = support(analyze("The Eiffel Tower was completed in 1925."), analyze(source), stats)
+    unrelated = support(analyze("Bananas are rich in potassium."), analyze(source), stats)
+    assert 0.0 <= unrelated < SUPPORT_THRESHOLD <= good <= 1.0
+    assert wrong_year < good
+    assert support([], analyze(source), stats) == 0.0
+
+
+def test_support_features_count_missing_numbers() -> None:
+    stats = _stats("built in 1889")
+    cov, pairs, missing, length = support_features(analyze("built in 1925"), analyze("built in 1889"), stats)
+    assert missing == 1.0 and 0 < cov < 1 and length > 0
