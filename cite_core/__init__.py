@@ -5,6 +5,7 @@ the answer (whole or streaming) into Anthropic-shaped cited text with a referenc
 the markers that appear. All character offsets are 0-based and half-open (``text[start:end]``).
 """
 
+from ._attribute import attribute
 from ._exceptions import (
     CiteError,
     MissingDependencyError,
@@ -67,6 +68,7 @@ __all__ = [
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
+    "attribute",
     "build_messages",
     "build_prompt",
     "citation_instructions",
