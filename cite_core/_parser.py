@@ -90,6 +90,7 @@ class CitationStream:
         self._group_open = False
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
+        self._tag_text: list[str] = []  # the answer text since the open tag
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
@@ -305,6 +306,8 @@ class CitationStream:
         self._line_start = text.endswith("\n")
         if self._line_start:
             self._line_checked = False
+        if self._tag is not None:
+            self._tag_text.append(text)
         if self._forward:
             self._check_forward(text)
         self._prev_char = text[-1]
@@ -446,14 +449,15 @@ class CitationStream:
         self._close_tag()
         if not tag.closing:
             self._tag = (self._plain_len, tag.items)
+            self._tag_text = []
 
     def _close_tag(self) -> None:
         if self._tag is None:
             return
         start, items = self._tag
         self._tag = None
-        tail = self._tail_text()
-        text = tail[start - self._tail_start :]
+        # not the claim tail: markers inside the tag may have moved its boundary past the tag's start
+        text, self._tag_text = "".join(self._tag_text), []
         lead = len(text) - len(text.lstrip())
         end = start + len(text.rstrip())
         for item in items:

@@ -1,0 +1,24 @@
+"""Inputs that once broke an invariant (found by the long hypothesis run, atheris or a probe), pinned."""
+
+from __future__ import annotations
+
+from cite_core import number_sources, parse_answer
+
+SOURCES = number_sources([
+    {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d"},
+    "Water is essential for life.",
+    {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+])
+
+
+def first_seen(answer) -> list[int]:  # type: ignore[no-untyped-def]
+    return list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
+
+
+def test_a_tag_claim_is_the_whole_tagged_text_even_with_markers_inside() -> None:
+    # long hypothesis run: a marker inside <CIT> moved the claim boundary past the tag's start, and the
+    # tag's claim was then sliced from the tail with a negative offset (claim "G", offsets off)
+    answer = parse_answer("<CIT chunk_id='1'>Grass. The sky is blue [2].</CIT> Paris [3].", SOURCES)
+    tag = next(c for c in answer.citations if c.document_index == 0)
+    block = next(b for b in answer.content if tag in (b.citations or []))
+    assert block.text == "Grass. The sky is blue."
