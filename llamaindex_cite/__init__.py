@@ -1,0 +1,31 @@
+"""llamaindex_cite: Anthropic-style citations for any LLM in LlamaIndex.
+
+``CiteQueryEngine`` answers with one LLM call over whole numbered sources and returns only the cited
+nodes; ``CitePostprocessor`` numbers nodes for the synthesizer of any existing query engine. The work
+is done by ``cite_core``; this package converts nodes to sources and cited answers back to responses.
+"""
+
+try:
+    import llama_index.core  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from cite_core import MissingDependencyError
+
+    raise MissingDependencyError(
+        "llamaindex_cite needs llama-index-core: pip install 'cite-anything[llamaindex]'"
+    ) from exc
+
+from ._convert import CITE_AS_KEY, REFERENCE_NUMBER_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY
+from ._postprocessor import CitePostprocessor
+from ._query_engine import CiteQueryEngine
+from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+
+__all__ = [
+    "CITE_AS_KEY",
+    "REFERENCE_NUMBER_KEY",
+    "SENTENCES_KEY",
+    "SOURCE_NUMBER_KEY",
+    "AsyncCitedStreamingResponse",
+    "CitePostprocessor",
+    "CiteQueryEngine",
+    "CitedStreamingResponse",
+]

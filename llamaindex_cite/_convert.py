@@ -1,0 +1,183 @@
+"""Convert LlamaIndex nodes to cite_core sources, and cited answers back to nodes and responses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core.base.response.schema import Response
+from llama_index.core.schema import MetadataMode, NodeWithScore
+
+from cite_core import CitedAnswer, Source, number_sources
+
+__all__ = [
+    "CITE_AS_KEY",
+    "REFERENCE_NUMBER_KEY",
+    "SENTENCES_KEY",
+    "SOURCE_NUMBER_KEY",
+    "NumberedNodes",
+    "annotate",
+    "number_nodes",
+    "renumber_nodes",
+]
+
+SOURCE_NUMBER_KEY = "source_number"
+"""Node metadata: the number the model sees for the node's source (``[n]``)."""
+SENTENCES_KEY = "source_sentences"
+"""Node metadata: half-open ``[start, end]`` sentence spans in the node's own text."""
+CITE_AS_KEY = "cite_as"
+"""Node metadata shown to the LLM: the ``[n]`` label to cite the node with."""
+REFERENCE_NUMBER_KEY = "reference_number"
+"""Node metadata on cited nodes: the display number of their reference (1..k, first appearance)."""
+
+_HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
+_FORWARDED = ("file_name", "file_path", "page_label")
+
+
+@dataclass
+class NumberedNodes:
+    """Sources numbered 1..N for some nodes, and the nodes behind each source."""
+
+    sources: list[Source]
+    nodes: dict[int, list[NodeWithScore]]
+    """The nodes behind each source number, in rank order (several when chunks were merged)."""
+    left_out: list[NodeWithScore] = field(default_factory=list)
+    """Nodes not numbered at all (left out to fit the token budget)."""
+
+    def dropped_nodes(self, dropped: Sequence[Source]) -> list[NodeWithScore]:
+        """The nodes the model did not see: those of ``dropped`` sources, then those left out."""
+        return [node for source in dropped for node in self.nodes[source.number]] + self.left_out
+
+    def cited_nodes(self, answer: CitedAnswer) -> list[NodeWithScore]:
+        """The cited nodes only, in reference order, each marked with its numbers.
+
+        Of a source merged from several nodes, only those containing a ``cited_text`` are cited (all
+        of them if none does, as when a cited sentence straddles two overlapping chunks).
+        """
+        cited: dict[int, list[str]] = {}
+        for citation in answer.citations:
+            cited.setdefault(citation.reference, []).append(citation.cited_text)
+        return [
+            node
+            for ref in answer.references
+            for node in self.nodes_for(ref.source.number, ref.number, cited.get(ref.number, []))
+        ]
+
+    def nodes_for(self, number: int, reference: int, cited_texts: Sequence[str]) -> list[NodeWithScore]:
+        """The nodes of source ``number`` that contain one of ``cited_texts``, marked with their numbers."""
+        group = self.nodes[number]
+        texts = [node.node.get_content(metadata_mode=MetadataMode.NONE) for node in group]
+        chosen = [node for node, text in zip(group, texts) if any(c in text for c in cited_texts)] or group
+        return [annotate(node, {REFERENCE_NUMBER_KEY: reference, SOURCE_NUMBER_KEY: number}) for node in chosen]
+
+    def response(
+        self, answer: CitedAnswer, *, raw: str, shown: Sequence[Source] | None = None, dropped: Sequence[Source] = ()
+    ) -> Response:
+        """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
+        sources = self.sources if shown is None else shown
+        metadata = answer_metadata(answer, raw=raw, sources=sources, dropped=dropped)
+        metadata["dropped_nodes"] = self.dropped_nodes(dropped)
+        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+
+
+def answer_metadata(
+    answer: CitedAnswer | None, *, raw: str | None, sources: Sequence[Source], dropped: Sequence[Source]
+) -> dict[str, Any]:
+    """What a cited response carries in ``metadata``."""
+    return {
+        "cited_answer": answer,
+        "anthropic": answer.to_anthropic() if answer else None,
+        "invalid_markers": list(answer.invalid_markers) if answer else [],
+        "raw_answer": raw,
+        "sources": list(sources),
+        "dropped_sources": list(dropped),
+    }
+
+
+def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> NumberedNodes:
+    """Number nodes as sources 1..N in rank order; with ``merge``, chunks of one document share a number.
+
+    Nodes without text (images, empty chunks) cannot be cited and are left out.
+    """
+    items, kept = [], []
+    for node in nodes:
+        item = source_item(node)
+        if item is not None:
+            items.append(item)
+            kept.append(node)
+    sources = number_sources(items, merge=merge)
+    if merge:  # number_sources merges by document_id, keeping the first appearance's rank
+        groups: dict[str, list[NodeWithScore]] = {}
+        for item, node in zip(items, kept):
+            groups.setdefault(item["document_id"], []).append(node)
+        owners = list(groups.values())
+    else:
+        owners = [[node] for node in kept]
+    if len(owners) != len(sources):  # pragma: no cover - guards the merge rule above
+        raise RuntimeError(f"{len(sources)} sources for {len(owners)} node groups")
+    return NumberedNodes(sources=sources, nodes={s.number: group for s, group in zip(sources, owners)})
+
+
+def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
+    """The sources of nodes that carry ``SOURCE_NUMBER_KEY``, numbered as recorded there."""
+    groups: dict[int, list[NodeWithScore]] = {}
+    for node in nodes:
+        number = node.node.metadata.get(SOURCE_NUMBER_KEY)
+        if isinstance(number, int) and not isinstance(number, bool):
+            groups.setdefault(number, []).append(node)
+    sources, owners = [], {}
+    for number in sorted(groups):
+        for source in number_nodes(groups[number]).sources[:1]:  # one document, so one source
+            sources.append(source.model_copy(update={"number": number}))
+            owners[number] = groups[number]
+    return NumberedNodes(sources=sources, nodes=owners)
+
+
+def source_item(node: NodeWithScore) -> dict[str, Any] | None:
+    """A cite_core source item for a node: text, mapped metadata, offsets and page; None if it has no text."""
+    inner = node.node
+    text = inner.get_content(metadata_mode=MetadataMode.NONE)
+    if not text or not text.strip():
+        return None
+    meta = inner.metadata
+    label = meta.get("page_label")
+    doc = inner.source_node.node_id if inner.source_node is not None else None
+    extra = {key: meta[key] for key in _FORWARDED if meta.get(key) is not None}
+    extra["node_id"] = inner.node_id
+    if doc is not None:
+        extra["ref_doc_id"] = doc
+    item = {
+        "text": text,
+        "title": _string(meta.get("title") or meta.get("file_name")),
+        "url": _string(meta.get("url")),
+        "author": _string(meta.get("author")),
+        "document_id": doc or inner.node_id,
+        "score": node.score,
+        "metadata": extra,
+    }
+    start = getattr(inner, "start_char_idx", None)
+    if start is not None:
+        item["start_char_idx"] = start
+    if str(label).isdigit() and int(label) >= 1:
+        item["page"] = int(label)
+    return item
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def annotate(node: NodeWithScore, values: dict[str, Any], *, shown: dict[str, Any] | None = None) -> NodeWithScore:
+    """A copy of ``node`` with ``values`` in its metadata (hidden from LLM and embeddings) and ``shown`` first."""
+    inner = node.node
+    metadata = {**(shown or {}), **{k: v for k, v in inner.metadata.items() if k not in (shown or {})}, **values}
+    hidden = [k for k in _HIDDEN if k in values]
+    copy = inner.model_copy(update={
+        "metadata": metadata,
+        "excluded_llm_metadata_keys": list(dict.fromkeys([*inner.excluded_llm_metadata_keys, *hidden])),
+        "excluded_embed_metadata_keys": list(
+            dict.fromkeys([*inner.excluded_embed_metadata_keys, *hidden, *(shown or {})])
+        ),
+    })
+    return NodeWithScore(node=copy, score=node.score)

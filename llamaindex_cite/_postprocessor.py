@@ -1,0 +1,76 @@
+"""``CitePostprocessor``: number the nodes so that any query engine's synthesizer can cite them."""
+
+from __future__ import annotations
+
+from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, citation_instructions, parse_answer, split_sentences
+
+from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
+
+__all__ = ["CitePostprocessor"]
+
+
+class CitePostprocessor(BaseNodePostprocessor):
+    """Number the nodes as sources ``[1]..[N]`` for whatever synthesizer follows.
+
+    Each returned node (a copy) carries in its metadata ``source_number`` and ``source_sentences``
+    (half-open sentence spans of its text), hidden from the LLM, and ``cite_as: [n]``, shown to it.
+    Chunks of one document share a number and are grouped at the rank of the best one. Nodes without
+    text are kept, unnumbered, at the end. Put it last in ``node_postprocessors=[...]``, tell the model
+    to cite (``instructions()``), then ``cite(response)`` gives a response with only the cited nodes.
+    """
+
+    merge_chunks: bool = Field(
+        default=True, description="Give chunks of one document (same ref_doc_id) one number."
+    )
+    unsupported_threshold: float = Field(
+        default=DEFAULT_UNSUPPORTED_THRESHOLD,
+        description="Citations whose support is below this are listed as unsupported by cite().",
+    )
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CitePostprocessor"
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        numbered = number_nodes(nodes, merge=self.merge_chunks)
+        out: list[NodeWithScore] = []
+        for number, group in numbered.nodes.items():
+            for node in group:
+                spans = split_sentences(node.node.get_content(metadata_mode=MetadataMode.NONE))
+                values = {SOURCE_NUMBER_KEY: number, SENTENCES_KEY: [list(span) for span in spans]}
+                out.append(annotate(node, values, shown={CITE_AS_KEY: f"[{number}]"}))
+        numbered_ids = {id(node) for group in numbered.nodes.values() for node in group}
+        return out + [node for node in nodes if id(node) not in numbered_ids]
+
+    @staticmethod
+    def instructions(count: int) -> str:
+        """Instructions (cite_core's) telling a model to cite ``count`` numbered sources with ``[n]``."""
+        return citation_instructions(count)
+
+    def cite(self, response: RESPONSE_TYPE) -> Response:
+        """Parse a response of an engine that used this postprocessor: only the cited nodes, renumbered.
+
+        A streaming response is consumed first. ``metadata`` carries the cited answer as for
+        ``CiteQueryEngine``.
+        """
+        if isinstance(response, AsyncStreamingResponse):
+            raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
+        return self._cite(str(response), response.source_nodes)
+
+    async def acite(self, response: RESPONSE_TYPE) -> Response:
+        """``cite()`` for any response, async streaming ones included."""
+        if isinstance(response, AsyncStreamingResponse):
+            response = await response.get_response()
+        return self.cite(response)
+
+    def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
+        numbered = renumber_nodes(nodes)
+        answer = parse_answer(text, numbered.sources, unsupported_threshold=self.unsupported_threshold)
+        return numbered.response(answer, raw=text)

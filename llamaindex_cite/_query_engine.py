@@ -1,0 +1,207 @@
+"""``CiteQueryEngine``: retrieve, prompt once with numbered sources, return only the cited nodes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.base.response.schema import RESPONSE_TYPE
+from llama_index.core.bridge.pydantic import ConfigDict, Field
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.constants import DEFAULT_NUM_OUTPUTS
+from llama_index.core.llms import LLM
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.prompts.mixin import PromptMixinType
+from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
+from llama_index.core.settings import Settings
+
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, TokenBudgetError, build_prompt, parse_answer
+
+from ._convert import NumberedNodes, number_nodes
+from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+
+__all__ = ["CiteQueryEngine"]
+
+
+class CiteQueryEngine(BaseComponent, BaseQueryEngine):
+    """A query engine whose answers cite their sources, Anthropic-style, with any LLM.
+
+    Retrieved nodes become numbered sources (chunks of one document share a number), whole: one LLM
+    call sees them all, and when they exceed the context window the lowest-ranked are dropped, never
+    cut. The answer is parsed: ``str(response)`` has its ``[n]`` markers renumbered by first
+    appearance, ``response.source_nodes`` holds only the cited nodes in reference order, and
+    ``response.metadata`` the full cited answer (see ``docs/llamaindex.md``).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    retriever: BaseRetriever = Field(description="Finds the nodes to cite, best first.", exclude=True)
+    llm: LLM = Field(description="Writes the answer; any LlamaIndex LLM.", exclude=True)
+    node_postprocessors: list[BaseNodePostprocessor] = Field(
+        default_factory=list, description="Applied to the retrieved nodes, in order, before numbering them."
+    )
+    streaming: bool = Field(default=False, description="Return a streaming response from query() and aquery().")
+    merge_chunks: bool = Field(
+        default=True, description="Give chunks of one document (same ref_doc_id) one number and one reference."
+    )
+    max_prompt_tokens: int | None = Field(
+        default=None,
+        description="Token budget of the prompt; default: the LLM's context window minus answer_tokens.",
+    )
+    answer_tokens: int | None = Field(
+        default=None, description="Room left for the answer; default: the LLM's num_output (or 256)."
+    )
+    prompt_style: Literal["markers", "sentences"] = Field(
+        default="markers", description="Cite sources by [n] markers, or sentences by [n:s] markers."
+    )
+    system_template: str | None = Field(default=None, description="Replaces cite_core's system prompt template.")
+    user_template: str | None = Field(default=None, description="Replaces cite_core's user prompt template.")
+    unsupported_threshold: float = Field(
+        default=DEFAULT_UNSUPPORTED_THRESHOLD,
+        description="Citations whose support is below this are listed as unsupported on the cited answer.",
+    )
+    encoding: Any = Field(
+        default=None, exclude=True, description="tiktoken encoding (name, object or str -> int function) for the budget."
+    )
+    callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CiteQueryEngine"
+
+    @classmethod
+    def from_args(cls, retriever: Any, llm: LLM | None = None, **kwargs: Any) -> CiteQueryEngine:
+        """An engine over a retriever, or over an index (other keyword arguments go to ``as_retriever``)."""
+        fields = {k: kwargs.pop(k) for k in list(kwargs) if k in cls.model_fields}
+        if not isinstance(retriever, BaseRetriever):
+            retriever = retriever.as_retriever(**kwargs)
+        elif kwargs:
+            raise TypeError(f"unexpected arguments for a retriever: {', '.join(sorted(kwargs))}")
+        return cls(retriever=retriever, llm=llm or Settings.llm, **fields)
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {}
+
+    # -- steps --------------------------------------------------------------------------------------
+
+    def retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        nodes = self.retriever.retrieve(query_bundle)
+        for postprocessor in self.node_postprocessors:
+            nodes = postprocessor.postprocess_nodes(nodes, query_bundle=query_bundle)
+        return nodes
+
+    async def aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        nodes = await self.retriever.aretrieve(query_bundle)
+        for postprocessor in self.node_postprocessors:
+            nodes = await postprocessor.apostprocess_nodes(nodes, query_bundle=query_bundle)
+        return nodes
+
+    def prompt(self, query_bundle: QueryBundle, nodes: list[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
+        """Number the nodes and build the one prompt that shows them (whole sources, within budget).
+
+        cite_core drops whole sources, lowest ranked first. When the top source alone is too big (chunks
+        of one document merged), the lowest-ranked nodes are left out instead, whole, until it fits.
+        """
+        try:
+            return self._prompt(query_bundle, nodes)
+        except TokenBudgetError:
+            if not self.merge_chunks or len(nodes) < 2:
+                raise
+        fits, too_many = 0, len(nodes)  # binary search for the most top-ranked nodes that fit
+        best: tuple[NumberedNodes, CitationPrompt] | None = None
+        while too_many - fits > 1:
+            middle = (fits + too_many) // 2
+            try:
+                best, fits = self._prompt(query_bundle, nodes[:middle]), middle
+            except TokenBudgetError:
+                too_many = middle
+        if best is None:
+            raise TokenBudgetError(f"not even the top-ranked node fits the prompt budget of {self._budget()} tokens")
+        best[0].left_out = list(nodes[fits:])
+        return best
+
+    def _prompt(self, query_bundle: QueryBundle, nodes: list[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
+        numbered = number_nodes(nodes, merge=self.merge_chunks)
+        prompt = build_prompt(
+            query_bundle.query_str, numbered.sources, style=self.prompt_style, max_tokens=self._budget(),
+            encoding=self.encoding, system_template=self.system_template, user_template=self.user_template,
+        )
+        return numbered, prompt
+
+    def _budget(self) -> int:
+        if self.max_prompt_tokens is not None:
+            return self.max_prompt_tokens
+        meta = self.llm.metadata
+        answer = self.answer_tokens or (meta.num_output if meta.num_output > 0 else DEFAULT_NUM_OUTPUTS)
+        return max(meta.context_window - answer, 1)
+
+    def synthesize(
+        self, query_bundle: QueryBundle, nodes: list[NodeWithScore], additional_source_nodes: Any = None
+    ) -> RESPONSE_TYPE:
+        numbered, prompt = self.prompt(query_bundle, nodes)
+        messages = _chat(prompt)
+        if self.streaming:
+            deltas = (r.delta or "" for r in self.llm.stream_chat(messages))
+            return CitedStreamingResponse.start(
+                deltas, numbered, prompt.sources, prompt.dropped, unsupported_threshold=self.unsupported_threshold
+            )
+        raw = self.llm.chat(messages).message.content or ""
+        return self._respond(numbered, prompt, raw)
+
+    async def asynthesize(
+        self, query_bundle: QueryBundle, nodes: list[NodeWithScore], additional_source_nodes: Any = None
+    ) -> RESPONSE_TYPE:
+        numbered, prompt = self.prompt(query_bundle, nodes)
+        messages = _chat(prompt)
+        if self.streaming:
+            deltas = _adeltas(await self.llm.astream_chat(messages))
+            return AsyncCitedStreamingResponse.start(
+                deltas, numbered, prompt.sources, prompt.dropped, unsupported_threshold=self.unsupported_threshold
+            )
+        raw = (await self.llm.achat(messages)).message.content or ""
+        return self._respond(numbered, prompt, raw)
+
+    def _respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
+        answer = parse_answer(raw, prompt.sources, unsupported_threshold=self.unsupported_threshold)
+        return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)
+
+    # -- BaseQueryEngine ----------------------------------------------------------------------------
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        with self.callback_manager.event(
+            CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            with self.callback_manager.event(
+                CBEventType.RETRIEVE, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+            ) as retrieve_event:
+                nodes = self.retrieve(query_bundle)
+                retrieve_event.on_end(payload={EventPayload.NODES: nodes})
+            response = self.synthesize(query_bundle, nodes)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        with self.callback_manager.event(
+            CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            with self.callback_manager.event(
+                CBEventType.RETRIEVE, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+            ) as retrieve_event:
+                nodes = await self.aretrieve(query_bundle)
+                retrieve_event.on_end(payload={EventPayload.NODES: nodes})
+            response = await self.asynthesize(query_bundle, nodes)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+
+def _chat(prompt: CitationPrompt) -> list[ChatMessage]:
+    return [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
+
+
+async def _adeltas(responses: AsyncIterator[Any]) -> AsyncIterator[str]:
+    async for response in responses:
+        yield response.delta or ""

@@ -1,0 +1,170 @@
+"""Streaming responses whose tokens flow as the model writes them, with citations resolved on the way."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
+
+from cite_core import Citation, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
+
+from ._convert import NumberedNodes, answer_metadata
+
+__all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
+
+
+class _Citer:
+    """Feeds model text to a ``CitationStream`` and renders its events as display tokens.
+
+    Text deltas pass through; each resolved citation shows as its display marker ``[n]`` (after one
+    space, as the prompt asks the model to write it), and the nodes of a newly cited source are
+    appended to ``source_nodes`` at once.
+    """
+
+    def __init__(self, response: Any, numbered: NumberedNodes, shown: Sequence[Source], threshold: float) -> None:
+        self.response = response
+        self.numbered = numbered
+        self.stream = CitationStream(list(shown), unsupported_threshold=threshold)
+        self.raw: list[str] = []
+        self.last = ""
+        self.seen: set[tuple[int, str]] = set()
+
+    def feed(self, chunk: str) -> Iterator[str]:
+        self.raw.append(chunk)
+        return self.render(self.stream.feed(chunk))
+
+    def finish(self) -> Iterator[str]:
+        answer = self.stream.finish()
+        yield from self.render(self.stream.pending_events())
+        response = self.response
+        response.answer = answer
+        response.response_txt = answer.text
+        response.source_nodes = self.numbered.cited_nodes(answer)
+        response.metadata.update(answer_metadata(
+            answer, raw="".join(self.raw), sources=response.metadata["sources"],
+            dropped=response.metadata["dropped_sources"],
+        ))
+
+    def render(self, events: Iterable[StreamEvent]) -> Iterator[str]:
+        for event in events:
+            if isinstance(event, TextDelta):
+                if event.text:
+                    self.last = event.text[-1]
+                    yield event.text
+                continue
+            citation = event.citation
+            self.response.citations.append(citation)
+            number = citation.document_index + 1
+            for node in self.numbered.nodes_for(number, citation.reference, [citation.cited_text]):
+                if (number, node.node.node_id) not in self.seen:
+                    self.seen.add((number, node.node.node_id))
+                    self.response.source_nodes.append(node)
+            space = "" if self.last in ("", "]") or self.last.isspace() else " "
+            self.last = "]"
+            yield f"{space}[{citation.reference}]"
+
+
+@dataclass
+class CitedStreamingResponse(StreamingResponse):
+    """A ``StreamingResponse`` of a cited answer.
+
+    ``response_gen`` yields the answer as the model writes it, each citation marker shown as ``[n]``
+    (display numbers) once it is resolved; ``citations`` grows as they resolve. Once the stream is
+    consumed, ``source_nodes`` holds only the cited nodes, ``answer`` the ``CitedAnswer`` and
+    ``str(response)`` its text, exactly as ``query()`` without streaming returns them.
+    """
+
+    citations: list[Citation] = field(default_factory=list)
+    answer: CitedAnswer | None = None
+
+    @classmethod
+    def start(
+        cls, deltas: Iterable[str], numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequence[Source],
+        *, unsupported_threshold: float,
+    ) -> CitedStreamingResponse:
+        """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
+        response = cls(response_gen=iter(()), metadata=_metadata(numbered, shown, dropped))
+        citer = _Citer(response, numbered, shown, unsupported_threshold)
+
+        def tokens() -> Iterator[str]:
+            for delta in deltas:
+                yield from citer.feed(delta)
+            yield from citer.finish()
+
+        response.response_gen = tokens()
+        return response
+
+    def consume(self) -> CitedAnswer:
+        """Read the rest of the stream; returns the cited answer."""
+        for _ in self.response_gen:
+            pass
+        assert self.answer is not None
+        return self.answer
+
+    def __str__(self) -> str:
+        self.consume()
+        return self.response_txt or "None"
+
+    def get_response(self) -> Response:
+        self.consume()
+        return Response(self.response_txt, self.source_nodes, self.metadata)
+
+    def print_response_stream(self) -> None:
+        for token in self.response_gen:
+            print(token, end="", flush=True)
+        print()
+
+
+@dataclass
+class AsyncCitedStreamingResponse(AsyncStreamingResponse):
+    """The async twin of ``CitedStreamingResponse`` (``aquery`` with ``streaming=True``)."""
+
+    citations: list[Citation] = field(default_factory=list)
+    answer: CitedAnswer | None = None
+
+    @classmethod
+    def start(
+        cls, deltas: AsyncIterator[str], numbered: NumberedNodes, shown: Sequence[Source],
+        dropped: Sequence[Source], *, unsupported_threshold: float,
+    ) -> AsyncCitedStreamingResponse:
+        """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
+        response = cls(response_gen=_empty(), metadata=_metadata(numbered, shown, dropped))
+        citer = _Citer(response, numbered, shown, unsupported_threshold)
+
+        async def tokens() -> AsyncIterator[str]:
+            async for delta in deltas:
+                for token in citer.feed(delta):
+                    yield token
+            for token in citer.finish():
+                yield token
+
+        response.response_gen = tokens()
+        return response
+
+    async def consume(self) -> CitedAnswer:
+        """Read the rest of the stream; returns the cited answer."""
+        async for _ in self._yield_response():
+            pass
+        assert self.answer is not None
+        return self.answer
+
+    async def _yield_response(self) -> AsyncIterator[str]:
+        async with self._lock:
+            if self.answer is None:
+                async for token in self.response_gen:
+                    yield token
+            else:
+                yield self.response_txt or ""
+
+
+def _metadata(numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequence[Source]) -> dict[str, Any]:
+    metadata = answer_metadata(None, raw=None, sources=shown, dropped=dropped)
+    metadata["dropped_nodes"] = numbered.dropped_nodes(dropped)
+    return metadata
+
+
+async def _empty() -> AsyncIterator[str]:
+    return
+    yield  # pragma: no cover - makes this an async generator

@@ -1,0 +1,68 @@
+"""CitePostprocessor in an existing LlamaIndex query engine, with that engine's own prompts."""
+
+from __future__ import annotations
+
+from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
+from llama_index.core import PromptTemplate
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+
+from cite_core import split_sentences
+from llamaindex_cite import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, CitePostprocessor, CiteQueryEngine
+
+QA = PromptTemplate(
+    CitePostprocessor.instructions(10) + "\n\nContext:\n{context_str}\n\nQuestion: {query_str}\nAnswer: "
+)
+
+
+def existing_engine(index, llm, **kwargs):
+    return index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[CitePostprocessor()], text_qa_template=QA, **kwargs
+    )
+
+
+def test_numbers_nodes_and_records_sentence_spans(qdrant_index):
+    retrieved = qdrant_index.as_retriever(similarity_top_k=10).retrieve(QUESTION)
+    out = CitePostprocessor().postprocess_nodes(retrieved, query_bundle=QueryBundle(QUESTION))
+    assert len(out) == len(retrieved)
+    numbers = [n.node.metadata[SOURCE_NUMBER_KEY] for n in out]
+    assert numbers == sorted(numbers) and numbers[:3] == [1, 1, 1]  # three chunks of one document, one number
+    for node in out:
+        text = node.node.get_content(metadata_mode=MetadataMode.NONE)
+        spans = node.node.metadata[SENTENCES_KEY]
+        assert [tuple(s) for s in spans] == split_sentences(text)
+        assert node.node.metadata[CITE_AS_KEY] == f"[{node.node.metadata[SOURCE_NUMBER_KEY]}]"
+        shown = node.node.get_content(metadata_mode=MetadataMode.LLM)
+        assert shown.startswith(f"{CITE_AS_KEY}: [") and SENTENCES_KEY not in shown and SOURCE_NUMBER_KEY not in shown
+        embedded = node.node.get_content(metadata_mode=MetadataMode.EMBED)
+        assert CITE_AS_KEY not in embedded
+    assert all(CITE_AS_KEY not in n.node.metadata for n in retrieved)  # the input nodes are not mutated
+
+
+def test_existing_engine_cites_with_its_own_prompt(qdrant_index, llm):
+    response = existing_engine(qdrant_index, llm).query(QUESTION)
+    assert len(llm.prompts) == 1 and "cite_as: [3]" in llm.prompts[0] and "Context:" in llm.prompts[0]
+    cited = CitePostprocessor().cite(response)
+    assert str(cited) == DISPLAY
+    ours = CiteQueryEngine.from_args(qdrant_index, llm=ReplayLLM(answers={QUESTION: ANSWER}), similarity_top_k=10)
+    expected = ours.query(QUESTION)
+    assert [n.node.node_id for n in cited.source_nodes] == [n.node.node_id for n in expected.source_nodes]
+    assert cited.metadata["invalid_markers"] == ["[42]"]
+    assert cited.metadata["cited_answer"].to_anthropic() == expected.metadata["cited_answer"].to_anthropic()
+
+
+def test_existing_streaming_engine(qdrant_index, llm):
+    response = existing_engine(qdrant_index, llm, streaming=True).query(QUESTION)
+    cited = CitePostprocessor().cite(response)
+    assert str(cited) == DISPLAY and len(cited.source_nodes) == 4
+
+
+async def test_existing_engine_async(async_qdrant_index, llm):
+    response = await existing_engine(async_qdrant_index, llm, streaming=True).aquery(QUESTION)
+    cited = await CitePostprocessor().acite(response)
+    assert str(cited) == DISPLAY
+
+
+def test_nodes_without_text_kept_unnumbered_at_the_end():
+    nodes = [NodeWithScore(node=TextNode(text=" ")), NodeWithScore(node=TextNode(text="Some text."))]
+    out = CitePostprocessor(merge_chunks=False).postprocess_nodes(nodes)
+    assert out[0].node.metadata[SOURCE_NUMBER_KEY] == 1 and out[1] is nodes[0]
