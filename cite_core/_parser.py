@@ -479,11 +479,12 @@ class CitationStream:
 
     def _build(self) -> CitedAnswer:
         plain = "".join(self._plain)
-        claims: dict[tuple[int, int], list[Citation]] = {}
+        claims: dict[tuple[int, int], list[list[Citation]]] = {}
         for group in self._groups:
             if group.citations:
-                claims.setdefault((group.start, group.end), []).extend(group.citations)
+                claims.setdefault((group.start, group.end), []).append(group.citations)
         blocks: list[TextBlock] = []
+        attached: dict[int, list[list[Citation]]] = {}  # block index -> the claims' citation lists
         cursor = 0
         for (start, end), citations in sorted(claims.items()):
             start = max(start, cursor)
@@ -493,14 +494,20 @@ class CitationStream:
                     cursor = start
                 if not blocks:
                     blocks.append(TextBlock(text=""))
-                blocks[-1].citations = [*(blocks[-1].citations or []), *citations]
+                attached.setdefault(len(blocks) - 1, []).extend(citations)
                 continue
             if start > cursor:
                 blocks.append(TextBlock(text=plain[cursor:start]))
-            blocks.append(TextBlock(text=plain[start:end], citations=citations))
+            attached[len(blocks)] = citations
+            blocks.append(TextBlock(text=plain[start:end]))
             cursor = end
         if cursor < len(plain):
             blocks.append(TextBlock(text=plain[cursor:]))
+        for index, lists in attached.items():
+            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order of their
+            # display numbers, so that the content lists sources in reference order; a group keeps its own
+            lists.sort(key=lambda cited: min(c.reference for c in cited))
+            blocks[index].citations = [c for cited in lists for c in cited]
         references = [
             Reference(number=display, source=self._by_number[number]) for number, display in self._display_no.items()
         ]

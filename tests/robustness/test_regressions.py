@@ -15,6 +15,16 @@ def first_seen(answer) -> list[int]:  # type: ignore[no-untyped-def]
     return list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
 
 
+def test_marker_inside_an_unclosed_tag_keeps_references_in_order_of_appearance() -> None:
+    # long hypothesis run: the tag's citation and the marker's shared a block in an order that
+    # disagreed with the display numbers, so content order and reference order differed
+    for text in ("<CIT chunk_id='1' sentences='1-2'>.(Source 2)", "A is x <CIT chunk_id='1'>B [2]</CIT>"):
+        answer = parse_answer(text, SOURCES)
+        assert [r.source.number for r in answer.references] == first_seen(answer)
+        assert [r.number for r in answer.references] == [1, 2]
+
+
+
 def test_a_tag_claim_is_the_whole_tagged_text_even_with_markers_inside() -> None:
     # long hypothesis run: a marker inside <CIT> moved the claim boundary past the tag's start, and the
     # tag's claim was then sliced from the tail with a negative offset (claim "G", offsets off)
@@ -22,3 +32,10 @@ def test_a_tag_claim_is_the_whole_tagged_text_even_with_markers_inside() -> None
     tag = next(c for c in answer.citations if c.document_index == 0)
     block = next(b for b in answer.content if tag in (b.citations or []))
     assert block.text == "Grass. The sky is blue."
+    assert [r.source.number for r in answer.references] == first_seen(answer)
+
+
+def test_marker_right_after_a_tag_opens_and_a_cjk_sentence() -> None:
+    answer = parse_answer("<CIT chunk_id='1' sentences='1-2'>(Source 2)中文。", SOURCES)
+    assert [r.source.number for r in answer.references] == first_seen(answer)
+    assert [(b.text, len(b.citations or [])) for b in answer.content] == [("中文。", 2)]
