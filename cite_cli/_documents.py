@@ -1,0 +1,143 @@
+"""Read .txt, .md and .pdf files and cut them into chunks that keep their offsets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from cite_core import split_sentences
+
+from ._errors import CliError
+
+__all__ = ["SUFFIXES", "Chunk", "Document", "chunk_document", "find_files", "read_document"]
+
+SUFFIXES = (".txt", ".md", ".markdown", ".pdf")
+_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
+
+
+@dataclass
+class Document:
+    """A file's text, by page for PDFs (one page for text files)."""
+
+    path: Path
+    title: str
+    pages: list[str]
+    paged: bool
+
+
+@dataclass
+class Chunk:
+    """A piece of a document: ``text == page_text[start:start + len(text)]``."""
+
+    document_id: str
+    path: str
+    title: str
+    text: str
+    start: int
+    page: int | None
+    index: int
+
+
+def find_files(paths: Iterable[str]) -> list[Path]:
+    """The readable document files named by ``paths`` (folders searched recursively, hidden ones skipped)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise CliError(f"no such file or folder: {raw}")
+        if path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not files:
+                raise CliError(f"no .txt, .md or .pdf files in folder {raw}")
+            found.extend(files)
+        elif path.suffix.lower() in SUFFIXES:
+            found.append(path)
+        else:
+            raise CliError(f"unsupported file type {path.suffix or '(none)'}: {raw} (use .txt, .md or .pdf)")
+    return list(dict.fromkeys(p.resolve() for p in found))
+
+
+def read_document(path: Path) -> Document:
+    """Read one file; a ``CliError`` names the file when it cannot be read."""
+    if path.suffix.lower() == ".pdf":
+        from cite_core import CiteError, pdf_pages
+
+        try:
+            pages = pdf_pages(str(path))
+        except (OSError, CiteError) as exc:
+            raise CliError(f"cannot read {path}: {exc}") from exc
+        except Exception as exc:  # pypdf raises many types on damaged files
+            raise CliError(f"cannot read {path}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
+        return Document(path, path.stem, pages, paged=True)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
+    if "\x00" in text:
+        raise CliError(f"cannot read {path}: looks like a binary file")
+    text = text.replace("\r\n", "\n")
+    title = path.stem
+    if path.suffix.lower() in (".md", ".markdown"):
+        heading = _HEADING.search(text)
+        if heading:
+            title = heading.group(1).strip()
+    return Document(path, title, [text], paged=False)
+
+
+def chunk_document(doc: Document, *, size: int = 1200, overlap: int = 200) -> Iterator[Chunk]:
+    """Chunks of about ``size`` characters cut at sentence boundaries, overlapping by about ``overlap``."""
+    index = 0
+    for number, page in enumerate(doc.pages, start=1):
+        for start, end in _windows(page, size, overlap):
+            text = page[start:end]
+            if text.strip():
+                yield Chunk(
+                    document_id=str(doc.path),
+                    path=str(doc.path),
+                    title=doc.title,
+                    text=text,
+                    start=start,
+                    page=number if doc.paged else None,
+                    index=index,
+                )
+                index += 1
+
+
+def _windows(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    spans = split_sentences(text)
+    if not spans:
+        return
+    # Long sentences (or text with no punctuation) are cut so that no chunk grows without bound.
+    units: list[tuple[int, int]] = []
+    for start, end in spans:
+        while end - start > size:
+            cut = text.rfind(" ", start + size // 2, start + size)
+            cut = cut if cut > start else start + size
+            units.append((start, cut))
+            start = cut
+        units.append((start, end))
+    i = 0
+    while i < len(units):
+        start, end = units[i]
+        j = i + 1
+        while j < len(units) and units[j][1] - start <= size:
+            end = units[j][1]
+            j += 1
+        yield start, end
+        if j >= len(units):
+            break
+        # step back over sentences covering about `overlap` characters
+        k = j
+        while k - 1 > i and end - units[k - 1][0] <= overlap:
+            k -= 1
+        i = k

@@ -1,0 +1,115 @@
+"""Where the answer comes from: a LangChain chat model, an OpenAI-compatible server, or offline extraction."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cite_core import Source, build_messages
+from cite_core._extractive import extractive_answer
+
+from ._errors import CliError, require
+
+__all__ = ["Answerer", "choose_answerer"]
+
+EXTRACTIVE_NOTE = (
+    "No LLM configured (--model/--base-url or CITE_MODEL/CITE_BASE_URL): "
+    "offline extractive answer, quoting the best-matching sentences of the sources."
+)
+
+
+@dataclass
+class Answerer:
+    """Something that streams an answer's text for a question over numbered sources."""
+
+    name: str
+    extractive: bool = False
+    model: Any = None
+    where: str | None = None
+    max_tokens: int | None = None
+
+    def stream(self, question: str, sources: Sequence[Source]) -> Iterator[str]:
+        if self.extractive:
+            text = extractive_answer(question, sources)
+            # written in small pieces, as a model would, so the terminal shows it streaming
+            yield from re.findall(r"\S+\s*|\s+", text)
+            return
+        messages = _messages(question, sources, self.max_tokens)
+        try:
+            for chunk in self.model.stream([(m["role"].replace("user", "human"), m["content"]) for m in messages]):
+                text = _text(chunk.content)
+                if text:
+                    yield text
+        except CliError:
+            raise
+        except Exception as exc:
+            raise CliError(_model_error(exc, self)) from exc
+
+
+def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> list[dict[str, str]]:
+    from cite_core import TokenizerUnavailableError
+
+    if max_tokens:
+        try:
+            return list(build_messages(question, sources, max_tokens=max_tokens))
+        except TokenizerUnavailableError:
+            pass  # no tokenizer files offline: send what retrieval returned
+    return list(build_messages(question, sources))
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content blocks
+        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content
+                       if not isinstance(b, dict) or b.get("type", "text") == "text")
+    return ""
+
+
+def _model_error(exc: BaseException, answerer: Answerer) -> str:
+    name = type(exc).__name__
+    message = " ".join(str(exc).split())[:200] or name
+    if "Connection" in name or "Timeout" in name or "ConnectError" in name:
+        return f"cannot reach the model at {answerer.where or answerer.name}: {message}"
+    if "Authentication" in name or "PermissionDenied" in name:
+        return f"the model at {answerer.where or answerer.name} refused the API key: {message}"
+    if "NotFound" in name:
+        return f"model {answerer.name!r} not found at {answerer.where or 'its provider'}: {message}"
+    return f"the model {answerer.name!r} failed: {name}: {message}"
+
+
+def choose_answerer(model: str | None, base_url: str | None, api_key: str | None, *,
+                    max_tokens: int | None = 12000) -> Answerer:
+    """The configured answerer: flags first, then ``CITE_MODEL``/``CITE_BASE_URL``/``CITE_API_KEY``."""
+    model = model or os.environ.get("CITE_MODEL") or None
+    base_url = base_url or os.environ.get("CITE_BASE_URL") or None
+    api_key = api_key or os.environ.get("CITE_API_KEY") or None
+    if not model and not base_url:
+        return Answerer(name="extractive", extractive=True)
+    if base_url:
+        if not re.match(r"https?://", base_url):
+            raise CliError(f"--base-url must be an http(s) URL, got {base_url!r}")
+        openai = require("langchain_openai", "--base-url (an OpenAI-compatible server)")
+        name = model or "default"
+        chat = openai.ChatOpenAI(model=name, base_url=base_url, api_key=api_key or "not-needed",
+                                 streaming=True, temperature=0, max_retries=0, timeout=120)
+        return Answerer(name=name, model=chat, where=base_url, max_tokens=max_tokens)
+    try:
+        chat_models = __import__("langchain.chat_models", fromlist=["init_chat_model"])
+    except ImportError as exc:
+        raise CliError(
+            f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model "
+            "(pip install langchain plus the provider's package), or pass --base-url for an "
+            "OpenAI-compatible server"
+        ) from exc
+    kwargs: dict[str, Any] = {"temperature": 0}
+    if api_key:
+        kwargs["api_key"] = api_key
+    try:
+        chat = chat_models.init_chat_model(model, **kwargs)
+    except Exception as exc:
+        raise CliError(f"cannot load model {model!r}: {' '.join(str(exc).split())[:200]}") from exc
+    return Answerer(name=model, model=chat, max_tokens=max_tokens)

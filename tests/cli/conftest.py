@@ -1,0 +1,142 @@
+"""Fixtures for the CLI tests: a small corpus (.txt, .md and a hand-written PDF) and a fake model server."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+SKY = (
+    "The daytime sky looks blue because of Rayleigh scattering. Sunlight is scattered by the molecules of "
+    "the air, and shorter wavelengths are scattered much more strongly than longer ones.\n\n"
+    "At sunset the light crosses more air, so the blue is scattered away and reds dominate.\n"
+)
+LEAVES = (
+    "# Why leaves are green\n\n"
+    "Chlorophyll absorbs red and blue light and reflects green light, which is why leaves look green.\n"
+    "Photosynthesis takes place mainly in the chloroplasts of leaf cells.\n"
+)
+ZH = "天空之所以呈现蓝色，是因为瑞利散射。太阳光穿过大气时，波长较短的蓝光比波长较长的红光散射得更强烈。\n"
+PDF_PAGES = [
+    "Optics lecture notes. Chapter one covers reflection and refraction.",
+    "Lord Rayleigh described the scattering of light by small particles in 1871.",
+]
+
+
+def minimal_pdf(pages: list[str]) -> bytes:
+    """A valid PDF with one line of Helvetica text per page, written by hand (no library)."""
+    objects: list[bytes] = []
+    n = len(pages)
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(n))
+    font = 3 + 2 * n
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {n} >>".encode())
+    for i, text in enumerate(pages):
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream = f"BT /F1 11 Tf 40 700 Td ({escaped}) Tj ET".encode()
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "corpus"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sky.txt").write_text(SKY, encoding="utf-8")
+    (folder / "leaves.md").write_text(LEAVES, encoding="utf-8")
+    (folder / "sub" / "天空.txt").write_text(ZH, encoding="utf-8")
+    (folder / "optics.pdf").write_bytes(minimal_pdf(PDF_PAGES))
+    (folder / "notes.csv").write_text("ignored,file\n", encoding="utf-8")
+    (folder / ".hidden").mkdir()
+    (folder / ".hidden" / "secret.txt").write_text("hidden text", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run in a fresh current folder with no model configured in the environment."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    for name in ("CITE_MODEL", "CITE_BASE_URL", "CITE_API_KEY", "CITE_QDRANT_URL", "CITE_DENSE", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    return work
+
+
+class FakeModel:
+    """An OpenAI-compatible chat server on 127.0.0.1 that streams a recorded answer.
+
+    The answer is a template: ``{sky}`` and ``{pdf}`` become the numbers of the sources whose titles
+    are ``sky`` and ``optics`` in the prompt it receives (so the test does not depend on ranking).
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.requests: list[dict[str, object]] = []
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                model.requests.append(body)
+                prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
+                numbers = dict(
+                    (title, number) for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
+                )
+                answer = model.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                pieces = re.findall(r".{1,7}", answer, re.S)
+                for i, piece in enumerate(pieces + [None]):
+                    chunk = {
+                        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
+                        "choices": [{"index": 0, "delta": {"content": piece} if piece else {},
+                                     "finish_reason": None if piece else "stop"}],
+                    }
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeModel:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake_model() -> Iterator[FakeModel]:
+    with FakeModel(
+        "The sky is blue because shorter wavelengths are scattered much more strongly [{sky}]. "
+        "Rayleigh described this scattering in 1871 [{pdf}]. An invented source [42]."
+    ) as model:
+        yield model
