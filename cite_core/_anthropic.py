@@ -1,0 +1,267 @@
+"""Claude's native citations (Anthropic's Citations API) as a ``CitedAnswer``, whole or streaming.
+
+Given the sources as ``document`` blocks with citations enabled (``to_anthropic_documents``), Claude
+answers with text blocks carrying ``citations`` (char / page / content-block locations) and, when
+streaming, ``citations_delta`` events. ``from_anthropic_content`` and ``AnthropicCitationStream`` map
+that to the same ``CitedAnswer`` and ``TextDelta`` / ``CitationsDelta`` events that ``parse_answer`` and
+``CitationStream`` give for ``[n]`` markers, so an application can switch models without changing code.
+
+``from_anthropic_content(blocks, sources)`` is ``AnthropicCitationStream(sources)`` fed the blocks as
+``content_block_start`` events, then finished: the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ._localize import Corpus
+from ._models import CharLocation, Citation, CitedAnswer, ContentBlockLocation, PageLocation, Reference, Source
+from ._models import CitationsDelta, StreamEvent, TextBlock, TextDelta
+from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
+from ._scoring import analyze, support
+from ._sources import number_sources
+
+__all__ = ["AnthropicCitationStream", "from_anthropic_content", "to_anthropic_documents"]
+
+_SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
+
+
+def to_anthropic_documents(sources: Sequence[Source], *, citations: bool = True) -> list[dict[str, Any]]:
+    """The sources as Anthropic ``document`` blocks, in order (``document_index == source.number - 1``).
+
+    Text sources become plain-text documents (cited by characters of ``Source.text``); paged and
+    block sources become custom-content documents with one block per segment (cited by blocks,
+    mapped back to pages).
+    """
+    documents = []
+    for source in sources:
+        if source.kind == "text":
+            body: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": source.text}
+        else:
+            body = {"type": "content", "content": [{"type": "text", "text": s.text} for s in source.segments]}
+        block: dict[str, Any] = {"type": "document", "source": body, "citations": {"enabled": citations}}
+        if source.title:
+            block["title"] = source.title
+        if source.context:
+            block["context"] = source.context
+        documents.append(block)
+    return documents
+
+
+def from_anthropic_content(
+    content: Iterable[Any], sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+) -> CitedAnswer:
+    """Map a Messages API ``content`` list (dicts or SDK blocks) over ``sources`` to a ``CitedAnswer``.
+
+    ``sources`` are the documents sent, in order (``Source`` objects or items for ``number_sources``).
+    Thinking blocks are skipped; any other non-text block raises ``ValueError`` naming its type.
+    """
+    stream = AnthropicCitationStream(sources, unsupported_threshold=unsupported_threshold)
+    for index, block in enumerate(content):
+        stream.feed({"type": "content_block_start", "index": index, "content_block": block})
+    return stream.finish()
+
+
+class AnthropicCitationStream:
+    """Map streamed Messages API events: ``feed(event)`` yields events, ``finish()`` the answer.
+
+    Understands ``content_block_start`` (a text block, with or without text and citations) and
+    ``content_block_delta`` (``text_delta``, ``citations_delta``); ``content_block_stop`` closes a block,
+    as does the first event of another block. Other events are ignored. Text is released at once;
+    a block's citations are released when the block closes (its claim is then complete).
+    """
+
+    def __init__(
+        self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+    ) -> None:
+        items = list(sources)
+        if not all(isinstance(s, Source) for s in items):
+            items = number_sources(items)
+        self.sources: list[Source] = items
+        self._corpus = Corpus(items)
+        self._threshold = unsupported_threshold
+        self._index: Any = None
+        self._text: list[str] = []
+        self._raw: list[Mapping[str, Any]] = []
+        self._plain_len = 0
+        self._blocks: list[TextBlock] = []
+        self._display: list[str] = []
+        self._display_no: dict[int, int] = {}
+        self._invalid: list[str] = []
+        self._events: list[StreamEvent] = []
+        self._finished: CitedAnswer | None = None
+
+    def feed(self, event: Any) -> list[StreamEvent]:
+        """Add one streaming event (a dict or an SDK event); returns the events it completes."""
+        if self._finished is not None:
+            raise RuntimeError("AnthropicCitationStream.feed called after finish()")
+        event = _as_dict(event)
+        kind = event.get("type")
+        if kind == "content_block_start":
+            block = _as_dict(event.get("content_block") or {})
+            btype = block.get("type", "text")
+            if btype in _SKIPPED_BLOCKS:
+                return []
+            if btype != "text":
+                raise ValueError(f"expected text content from the model, got a {btype!r} content block")
+            self._open(event.get("index"))
+            self._add_text(block.get("text") or "")
+            self._raw.extend(_as_dict(c) for c in block.get("citations") or [])
+        elif kind == "content_block_delta":
+            delta = _as_dict(event.get("delta") or {})
+            dtype = delta.get("type")
+            if dtype == "text_delta":
+                self._open(event.get("index"))
+                self._add_text(delta.get("text") or "")
+            elif dtype == "citations_delta":
+                self._open(event.get("index"))
+                self._raw.append(_as_dict(delta.get("citation") or {}))
+        elif kind == "content_block_stop":
+            self._close()
+        return self._take()
+
+    def finish(self) -> CitedAnswer:
+        """Close the last block and return the cited answer."""
+        if self._finished is None:
+            self._close()
+            references = [
+                Reference(number=display, source=self.sources[index]) for index, display in self._display_no.items()
+            ]
+            self._finished = CitedAnswer(
+                text="".join(self._display),
+                content=self._blocks,
+                references=references,
+                invalid_markers=self._invalid,
+                unsupported_threshold=self._threshold,
+            )
+        return self._finished
+
+    def pending_events(self) -> list[StreamEvent]:
+        """Events produced by ``finish()`` (the citations of the last block)."""
+        return self._take()
+
+    # -- blocks ----------------------------------------------------------------------------------
+
+    def _open(self, index: Any) -> None:
+        if index != self._index:
+            self._close()
+            self._index = index
+
+    def _add_text(self, text: str) -> None:
+        if text:
+            self._text.append(text)
+            self._events.append(TextDelta(text=text))
+
+    def _close(self) -> None:
+        text, raw = "".join(self._text), self._raw
+        self._text, self._raw, self._index = [], [], None
+        if not text and not raw:
+            return
+        start = self._plain_len
+        self._plain_len += len(text)
+        citations = [c for c in (self._convert(r, text) for r in raw) if c is not None]
+        self._blocks.append(TextBlock(text=text, citations=citations or None))
+        self._display.append(text)
+        if citations:
+            body = text.rstrip()
+            numbers = dict.fromkeys(c.reference for c in citations)
+            self._display[-1] = body + " " + "".join(f"[{n}]" for n in numbers) + text[len(body):]
+        for citation in citations:
+            self._events.append(CitationsDelta(citation=citation, claim_start=start, claim_end=self._plain_len))
+
+    def _take(self) -> list[StreamEvent]:
+        events, self._events = self._events, []
+        return events
+
+    # -- citations -------------------------------------------------------------------------------
+
+    def _convert(self, raw: Mapping[str, Any], claim: str) -> Citation | None:
+        index = raw.get("document_index")
+        if not isinstance(index, int) or not 0 <= index < len(self.sources):
+            self._invalid.append(f"[{index + 1 if isinstance(index, int) else index}]")
+            return None
+        source = self.sources[index]
+        span = _span(source, raw)
+        if span is None:
+            return None
+        start, end = span
+        cited = source.text[start:end]
+        reference = self._display_no.setdefault(index, len(self._display_no) + 1)
+        score = support(analyze(claim), analyze(cited), self._corpus.stats)
+        return _location(source, start, end, reference=reference, support=score)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        return dict(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dict(dump())
+    raise TypeError(f"expected a dict or an Anthropic SDK object, got {type(value).__name__}")
+
+
+def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The cited range in ``Source.text`` (``cited_text`` located exactly when the indices disagree)."""
+    kind, cited = raw.get("type"), raw.get("cited_text") or ""
+    segments = source.segments
+    fallback: tuple[int, int] | None = None
+    if kind == "char_location":
+        lo, hi = 0, len(source.text)
+        start, end = raw.get("start_char_index"), raw.get("end_char_index")
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= hi:
+            if not cited or source.text[start:end] == cited:
+                return start, end
+            fallback = (start, end)
+    elif kind == "page_location":
+        p0, p1 = raw.get("start_page_number"), raw.get("end_page_number")
+        if not isinstance(p0, int):
+            return None
+        p1 = p1 if isinstance(p1, int) and p1 > p0 else p0 + 1
+        chosen = [s for s in segments if s.page is not None and p0 <= s.page < p1]
+        if not chosen:
+            return None
+        lo, hi = chosen[0].start, chosen[-1].end
+    elif kind == "content_block_location":
+        b0, b1 = raw.get("start_block_index"), raw.get("end_block_index")
+        if not isinstance(b0, int) or not 0 <= b0 < len(segments):
+            return None
+        b1 = b1 if isinstance(b1, int) and b1 > b0 else b0 + 1
+        lo, hi = segments[b0].start, segments[min(b1, len(segments)) - 1].end
+    else:
+        return None  # web search results and other locations do not point into a source
+    for needle in dict.fromkeys((cited, cited.strip())):
+        found = source.text.find(needle, lo, hi) if needle else -1
+        if found >= 0:
+            return found, found + len(needle)
+    return fallback or (lo, hi)
+
+
+def _location(source: Source, start: int, end: int, *, reference: int, support: float) -> Citation:
+    """The citation of ``Source.text[start:end]`` in the source's own coordinates (chars, pages or blocks)."""
+    covered = [i for i, s in enumerate(source.segments) if s.start < end and s.end > start] or [0]
+    first, last = source.segments[covered[0]], source.segments[covered[-1]]
+    common: dict[str, Any] = dict(
+        document_index=source.number - 1, document_title=source.title, reference=reference, support=support
+    )
+    if source.kind == "pages" and first.page is not None and last.page is not None:
+        return PageLocation(
+            cited_text=source.text[start:end], source_start=start, source_end=end,
+            start_page_number=first.page, end_page_number=last.page + 1, **common,
+        )
+    if source.kind == "blocks" and first.block is not None and last.block is not None:
+        return ContentBlockLocation(
+            cited_text=source.text[start:end], source_start=start, source_end=end,
+            start_block_index=first.block, end_block_index=last.block + 1, **common,
+        )
+    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
+        start, end = max(start, first.start), min(end, first.end)
+        offset = first.doc_start - first.start  # type: ignore[operator]
+        return CharLocation(
+            cited_text=source.text[start:end], source_start=start, source_end=end,
+            start_char_index=start + offset, end_char_index=end + offset, **common,
+        )
+    return CharLocation(
+        cited_text=source.text[start:end], source_start=start, source_end=end,
+        start_char_index=start, end_char_index=end, **common,
+    )

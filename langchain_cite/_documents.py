@@ -1,0 +1,98 @@
+"""LangChain ``Document``s as cite_core sources (``number_sources`` items)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+import logging
+from typing import Any
+
+from langchain_core.documents import Document
+
+from cite_core import Source, number_sources
+
+__all__ = ["document_to_item", "documents_to_sources"]
+
+logger = logging.getLogger("langchain_cite")
+
+_DOCUMENT_ID_KEYS = ("document_id", "doc_id", "source", "url", "file_path")
+"""Metadata naming the original document, best first: chunks sharing it merge into one source."""
+_PASSED_THROUGH = ("title", "url", "author", "context")
+_INTERPRETED = frozenset(
+    {"text", "page_content", "content", "pages", "blocks", "first_page", "page", "score", "metadata", "type",
+     "start_index", "start_char_idx", "doc_start", "start_char", "document_id", *_PASSED_THROUGH}
+)
+"""Keys cite_core reads from an item: Document metadata never reaches it under these names unconverted."""
+
+
+def document_to_item(document: Document, *, zero_based_pages: bool = True) -> dict[str, Any]:
+    """One ``Document`` as a ``number_sources`` dict.
+
+    ``page`` (0-based in LangChain's PDF loaders, unless ``zero_based_pages=False``) becomes a 1-based
+    page; ``page_number`` is taken as 1-based. ``start_index`` (``add_start_index=True`` splitters) gives
+    the chunk's offset in its document. The document id is the first of ``document_id``, ``doc_id``,
+    ``source``, ``url``, ``file_path``; a ``source`` that is an http(s) URL is also the url. The vector store's chunk id (``Document.id``, Qdrant's ``_id``)
+    is kept as ``chunk_id`` in the metadata.
+    """
+    meta = document.metadata or {}
+    item: dict[str, Any] = {"text": document.page_content}
+    for key in _PASSED_THROUGH:
+        if isinstance(meta.get(key), (str, int, float)) and not isinstance(meta.get(key), bool):
+            item[key] = meta[key]
+    doc_id = next((meta[k] for k in _DOCUMENT_ID_KEYS if isinstance(meta.get(k), (str, int)) and meta[k] != ""), None)
+    if doc_id is not None:
+        item["document_id"] = str(doc_id)
+    source = meta.get("source")
+    if "url" not in item and isinstance(source, str) and source.startswith(("https://", "http://")):
+        item["url"] = source  # web loaders name the page by its URL
+    page = _integer(meta.get("page"))
+    if page is not None and page >= (0 if zero_based_pages else 1):
+        item["page"] = page + 1 if zero_based_pages else page
+    elif (number := _integer(meta.get("page_number"))) is not None and number >= 1:
+        item["page"] = number
+    start = _integer(meta.get("start_index"))
+    if start is not None and start >= 0:  # splitters write -1 when they could not place a chunk
+        item["start_index"] = start
+    score = meta.get("relevance_score", meta.get("score"))
+    if isinstance(score, (int, float)) and not isinstance(score, bool):
+        item["score"] = float(score)
+    extra = {k: v for k, v in meta.items() if k not in _INTERPRETED}
+    chunk_id = document.id if document.id is not None else meta.get("_id")
+    if chunk_id is not None:
+        extra["chunk_id"] = str(chunk_id)
+    item["metadata"] = extra
+    return item
+
+
+def documents_to_sources(
+    documents: Iterable[Document | Source | Mapping[str, Any] | str],
+    *,
+    merge: bool = True,
+    zero_based_pages: bool = True,
+) -> list[Source]:
+    """Number retrieved documents 1..N in rank order, merging chunks of the same document (``merge``).
+
+    ``Document``s are converted by ``document_to_item`` (those with no text are skipped, with a logged
+    warning, before numbering); ``Source``s, dicts and strings are passed to
+    ``cite_core.number_sources`` as they are.
+    """
+    if isinstance(documents, (str, Document)) or not isinstance(documents, Iterable):
+        raise TypeError(f"expected a list of Documents, got {type(documents).__name__}")
+    items: list[Any] = []
+    for d in documents:
+        if isinstance(d, Document) and not d.page_content.strip():
+            logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
+            continue
+        items.append(document_to_item(d, zero_based_pages=zero_based_pages) if isinstance(d, Document) else d)
+    if items and all(isinstance(i, Source) for i in items):
+        return list(items)
+    return number_sources(items, merge=merge)
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None

@@ -1,0 +1,114 @@
+"""``CitationSources``: retrieved ``Document``s in, numbered sources and prompt variables out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+
+from cite_core import build_prompt, citation_instructions, format_sources
+from cite_core._anthropic import to_anthropic_documents
+
+from ._documents import documents_to_sources
+
+__all__ = ["CitationSources"]
+
+logger = logging.getLogger("langchain_cite")
+
+_ROLES = {"system": SystemMessage, "user": HumanMessage}
+
+
+class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
+    """Number the retrieved documents and add the prompt variables a cited answer needs.
+
+    Input: a dict with the question and the retrieved ``Document``s (any other keys pass through),
+    for example ``{"documents": retriever, "question": RunnablePassthrough()}``. Output: the same
+    dict plus
+
+    - ``sources``: the numbered ``Source``s the model sees (pass them on to ``CitationOutputParser``);
+    - ``context``: the sources formatted for the prompt, ``instructions``: the system instructions
+      to cite them with ``[n]`` (use both in your own ``ChatPromptTemplate``);
+    - ``messages``: the whole prompt as chat messages, ready for any chat model;
+    - ``dropped``: sources left out by ``max_tokens``; ``native``: whether ``messages`` give Claude
+      the sources as ``document`` blocks with citations enabled (see ``native``).
+    """
+
+    question_key: str = "question"
+    """Input key holding the question."""
+    documents_key: str = "documents"
+    """Input key holding the retrieved documents (``Document``s, or items for ``number_sources``)."""
+    merge: bool = True
+    """Merge chunks of the same document (same ``source``, url or document id) into one source."""
+    zero_based_pages: bool = True
+    """Whether ``metadata["page"]`` is 0-based, as LangChain's PDF loaders write it."""
+    style: Literal["markers", "sentences"] = "markers"
+    """``markers``: cite ``[n]``; ``sentences``: sources show numbered sentences, cite ``[n:s]``."""
+    max_tokens: int | None = None
+    """Token budget of the prompt (tiktoken); the lowest-ranked sources that do not fit are dropped."""
+    encoding: str | None = None
+    """tiktoken encoding name for ``max_tokens`` (cite_core's default when unset)."""
+    system_template: str | None = None
+    """Replaces cite_core's system instructions; may use ``{rules}`` and ``{count}``."""
+    user_template: str | None = None
+    """Replaces cite_core's user message; may use ``{sources}`` and ``{question}``."""
+    native: bool = False
+    """Give the sources to Claude as ``document`` blocks with citations enabled (ChatAnthropic only)."""
+    name: str | None = "CitationSources"
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        return self._call_with_config(self._prepare, input, config, run_type="prompt")
+
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        return await self._acall_with_config(self._aprepare, input, config, run_type="prompt")
+
+    async def _aprepare(self, input: dict[str, Any]) -> dict[str, Any]:
+        return self._prepare(input)
+
+    def _prepare(self, input: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(input, Mapping):
+            raise TypeError(
+                f"{self.name} expects a dict with {self.question_key!r} and {self.documents_key!r}, "
+                f"got {type(input).__name__}"
+            )
+        missing = [k for k in (self.question_key, self.documents_key) if k not in input]
+        if missing:
+            raise KeyError(f"{self.name} input has no {missing} (keys: {sorted(input)})")
+        question = input[self.question_key]
+        numbered = documents_to_sources(
+            input[self.documents_key] or [], merge=self.merge, zero_based_pages=self.zero_based_pages
+        )
+        if not numbered:
+            logger.warning("no sources for %r: the answer will cite nothing", question)
+        options: dict[str, Any] = {"style": self.style, "max_tokens": self.max_tokens}
+        if self.encoding is not None:
+            options["encoding"] = self.encoding
+        prompt = build_prompt(
+            question, numbered, system_template=self.system_template, user_template=self.user_template, **options
+        )
+        sources = prompt.sources
+        native = self.native and bool(sources)
+        if native:
+            content = [*to_anthropic_documents(sources), {"type": "text", "text": question}]
+            messages: list[BaseMessage] = [HumanMessage(content=content)]
+        else:
+            messages = [_ROLES.get(m["role"], HumanMessage)(content=m["content"]) for m in prompt.messages]
+        return {
+            **input,
+            "sources": sources,
+            "dropped": prompt.dropped,
+            "context": format_sources(sources, style=self.style),
+            "instructions": citation_instructions(len(sources), style=self.style, template=self.system_template),
+            "messages": messages,
+            "native": native,
+        }

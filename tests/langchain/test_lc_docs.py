@@ -1,0 +1,24 @@
+"""The ```python snippets of docs/langchain.md run, in order, in one namespace (``python no-run`` ones do not)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
+
+
+def snippets() -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", DOC.read_text(encoding="utf-8"), flags=re.S | re.M)
+
+
+def test_docs_snippets_run(capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = snippets()
+    assert len(blocks) >= 5
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+    out = capsys.readouterr().out
+    assert "[1]" in out and "hydrogen fuses into helium" in out

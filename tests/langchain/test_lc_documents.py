@@ -1,0 +1,81 @@
+"""Documents to numbered sources: metadata mapping, pages, start offsets, merging."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.documents import Document
+
+from langchain_cite import document_to_item, documents_to_sources
+
+from .conftest import MOON, SUN, SUN_MORE, corpus
+
+
+def test_metadata_becomes_source_fields() -> None:
+    doc = Document(
+        page_content="Water boils at 100 degrees.",
+        id="chunk-7",
+        metadata={"source": "https://example.org/water", "title": "Water", "url": "https://example.org/water",
+                  "author": "Ada", "lang": "en"},
+    )
+    [source] = documents_to_sources([doc])
+    assert source.number == 1
+    assert source.text == "Water boils at 100 degrees."
+    assert (source.title, source.url, source.author) == ("Water", "https://example.org/water", "Ada")
+    assert source.document_id == "https://example.org/water"
+    assert source.metadata["lang"] == "en"
+    assert source.metadata["chunk_id"] == "chunk-7"
+
+
+def test_chunks_of_one_document_merge_in_document_order() -> None:
+    sources = documents_to_sources(corpus())
+    assert [s.title for s in sources] == ["The Sun", "The Moon"]
+    sun = sources[0]
+    assert [seg.text for seg in sun.segments] == [SUN, SUN_MORE]
+    assert [seg.doc_start for seg in sun.segments] == [0, len(SUN) + 1]
+    assert sun.document_coordinates
+    assert sources[1].text == MOON
+
+
+def test_merge_can_be_turned_off() -> None:
+    assert len(documents_to_sources(corpus(), merge=False)) == 3
+
+
+def test_pdf_pages_are_zero_based_in_langchain() -> None:
+    docs = [
+        Document(page_content="Page one text.", metadata={"source": "a.pdf", "page": 0, "page_label": "i"}),
+        Document(page_content="Page two text.", metadata={"source": "a.pdf", "page": 1}),
+    ]
+    [source] = documents_to_sources(docs)
+    assert source.kind == "pages"
+    assert source.pages == (1, 2)
+    assert source.metadata["page_label"] == "i"
+    [one_based] = documents_to_sources(docs, zero_based_pages=False)
+    assert one_based.pages == (1,)  # page 0 is no valid 1-based page: ignored
+    assert document_to_item(Document(page_content="x", metadata={"page_number": 3}))["page"] == 3
+
+
+def test_qdrant_point_id_and_collection_are_kept() -> None:
+    doc = Document(page_content="Chunk.", metadata={"_id": "9f1c", "_collection_name": "docs", "source": "a.md"})
+    [source] = documents_to_sources([doc])
+    assert source.metadata["chunk_id"] == "9f1c"
+    assert source.metadata["_collection_name"] == "docs"
+    assert source.document_id == "a.md"
+
+
+def test_metadata_never_collides_with_core_keys() -> None:
+    doc = Document(page_content="Text.", metadata={"pages": 12, "type": "document", "start_index": -1, "score": "x"})
+    [source] = documents_to_sources([doc])
+    assert source.kind == "text"
+    assert source.segments[0].doc_start is None
+
+
+def test_rejects_a_single_document() -> None:
+    with pytest.raises(TypeError, match="list of Documents"):
+        documents_to_sources(Document(page_content="x"))  # type: ignore[arg-type]
+
+
+def test_documents_without_text_are_skipped_before_numbering(caplog: pytest.LogCaptureFixture) -> None:
+    docs = [Document(page_content="  ", metadata={"source": "blank"}), Document(page_content="Real text.")]
+    [source] = documents_to_sources(docs)
+    assert source.number == 1 and source.text == "Real text."
+    assert "no text" in caplog.text

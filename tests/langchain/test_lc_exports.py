@@ -1,0 +1,40 @@
+"""The public names of langchain_cite, and the import direction between the packages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import langchain_cite
+
+EXPORTED = [
+    "CitationOutputParser",
+    "CitationSources",
+    "CitationsDelta",
+    "CitedAnswer",
+    "CitedRagAnswer",
+    "Source",
+    "StreamItem",
+    "TextDelta",
+    "create_cited_rag_chain",
+    "document_to_item",
+    "documents_to_sources",
+    "is_chat_anthropic",
+    "to_ai_message",
+]
+
+
+def test_exported_members() -> None:
+    assert langchain_cite.__all__ == EXPORTED
+    for name in EXPORTED:
+        assert getattr(langchain_cite, name) is not None
+
+
+def test_core_anthropic_module_imports_no_framework() -> None:
+    code = (
+        "import sys, cite_core._anthropic; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain_anthropic', 'anthropic', "
+        "'llama_index', 'langchain_cite')]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
