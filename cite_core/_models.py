@@ -71,8 +71,8 @@ class Source(BaseModel):
     """Shown to the model, never cited (as Anthropic's ``context``)."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Any other metadata the item carried."""
-    score: float | None = None
-    """The retriever's score, when one was given."""
+    score: float | None = Field(default=None, allow_inf_nan=False)
+    """The retriever's score, when one was given (finite: JSON has no NaN or infinity)."""
 
     _cache: dict[str, Any] = PrivateAttr(default_factory=dict)
     """Derived data (sentence units, terms) computed on first use; not part of equality."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +96,8 @@ def _field(value: Any, name: str, index: int) -> str | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise SourceError(f"'{name}' must be a string, got {type(value).__name__}", index=index)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise SourceError(f"'{name}' must be a string, got {value!r}", index=index)
     text = str(value).strip()
     return text or None
 
@@ -120,6 +123,8 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     score = data.pop("score", None)
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
         raise SourceError(f"'score' must be a number, got {score!r}", index=index)
+    if score is not None and not math.isfinite(score):
+        raise SourceError(f"'score' must be a finite number, got {score!r}", index=index)
     if "pages" in data:
         pages = data.pop("pages")
         if isinstance(pages, (str, bytes)) or not isinstance(pages, Sequence) or not pages:
