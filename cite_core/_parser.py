@@ -116,9 +116,9 @@ class CitationStream:
             self._eof = True
             self._run()
             self._release_held()
-            self._close_tag()
-            if self._forward:
+            if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
                 self._resolve_forward(self._plain_len)
+            self._close_tag()
             self._flush_text()
             self._finished = self._build()
         return self._finished

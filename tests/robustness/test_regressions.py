@@ -39,3 +39,11 @@ def test_marker_right_after_a_tag_opens_and_a_cjk_sentence() -> None:
     answer = parse_answer("<CIT chunk_id='1' sentences='1-2'>(Source 2)中文。", SOURCES)
     assert [r.source.number for r in answer.references] == first_seen(answer)
     assert [(b.text, len(b.citations or [])) for b in answer.content] == [("中文。", 2)]
+
+
+def test_a_forward_claim_pending_when_an_unclosed_tag_ends_the_answer() -> None:
+    # long hypothesis run: finish() closed the tag (moving the claim boundary) before resolving the
+    # pending forward claim of "[2]", which became an empty claim at offset 0, ahead of the tag's
+    answer = parse_answer("a<CIT chunk_id='1' sentences='1-2'>[2]", SOURCES)
+    assert [r.source.number for r in answer.references] == first_seen(answer)
+    assert [(b.text, len(b.citations or [])) for b in answer.content] == [("a", 2)]
