@@ -5,6 +5,7 @@ the answer (whole or streaming) into Anthropic-shaped cited text with a referenc
 the markers that appear. All character offsets are 0-based and half-open (``text[start:end]``).
 """
 
+from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
 from ._exceptions import (
     CiteError,
@@ -46,6 +47,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
+    "AnthropicCitationStream",
     "CharLocation",
     "Citation",
     "CitationPrompt",
@@ -73,6 +75,7 @@ __all__ = [
     "build_prompt",
     "citation_instructions",
     "format_sources",
+    "from_anthropic_content",
     "get_encoding",
     "number_sources",
     "parse_answer",
@@ -81,5 +84,6 @@ __all__ = [
     "render_markdown",
     "safe_url",
     "split_sentences",
+    "to_anthropic_documents",
     "token_counter",
 ]

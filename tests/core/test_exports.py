@@ -8,12 +8,12 @@ import sys
 import cite_core
 
 EXPECTED = {
-    "DEFAULT_UNSUPPORTED_THRESHOLD", "CharLocation", "Citation", "CitationPrompt", "CitationStream",
+    "DEFAULT_UNSUPPORTED_THRESHOLD", "AnthropicCitationStream", "CharLocation", "Citation", "CitationPrompt", "CitationStream",
     "CitationsDelta", "CiteError", "CitedAnswer", "ContentBlockLocation", "Messages", "MissingDependencyError",
     "PageLocation", "PromptError", "Reference", "Segment", "Source", "SourceError", "StreamEvent", "TextBlock",
     "TextDelta", "TokenBudgetError", "TokenizerUnavailableError", "__version__", "attribute", "build_messages", "build_prompt",
-    "citation_instructions", "format_sources", "get_encoding", "number_sources", "parse_answer", "pdf_pages",
-    "render_html", "render_markdown", "safe_url", "split_sentences", "token_counter",
+    "citation_instructions", "format_sources", "from_anthropic_content", "get_encoding", "number_sources", "parse_answer", "pdf_pages",
+    "render_html", "render_markdown", "safe_url", "split_sentences", "to_anthropic_documents", "token_counter",
 }
 
 

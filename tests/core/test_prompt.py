@@ -129,3 +129,10 @@ def test_missing_bpe_file_fails_clearly_without_network(monkeypatch, tmp_path) -
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     with pytest.raises(TokenizerUnavailableError, match="not cached locally"):
         get_encoding("r50k_base")
+
+
+def test_no_sources_tells_the_model_there_are_none() -> None:
+    messages = build_messages("What is the capital of Peru?", [])
+    assert messages.sources == []
+    assert "No sources were found" in messages[0]["content"] and "1 to 0" not in messages[0]["content"]
+    assert "(no sources were found for this question)" in messages[1]["content"]
