@@ -19,12 +19,12 @@ pytest.importorskip("langchain_qdrant")
 pytest.importorskip("qdrant_client")
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "langchain_qdrant.py"
+EXAMPLE = ROOT / "examples" / "lcel_qdrant.py"
 
 
 @pytest.fixture(scope="module")
 def example() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("langchain_qdrant_example", EXAMPLE)
+    spec = importlib.util.spec_from_file_location("lcel_qdrant_example", EXAMPLE)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

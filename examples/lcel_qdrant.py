@@ -1,8 +1,8 @@
 """Cited answers from an LCEL chain over embedded Qdrant, streamed as the model writes.
 
-    python examples/langchain_qdrant.py "How does the Sun produce energy?"
-    python examples/langchain_qdrant.py --path ./qdrant-data "..."    # embedded Qdrant on disk
-    python examples/langchain_qdrant.py --url http://localhost:6333 "..."   # a Qdrant server
+    python examples/lcel_qdrant.py "How does the Sun produce energy?"
+    python examples/lcel_qdrant.py --path ./qdrant-data "..."    # embedded Qdrant on disk
+    python examples/lcel_qdrant.py --url http://localhost:6333 "..."   # a Qdrant server
 
 Offline by default: a small hashing embedding (no model download) and a scripted fake chat model.
 Set ``CITE_EXAMPLE_OPENAI_MODEL`` (for example ``gpt-4o-mini``, with ``OPENAI_API_KEY``) or
@@ -18,9 +18,6 @@ import os
 import re
 import sys
 from typing import Any
-
-if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]  # run as a script: this file must not shadow the langchain_qdrant package it imports
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
