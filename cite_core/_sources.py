@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._exceptions import SourceError
-from ._models import Segment, Source, SourceKind
+from ._models import Segment, Source, SourceKind, metadata_problem, surrogate_problem
 
 __all__ = ["SEGMENT_SEPARATOR", "number_sources", "pdf_pages"]
 
@@ -88,6 +88,9 @@ def _check_text(text: Any, index: int, what: str = "text") -> str:
         raise SourceError(f"{what} must be a str, got {type(text).__name__}", index=index)
     if not text.strip():
         raise SourceError(f"{what} is empty", index=index)
+    problem = surrogate_problem(text, what)
+    if problem:
+        raise SourceError(problem, index=index)
     return text
 
 
@@ -99,6 +102,9 @@ def _field(value: Any, name: str, index: int) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         raise SourceError(f"'{name}' must be a string, got {value!r}", index=index)
     text = str(value).strip()
+    problem = surrogate_problem(text, f"'{name}'")
+    if problem:
+        raise SourceError(problem, index=index)
     return text or None
 
 
@@ -119,6 +125,9 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     if not isinstance(extra, Mapping):
         raise SourceError(f"'metadata' must be a dict, got {type(extra).__name__}", index=index)
     data = {**extra, **data}
+    problem = metadata_problem(data)
+    if problem:
+        raise SourceError(problem, index=index)
     fields = {name: _field(data.pop(name, None), name, index) for name in _FIELDS}
     score = data.pop("score", None)
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
@@ -153,6 +162,9 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
 def _check_page(page: Any, index: int, number: int) -> str:
     if not isinstance(page, str):
         raise SourceError(f"page {number} must be a str, got {type(page).__name__}", index=index)
+    problem = surrogate_problem(page, f"page {number}")
+    if problem:
+        raise SourceError(problem, index=index)
     return page
 
 

@@ -85,3 +85,63 @@ def test_duplicate_titles_and_urls_never_merge_different_documents() -> None:
     assert [s.text for s in sources] == ["Alpha text.", "Beta text.", "Gamma text.", "Delta text."]
     answer = parse_answer("Alpha [1]. Beta [2]. Gamma [3]. Delta [4].", sources)
     assert [r.source.text for r in answer.references] == ["Alpha text.", "Beta text.", "Gamma text.", "Delta text."]
+
+
+def nested(depth: int) -> dict:
+    root: dict = {}
+    node = root
+    for _ in range(depth - 1):
+        node["a"] = {}
+        node = node["a"]
+    return root
+
+
+def test_metadata_nested_10000_levels_is_a_clear_source_error_not_a_recursion_error() -> None:
+    with pytest.raises(SourceError, match="nested more than 100 levels"):
+        number_sources([{"text": "abc", "deep": nested(10_000)}])
+    with pytest.raises(ValidationError, match="nested more than 100 levels"):
+        Source(number=1, text="a", segments=(Segment(text="a", start=0),), metadata={"deep": nested(10_000)})
+    cyclic: dict = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(SourceError, match="nested more than 100 levels"):
+        number_sources([{"text": "abc", "metadata": {"loop": cyclic}}])
+
+
+def test_metadata_nested_100_levels_round_trips_through_json() -> None:
+    (source,) = number_sources([{"text": "abc", "deep": nested(99)}])
+    answer = parse_answer("abc [1].", [source])
+    assert Source.model_validate_json(source.model_dump_json()) == source
+    assert answer.model_dump_json() and answer.to_html()
+
+
+def test_non_string_metadata_keys_are_a_source_error() -> None:
+    with pytest.raises(SourceError, match="metadata keys must be strings, got int 1"):
+        number_sources([{"text": "abc", "metadata": {1: "x"}}])
+
+
+def test_metadata_values_json_does_not_know_are_kept_and_serialised_as_text() -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "opaque-value"
+
+    value = Opaque()
+    answer = parse_answer("abc [1].", [{"text": "abc", "obj": value, "tags": {"x"}, "raw": b"\x00"}])
+    assert answer.references[0].source.metadata["obj"] is value  # the Python object is untouched
+    assert '"obj":"opaque-value"' in answer.model_dump_json()
+    assert "abc" in answer.to_html()
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "ab\ud800c. More text.",
+        {"text": "abc", "title": "x\udc00"},
+        {"text": "abc", "metadata": {"path": "/tmp/\udcff.txt"}},
+        {"pages": ["ok", "\ud800"]},
+        {"blocks": ["ok", {"type": "text", "text": "\udfff"}]},
+    ],
+)
+def test_lone_surrogates_in_sources_are_a_source_error(item: object) -> None:
+    # a lone surrogate has no UTF-8 form: JSON output and the HTML page would fail later, far from the cause
+    with pytest.raises(SourceError, match="lone surrogate"):
+        number_sources([item])
