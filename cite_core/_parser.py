@@ -34,6 +34,7 @@ _SEPARATORS = re.compile(r"[ \t,;，；、]*")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Group:
@@ -106,6 +107,8 @@ class CitationStream:
         if self._finished is not None:
             raise RuntimeError("CitationStream.feed called after finish()")
         if chunk:
+            if _SURROGATE.search(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
+                chunk = _SURROGATE.sub("\ufffd", chunk)
             self._buf += chunk
             self._run()
         return self._take_events()

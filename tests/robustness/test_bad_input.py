@@ -145,3 +145,12 @@ def test_lone_surrogates_in_sources_are_a_source_error(item: object) -> None:
     # a lone surrogate has no UTF-8 form: JSON output and the HTML page would fail later, far from the cause
     with pytest.raises(SourceError, match="lone surrogate"):
         number_sources([item])
+
+
+def test_lone_surrogates_in_model_text_become_replacement_characters_at_the_same_offsets() -> None:
+    # json.loads('"\\ud83d"') yields a lone surrogate: a model's streamed JSON can carry one
+    text = "The grass\ud83d is green [1]. Sky\udc00 [1]."
+    answer = parse_answer(text, ["The grass is green. The sky is blue."])
+    assert answer.plain_text == "The grass\ufffd is green. Sky\ufffd."
+    assert len(answer.citations) == 2
+    assert answer.model_dump_json() and answer.to_html() and answer.to_markdown()
