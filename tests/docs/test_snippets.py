@@ -1,6 +1,7 @@
 """Every ```python block in README.md and docs/*.md runs (blocks of one page share a namespace).
 
-Blocks fenced as ```py are shown, not run: they need a real model, retriever or index.
+Blocks fenced as ```py are shown, not run: they need a real model, a server or top-level await.
+Snippets run from the repository root, as a user following the docs would.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_python_snippets_run(page: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_python_snippets_run(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = BLOCK.findall(page.read_text(encoding="utf-8"))
     if not blocks:
         pytest.skip("no runnable snippets on this page")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(ROOT)
     namespace: dict[str, object] = {"__name__": "__snippet__"}
     for number, code in enumerate(blocks, start=1):
         try:
