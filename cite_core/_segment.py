@@ -10,11 +10,13 @@ checks on the token before a candidate and the character after it then accept or
 * ``. ! ?`` followed by a lowercase word (after opening quotes, ``¿ ¡`` or a dash) is not a boundary;
   an ellipsis ends a sentence only before a letter that is not lowercase;
 * Chinese ``。！？`` end a sentence without needing a space, except inside ``《…》`` titles;
-* a blank line always ends a sentence; a single newline does when its line is a heading, a list item
-  or a short title-like line, or when the next line starts a list item; otherwise it is a line wrap.
+* a blank line always ends a sentence; a single newline does when its line is a Markdown heading, a
+  list item or a short title-like line not followed by a lowercase word, or when the next line starts a
+  list item or heading; otherwise it is a line wrap inside a paragraph.
 
 Only dots followed by whitespace (or CJK text) are candidates, so decimals, URLs and e-mail addresses
-are never split. Every pattern is linear-time (no nested quantifiers over the same characters).
+are never split. Every pattern runs in linear time (lookbehinds stop retries inside a punctuation run;
+no nested quantifiers over the same characters) and works with Python 3.10's ``re``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ _CLOSE = "\"'”’»」』）)\\]}》〉】"
 # Characters that may directly follow a Latin terminal without a space (CJK text and opening brackets).
 _CJK_NEXT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff「『（《〈【"
 
-_TAIL = rf"(?:[{_CLOSE}]|\[\d+(?:, ?\d+)*\])*"  # closing quotes/brackets and glued [1] or [2, 3]
+_TAIL = rf"(?:[{_CLOSE}]|\[\d+(?:,[ ]?\d+)*\])*"  # closing quotes/brackets and glued [1] or [2, 3]
 # Candidate boundaries. The pattern starts with one character class so that `re` can skip ahead to
 # candidates quickly; lookbehinds then make sure a punctuation run is only tried from its first char.
 _EVENT = re.compile(
@@ -45,16 +47,20 @@ _EVENT = re.compile(
 _WS = re.compile(r"\s*")
 # First significant character after a boundary, skipping opening quotes, brackets, ¿ ¡ and dashes.
 _NEXT_CHAR = re.compile(r"\s*[\"'“‘«(\[{¿¡—–]*(.)", re.S)
-# A list item or Markdown heading at the start of a line (group 1 is set for headings).
-_ITEM = re.compile(r"[^\S\n]*(?:(#{1,6})|[-*+•◦▪‣●○■–—]|\d{1,3}[.)]|[A-Za-z]\))[^\S\n]")
+# A list item or Markdown heading at the start of a line.
+_ITEM_RE = r"[^\S\n]*(?:#{1,6}|[-*+•◦▪‣●○■–—]|\d{1,3}[.)]|[A-Za-z]\))[^\S\n]"
+_ITEM = re.compile(_ITEM_RE)
+_HEADING = re.compile(r"[^\S\n]*#{1,6}[^\S\n]")
+# The next line: group 1 is set when it is a list item or heading, else group 2 is its first character.
+_NEXT_LINE = re.compile(rf"({_ITEM_RE})?[^\S\n]*(.)", re.S)
 _LIST_MARKER = re.compile(r"\d{1,3}|[A-Za-z]|[IVX]{1,5}")
 _OPENERS = "\"'“‘«([{¿¡"
 _HEADING_MAX = 50  # a single line up to this long, followed by a non-lowercase line, is a title
 
-# Abbreviations that never end a sentence (titles before names, "EE. UU.", "vs.").
+# Abbreviations that never end a sentence (titles before names, "EE. UU.", "e.g.", "vs.").
 _ABBREV = frozenset(
     "mr mrs ms mx dr drs prof rev hon st mt ft gen col capt cmdr lt sgt gov sen rep pres messrs "
-    "vs cf sr sra sras srta sres dra dras lic ing arq dña ud uds vd vds ee av avda ej".split()
+    "e.g i.e vs cf viz sr sra sras srta sres dra dras lic ing arq dña ud uds vd vds ee av avda ej".split()
 )
 # Abbreviations that do not end a sentence when a number follows ("No. 5", "Fig. 3", "Jan. 5").
 _NUM_ABBREV = frozenset(
@@ -68,33 +74,29 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     if not isinstance(text, str):
         raise TypeError(f"split_sentences() expects a str, got {type(text).__name__}")
     spans: list[tuple[int, int]] = []
-    start = 0  # where the current sentence begins (possibly on leading whitespace)
+    start = _WS.match(text).end()  # first character of the pending sentence
+    boundary = 0  # end of the last sentence boundary
     line_start = 0
     has_titles = "《" in text
     for m in _EVENT.finditer(text):
         s, e = m.span()
         if text[s] == "\n":
-            if e - s > 1 or _line_ends_sentence(text, start, line_start, s, e):
-                _append(spans, text, start, s)
-                start = e
+            if start < s and (e - s > 1 or _line_ends_sentence(text, boundary, line_start, s, e)):
+                spans.append((start, start + len(text[start:s].rstrip())))
+                boundary = e
+                start = _WS.match(text, e).end()
             line_start = e
             continue
         if m.group("cjk") is None and not _latin_boundary(text, s, e, line_start):
             continue
         if has_titles and _inside_title(text, start, s):
             continue
-        _append(spans, text, start, e)
-        start = e
-    _append(spans, text, start, len(text))
+        spans.append((start, e))
+        boundary = e
+        start = _WS.match(text, e).end()
+    if start < len(text):
+        spans.append((start, start + len(text[start:].rstrip())))
     return spans
-
-
-def _append(spans: list[tuple[int, int]], text: str, start: int, end: int) -> None:
-    """Append ``text[start:end]`` trimmed of whitespace, unless it is blank."""
-    seg = text[start:end]
-    lead = len(seg) - len(seg.lstrip())
-    if lead < len(seg):
-        spans.append((start + lead, start + len(seg.rstrip())))
 
 
 def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
@@ -110,42 +112,38 @@ def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
         return nxt.isalpha()
     if run != ".":
         return True
-    window = text[max(s - 24, line_start) : s]
+    lo = max(s - 24, line_start)
+    window = text[lo:s]
     if not window or window[-1].isspace():
         return True
-    token = window.rsplit(None, 1)[-1].lstrip(_OPENERS)
+    words = window.rsplit(None, 1)
+    token = words[-1].lstrip(_OPENERS)
     word = token.lower()
     if word in _ABBREV or (word in _NUM_ABBREV and nxt.isdigit()):
         return False
-    if len(token) == 1 and token.isupper() and token != "I":
+    if len(token) == 1 and token.isupper() and token != "I":  # "I." is usually the pronoun
         return False  # an initial, as in "J. R. R. Tolkien"
     if _LIST_MARKER.fullmatch(token):  # "1." or "b." opening a line is a list marker
-        return text[line_start : s - len(token)].strip() != ""
+        return lo != line_start or len(words) > 1
     return True
 
 
-def _line_ends_sentence(text: str, start: int, line_start: int, s: int, e: int) -> bool:
-    """Decide whether the single newline ``text[s:e]`` ends the current sentence."""
-    if _WS.match(text, start).end() >= s:
-        return False  # nothing pending
-    if _ITEM.match(text, e):
-        return True  # the next line is a list item or a heading
+def _line_ends_sentence(text: str, boundary: int, line_start: int, s: int, e: int) -> bool:
+    """Decide whether the single newline ``text[s:e]`` ends the pending sentence."""
+    nxt = _NEXT_LINE.match(text, e)
+    if nxt is None or nxt.group(1):
+        return True  # end of text, or the next line is a list item or a heading
+    if nxt.group(2).islower():  # a line wrap inside a paragraph, unless this line is a heading
+        return _HEADING.match(text, line_start) is not None
     line = text[line_start:s].strip()
-    item = _ITEM.match(line)
-    if item and item.group(1):
-        return True  # the line is a Markdown heading
-    nxt = _WS.match(text, e).end()
-    if nxt >= len(text) or text[nxt].islower():
-        return False  # a line wrap inside a paragraph
-    if item:
-        return True  # a list item ends with its line
-    if line and line[-1] in _TERM + _CLOSE:
+    if _ITEM.match(line):
+        return True  # a list item or a heading ends with its line
+    if not line or line[-1] in _TERM + _CLOSE:
         return False  # the punctuation run before the newline already decided
-    whole_line = _WS.match(text, start).end() >= line_start
-    return whole_line and (len(line) <= _HEADING_MAX or line.endswith((":", "：")))
+    return boundary <= line_start and (len(line) <= _HEADING_MAX or line.endswith((":", "：")))
 
 
 def _inside_title(text: str, start: int, s: int) -> bool:
     """True when position ``s`` lies inside an open ``《…》`` title within the current sentence."""
-    opened = text.rfind("《", start, s)
-    return opened > text.rfind("》", start, s) and text.find("》", s, s + 64) != -1
+    lo = max(start, s - 64)
+    return text.rfind("《", lo, s) > text.rfind("》", lo, s) and text.find("》", s, s + 64) != -1
