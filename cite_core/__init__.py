@@ -7,6 +7,7 @@ the markers that appear. All character offsets are 0-based and half-open (``text
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._extractive import extractive_answer
 from ._exceptions import (
     CiteError,
     MissingDependencyError,
@@ -74,6 +75,7 @@ __all__ = [
     "build_messages",
     "build_prompt",
     "citation_instructions",
+    "extractive_answer",
     "format_sources",
     "from_anthropic_content",
     "get_encoding",

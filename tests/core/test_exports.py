@@ -12,7 +12,7 @@ EXPECTED = {
     "CitationsDelta", "CiteError", "CitedAnswer", "ContentBlockLocation", "Messages", "MissingDependencyError",
     "PageLocation", "PromptError", "Reference", "Segment", "Source", "SourceError", "StreamEvent", "TextBlock",
     "TextDelta", "TokenBudgetError", "TokenizerUnavailableError", "__version__", "attribute", "build_messages", "build_prompt",
-    "citation_instructions", "format_sources", "from_anthropic_content", "get_encoding", "number_sources", "parse_answer", "pdf_pages",
+    "citation_instructions", "extractive_answer", "format_sources", "from_anthropic_content", "get_encoding", "number_sources", "parse_answer", "pdf_pages",
     "render_html", "render_markdown", "safe_url", "split_sentences", "to_anthropic_documents", "token_counter",
 }
 
