@@ -47,3 +47,10 @@ def test_a_forward_claim_pending_when_an_unclosed_tag_ends_the_answer() -> None:
     answer = parse_answer("a<CIT chunk_id='1' sentences='1-2'>[2]", SOURCES)
     assert [r.source.number for r in answer.references] == first_seen(answer)
     assert [(b.text, len(b.citations or [])) for b in answer.content] == [("a", 2)]
+
+
+def test_each_source_has_its_own_cache() -> None:
+    # Source._cache became a copied default instead of a default_factory (profile: 6x faster Source())
+    first, second = number_sources(["One.", "Two."])
+    first._cache["units"] = ["x"]
+    assert second._cache == {} and first._cache is not second._cache
