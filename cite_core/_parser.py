@@ -482,12 +482,12 @@ class CitationStream:
 
     def _build(self) -> CitedAnswer:
         plain = "".join(self._plain)
-        claims: dict[tuple[int, int], list[list[Citation]]] = {}
-        for group in self._groups:
+        claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]] = {}
+        for index, group in enumerate(self._groups):
             if group.citations:
-                claims.setdefault((group.start, group.end), []).append(group.citations)
+                claims.setdefault((group.start, group.end), []).append((index, group.citations))
         blocks: list[TextBlock] = []
-        attached: dict[int, list[list[Citation]]] = {}  # block index -> the claims' citation lists
+        attached: dict[int, list[tuple[int, list[Citation]]]] = {}  # block -> (group index, citations)
         cursor = 0
         for (start, end), citations in sorted(claims.items()):
             start = max(start, cursor)
@@ -506,11 +506,11 @@ class CitationStream:
             cursor = end
         if cursor < len(plain):
             blocks.append(TextBlock(text=plain[cursor:]))
-        for index, lists in attached.items():
-            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order of their
-            # display numbers, so that the content lists sources in reference order; a group keeps its own
-            lists.sort(key=lambda cited: min(c.reference for c in cited))
-            blocks[index].citations = [c for cited in lists for c in cited]
+        for block, lists in attached.items():
+            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
+            # they were numbered, so that the content lists sources in reference order
+            lists.sort(key=lambda entry: entry[0])
+            blocks[block].citations = [c for _, cited in lists for c in cited]
         references = [
             Reference(number=display, source=self._by_number[number]) for number, display in self._display_no.items()
         ]

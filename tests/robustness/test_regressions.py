@@ -54,3 +54,12 @@ def test_each_source_has_its_own_cache() -> None:
     first, second = number_sources(["One.", "Two."])
     first._cache["units"] = ["x"]
     assert second._cache == {} and first._cache is not second._cache
+
+
+def test_groups_sharing_a_claim_keep_the_order_they_were_numbered_in() -> None:
+    # atheris (bench/fuzz.py --target parser): "[1] x [5] y [1-3]" with the [5] and [1-3] groups sharing
+    # one claim; ordering the groups by their smallest display number put [1-3] (1 seen before) ahead
+    sources = number_sources(["One.", "Two.", "Three.", "Four.", "Five."])
+    for text in ("[1-3% \n[1])))[5])()) &My Docue[1-3] \nI0\x00\x00", "[1])))[5])()) &My Docue[1-3]"):
+        answer = parse_answer(text, sources)
+        assert [r.source.number for r in answer.references] == [1, 5, 2, 3] == first_seen(answer)
