@@ -1,10 +1,15 @@
-"""Core overhead for one query, and streaming cost per chunk.
+"""Core overhead for one query, side by side with the peers, and streaming cost per chunk.
 
     python bench/bench_core.py            # prints a table; --json for machine-readable output
 
 One query: 20 sources of about 1 KB and a 400-word answer with 30 markers: number the sources, build
-the prompt (no token budget, then with one), parse and localise. Streaming: the same answer fed one
-character at a time; growth with answer length (doubling, 1 KB to 1 MB) and with the number of sources.
+the prompt (no token budget, then with one), parse and localise. In the same run, on the top 10 of
+those sources: llama-index-core's ``CitationQueryEngine._create_citation_nodes`` (its re-split of the
+retrieved nodes into 512-token citation chunks, timed directly), our number + prompt + parse on the
+same 10, and a plain LCEL chain (prompt | fake model | StrOutputParser) with the same fake model,
+with and without our citation step. Peers missing are skipped. Streaming: the same answer fed one
+character at a time; growth with answer length (doubling, 1 KB to 1 MB) and with the number of sources
+(5 to 500, doubling ratios reported).
 """
 
 from __future__ import annotations
@@ -79,11 +84,96 @@ def stream_chars(items: list[dict], answer: str) -> None:
     stream.finish()
 
 
+def llama_resplit(items: list[dict]):  # type: ignore[no-untyped-def]
+    """A callable re-splitting ``items`` as CitationQueryEngine does, or None without llama-index-core."""
+    try:
+        from llama_index.core.query_engine import CitationQueryEngine
+        from llama_index.core.schema import NodeWithScore, TextNode
+    except ImportError:
+        return None
+
+    class _NoRetriever:  # _create_citation_nodes does not retrieve
+        pass
+
+    engine = CitationQueryEngine.__new__(CitationQueryEngine)
+    from llama_index.core.node_parser import SentenceSplitter
+    from llama_index.core.schema import MetadataMode
+
+    engine.text_splitter = SentenceSplitter(chunk_size=512, chunk_overlap=20)
+    engine._metadata_mode = MetadataMode.NONE
+    engine._multimodal = False
+    nodes = [NodeWithScore(node=TextNode(text=i["text"], metadata={"title": i["title"], "url": i["url"]}), score=0.5)
+             for i in items]
+    return lambda: engine._create_citation_nodes(nodes)
+
+
+def lcel_chains(items: list[dict], answer: str):  # type: ignore[no-untyped-def]
+    """(plain, cited) callables: the same LCEL prompt | fake model chain, without and with our step."""
+    try:
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+        from langchain_core.output_parsers import StrOutputParser
+        from langchain_core.prompts import ChatPromptTemplate
+        from langchain_core.runnables import RunnableLambda
+    except ImportError:
+        return None
+    context = "\n\n".join(f"[{n}] {i['text']}" for n, i in enumerate(items, 1))
+    prompt = ChatPromptTemplate.from_messages([("system", "Answer from the sources.\n{context}"), ("human", "{question}")])
+    model = FakeListChatModel(responses=[answer])
+    plain = prompt | model | StrOutputParser()
+
+    def cite(inputs: dict) -> object:
+        sources = number_sources(inputs["items"])
+        messages = build_messages(inputs["question"], sources)
+        text = model.invoke([(m["role"], m["content"]) for m in messages]).content
+        return parse_answer(text, messages.sources)
+
+    cited = RunnableLambda(cite)
+    question = "What did the author do?"
+    return (lambda: plain.invoke({"context": context, "question": question}),
+            lambda: cited.invoke({"items": items, "question": question}))
+
+
+def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, object]:
+    """Interleaved timings on the top 10: ours, llama-index's re-split, a plain LCEL chain."""
+    top = items[:10]
+    top_answer = make_answer(top, words=250, markers=16, seed=2)
+    runs = {"ours_top10_ms": lambda: one_query(top, top_answer, None)}
+    resplit = llama_resplit(top)
+    if resplit:
+        runs["llamaindex_resplit_top10_ms"] = resplit
+    chains = lcel_chains(top, top_answer)
+    if chains:
+        runs["lcel_plain_chain_ms"], runs["lcel_chain_with_citations_ms"] = chains
+    samples: dict[str, list[float]] = {k: [] for k in runs}
+    for fn in runs.values():
+        fn()  # warm
+    for _ in range(repeat):
+        for key, fn in runs.items():  # interleaved: the same machine state for every contender
+            start = time.perf_counter()
+            fn()
+            samples[key].append(time.perf_counter() - start)
+    out: dict[str, object] = {k: statistics.median(v) * 1e3 for k, v in samples.items()}
+    ours = out["ours_top10_ms"]
+    if "llamaindex_resplit_top10_ms" in out:
+        out["ratio_ours_to_llamaindex_resplit"] = ours / out["llamaindex_resplit_top10_ms"]  # type: ignore[operator]
+    if "lcel_plain_chain_ms" in out:
+        out["ratio_ours_to_lcel_plain_chain"] = ours / out["lcel_plain_chain_ms"]  # type: ignore[operator]
+    return out
+
+
+def doubling(rows: list[dict], key: str, value: str = "ms") -> list[float]:
+    """Time ratio between consecutive rows; each row doubles (or multiplies) ``key``."""
+    return [round(b[value] / a[value], 2) for a, b in zip(rows, rows[1:])]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats and lengths (for python -m bench --quick)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = min(args.repeat, 30)
     items = make_sources(20)
     answer = make_answer(items)
     results: dict[str, object] = {
@@ -98,13 +188,18 @@ def main() -> None:
         timed(lambda: parse_answer(answer, sources), args.repeat)) * 1e3
     chars = statistics.median(timed(lambda: stream_chars(items, answer), 20))
     results["stream_1char_us_per_chunk"] = chars / len(answer) * 1e6
+    results["side_by_side"] = side_by_side(items, answer, max(20, args.repeat // 2))
+    # LlamaIndex's default SentenceSplitter makes nodes of up to 1024 tokens (about 4 KB of prose)
+    results["side_by_side_4KB_nodes"] = side_by_side(make_sources(10, 4000), answer, max(20, args.repeat // 2))
     growth = []
     base = answer
-    for size in (1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000):
+    sizes = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000)
+    for size in sizes[:8] if args.quick else sizes:
         text = (base * (size // len(base) + 1))[:size]
         seconds = min(timed(lambda: parse_answer(text, sources), 3))
         growth.append({"chars": size, "ms": seconds * 1e3})
     results["length_growth"] = growth
+    results["length_doubling_ratios"] = doubling(growth, "chars")
     results["max_doubling_ratio_from_16KB"] = max(
         b["ms"] / a["ms"] for a, b in zip(growth, growth[1:]) if a["chars"] >= 16_000)
     stream_growth = []
@@ -112,13 +207,17 @@ def main() -> None:
         text = (base * (size // len(base) + 1))[:size]
         stream_growth.append({"chars": size, "ms": min(timed(lambda: stream_chars(items, text), 3)) * 1e3})
     results["stream_growth_1char"] = stream_growth
+    results["stream_doubling_ratios"] = doubling(stream_growth, "chars")
     by_sources = []
-    for n in (5, 50, 500):
+    for n in (5, 10, 20, 40, 80, 160, 320, 500):
         many = make_sources(n)
         text = make_answer(many, markers=30, seed=1)
         by_sources.append({"sources": n, "ms": statistics.median(
             timed(lambda: one_query(many, text, None), 20)) * 1e3})
     results["sources_growth"] = by_sources
+    results["sources_ratios_per_step"] = [
+        {"from": a["sources"], "to": b["sources"], "ratio": round(b["ms"] / a["ms"], 2)} for a, b in zip(by_sources, by_sources[1:])
+    ]
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -126,14 +225,22 @@ def main() -> None:
     print(f"one query (number + prompt + parse + localise): {results['query_ms_median']:.2f} ms median")
     print(f"  with a tiktoken budget:                       {results['query_with_budget_ms_median']:.2f} ms median")
     print(f"  parse + localise only:                        {results['parse_only_ms_median']:.2f} ms median")
+    for label, key in (("1 KB", "side_by_side"), ("4 KB", "side_by_side_4KB_nodes")):
+        side = results[key]
+        print(f"side by side on the top 10, {label} nodes (median ms): " + ", ".join(
+            f"{k.removesuffix('_ms')} {v:.2f}" for k, v in side.items() if k.endswith("_ms")))  # type: ignore[union-attr]
+        print("  ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in side.items() if k.startswith("ratio")))  # type: ignore[union-attr]
     print(f"streaming, 1-character chunks: {results['stream_1char_us_per_chunk']:.2f} us per chunk")
     print("whole-answer parse time by length (chars: ms):",
           ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in growth))
+    print(f"  doubling ratios: {results['length_doubling_ratios']} (linear = 2.0)")
     print(f"  worst doubling ratio from 16 KB up: {results['max_doubling_ratio_from_16KB']:.2f}x (linear = 2.0x)")
     print("streaming 1-char chunks by length (chars: ms):",
           ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in stream_growth))
+    print(f"  doubling ratios: {results['stream_doubling_ratios']} (linear = 2.0)")
     print("one query by number of sources (sources: ms):",
           ", ".join(f"{g['sources']}: {g['ms']:.1f}" for g in by_sources))
+    print("  ratio per step:", ", ".join(f"{r['from']}->{r['to']}: {r['ratio']}x" for r in results["sources_ratios_per_step"]))
 
 
 if __name__ == "__main__":
