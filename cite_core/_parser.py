@@ -16,14 +16,15 @@ from typing import Any
 from ._localize import Corpus
 from ._markers import NEED, Item, Marker, Tag, match_line_start, match_marker
 from ._models import Citation, CitationsDelta, CitedAnswer, Reference, Source, StreamEvent, TextBlock, TextDelta
-from ._scoring import analyze
+from ._scoring import SUPPORT_THRESHOLD, analyze
 from ._segment import split_sentences
 from ._sources import number_sources
 
 __all__ = ["DEFAULT_UNSUPPORTED_THRESHOLD", "CitationStream", "parse_answer"]
 
-DEFAULT_UNSUPPORTED_THRESHOLD = 0.3
-"""Citations whose support score is below this are listed as unsupported on the answer."""
+DEFAULT_UNSUPPORTED_THRESHOLD = SUPPORT_THRESHOLD
+"""Citations whose support score is below this are listed as unsupported on the answer (calibrated
+on a development split of AttributionBench; see docs/quality.md)."""
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
