@@ -225,6 +225,8 @@ def match_line_start(text: str, pos: int, eof: bool, titles: dict[int, tuple[str
         return ("fence", pos + fence.end())
     if not line and not complete:
         return NEED
+    if not complete and len(line) <= MAX_HOLD and _is_heading_prefix(line):
+        return NEED  # "Sources c" may still become "Sources cited"
     heading = _HEADING.match(line)
     if heading:
         rest = heading["rest"].strip()
@@ -234,8 +236,6 @@ def match_line_start(text: str, pos: int, eof: bool, titles: dict[int, tuple[str
             return NEED if len(line) <= MAX_HOLD else None
         if heading["colon"] and (rest[0] in "[【［(-*•0123456789" or rest.lower().startswith("http")):
             return "reflist"  # "Sources: [1] ..., [2] ..."
-    elif not complete and len(line) <= MAX_HOLD and _is_heading_prefix(line):
-        return NEED
     return _reference_entry(text, pos, line_end, complete, titles)
 
 

@@ -222,3 +222,12 @@ def test_chinese_answer_and_sources() -> None:
     answer = parse_answer("太阳的能量来自核聚变【1】。水很重要［2］。", sources)
     assert [c.cited_text for c in answer.citations] == ["太阳通过核聚变产生能量。", "水是生命之源。"]
     assert answer.text == "太阳的能量来自核聚变[1]。水很重要[2]。"
+
+
+def test_two_word_heading_is_decided_on_the_whole_line_when_streamed(sources) -> None:
+    text = "Grass is green [1].\nSOURCES CITED\n[1] My Document"
+    stream = CitationStream(sources)
+    for ch in text:
+        stream.feed(ch)
+    assert stream.finish() == parse_answer(text, sources)
+    assert parse_answer(text, sources).removed_reference_list.startswith("SOURCES CITED")
