@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -100,9 +101,12 @@ def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers")
     return "\n\n".join(_format_source(s, style) for s in sources)
 
 
+_DELIMITER = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
+
+
 def _clean(text: str) -> str:
     """Neutralise our delimiters inside source text (what the model sees only; offsets are unaffected)."""
-    return text.replace("<source", "‹source").replace("</source", "‹/source")
+    return _DELIMITER.sub(r"‹\1", text)
 
 
 def _attr(value: str) -> str:

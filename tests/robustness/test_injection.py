@@ -65,8 +65,6 @@ def test_a_source_cannot_break_out_of_its_delimiters(breakout: str) -> None:
     user = messages[1]["content"]
     opened = re.findall(r"<\s*source\b", user, re.IGNORECASE)
     closed = re.findall(r"<\s*/\s*source\s*>", user, re.IGNORECASE)
-    if len(opened) != 2 or len(closed) != 2:
-        pytest.xfail("_prompt._clean neutralises only lower-case '<source'/'</source' (lead's file; reported)")
     assert len(opened) == len(closed) == 2
 
 
