@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np  # noqa: E402
-from qdrant_client import QdrantClient, models  # noqa: E402
+import numpy as np
+from qdrant_client import QdrantClient, models
 
-from cite_core import build_messages, number_sources, parse_answer, split_sentences  # noqa: E402
+from cite_core import build_messages, number_sources, parse_answer, split_sentences
 
 DIM = 64
 ESSAY = ROOT.parent / "shared" / "data" / "paul_graham_essay.txt"

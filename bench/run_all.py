@@ -39,7 +39,7 @@ def run_one(name: str, quick: bool, extra: list[str], timeout: int) -> dict[str,
     path = BENCH / script
     if not path.is_file():
         return {"status": "skipped", "reason": f"{script} is not present"}
-    help_text = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, cwd=ROOT)
+    help_text = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
     missing = _MISSING.search(help_text.stderr)
     if help_text.returncode != 0 and missing:
         return {"status": "skipped", "reason": f"missing dependency: {missing.group(1).strip()}"}
@@ -49,7 +49,7 @@ def run_one(name: str, quick: bool, extra: list[str], timeout: int) -> dict[str,
         command.append("--json")
     start = time.perf_counter()
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"status": "failed", "reason": f"timed out after {timeout} s", "command": " ".join(command[1:])}
     seconds = round(time.perf_counter() - start, 1)
