@@ -52,13 +52,18 @@ def make_answer(items: list[dict], words: int = 400, markers: int = 30, seed: in
     for number, item in enumerate(items, start=1):
         for start, end in split_sentences(item["text"]):
             sentences.append((number, item["text"][start:end]))
-    out, count = [], 0
+    # exactly `markers` claims of words // markers words each, each a source sentence's opening words
+    # (padded with the next sentence's when short), so the answer has `words` words and `markers` markers
     per_marker = max(1, words // markers)
-    while count < words:
-        number, sentence = rng.choice(sentences)
-        claim = " ".join(sentence.split()[:per_marker]).rstrip(".,;:")
-        out.append(f"{claim} [{number}].")
-        count += len(claim.split())
+    out = []
+    for _ in range(markers):
+        index = rng.randrange(len(sentences))
+        number = sentences[index][0]
+        claim_words: list[str] = []
+        while len(claim_words) < per_marker:
+            claim_words += sentences[index % len(sentences)][1].split()
+            index += 1
+        out.append(" ".join(claim_words[:per_marker]).rstrip(".,;:") + f" [{number}].")
     return " ".join(out)
 
 
