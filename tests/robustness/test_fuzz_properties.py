@@ -61,7 +61,7 @@ def streamed(text: str, bounds: list[int], sources: list[Source]) -> tuple[Cited
     return answer, "".join(e.text for e in events if e.type == "text_delta"), events
 
 
-def check(answer: CitedAnswer, sources: list[Source]) -> None:
+def check(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
     by_number = {s.number: s for s in sources}
     for citation in answer.citations:
         source = by_number[citation.document_index + 1]
@@ -69,7 +69,11 @@ def check(answer: CitedAnswer, sources: list[Source]) -> None:
         assert citation.cited_text.strip()
         assert 1 <= citation.reference <= len(answer.references)
     first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
-    assert [r.source.number for r in answer.references] == first_seen
+    assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
+    if "<cit" not in text.lower():
+        # references follow the markers' order in the text; only markers nested inside a <CIT> tag
+        # (whose claim starts before them) can make it differ from the order of the claims
+        assert [r.source.number for r in answer.references] == first_seen
     assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
     mapping = {c.document_index + 1: c.reference for c in answer.citations}
     assert len(set(mapping.values())) == len(mapping)  # renumbering is a bijection
@@ -83,7 +87,7 @@ def test_hostile_text_parses_and_streams_identically(text: str, cuts: list[int])
     answer, deltas, events = streamed(text, cuts, SOURCES)
     assert answer == whole
     assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
-    check(whole, SOURCES)
+    check(whole, SOURCES, text)
     for event in events:  # every streamed claim range lies inside the streamed text
         if event.type == "citations_delta":
             assert 0 <= event.claim_start <= event.claim_end <= len(deltas)
@@ -106,7 +110,7 @@ def test_references_are_exactly_the_valid_numbers_written(numbers: list[int]) ->
     assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
     written_invalid = [f"[{n}]" for n in numbers if n >= 0 and n not in VALID and len(str(n)) <= 6]
     assert answer.invalid_markers == written_invalid
-    check(answer, SOURCES)
+    check(answer, SOURCES, text)
 
 
 @given(st.integers(min_value=1, max_value=6), st.integers(min_value=0, max_value=12),
