@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
-from ._scoring import TermStats, analyze, bm25_postings, coverage, support
+from ._scoring import TermStats, analyze, bm25_counted, coverage, support
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "source_stats", "source_units"]
@@ -75,16 +75,12 @@ def source_stats(source: Source) -> TermStats:
     return stats
 
 
-def _unit_index(source: Source, units: list[Unit]) -> tuple[dict[str, list[tuple[int, int]]], list[int]]:
-    """An inverted index of the units (term -> [(unit, count)]) and their lengths, cached on the source."""
-    index = source._cache.get("unit_index")
-    if index is None:
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for i, unit in enumerate(units):
-            for term, count in Counter(unit.terms).items():
-                postings.setdefault(term, []).append((i, count))
-        index = source._cache["unit_index"] = (postings, [len(u.terms) for u in units])
-    return index
+def _unit_counts(source: Source, units: list[Unit]) -> list[Counter[str]]:
+    """Term counts of each unit (for BM25), cached on the source."""
+    counts = source._cache.get("unit_counts")
+    if counts is None:
+        counts = source._cache["unit_counts"] = [Counter(u.terms) for u in units]
+    return counts
 
 
 class Corpus:
@@ -115,7 +111,7 @@ class Corpus:
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
         if first is None:
-            first, last = self._best(claim_terms, units, *_unit_index(source, units))
+            first, last = self._best(claim_terms, units, _unit_counts(source, units))
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
@@ -128,12 +124,12 @@ class Corpus:
         return _make_citation(source, seg_index, start, end, cited, reference, score)
 
     def _best(
-        self, claim: list[str], units: list[Unit], postings: dict[str, list[tuple[int, int]]], lengths: list[int]
+        self, claim: list[str], units: list[Unit], counts: list[Counter[str]]
     ) -> tuple[int | None, int | None]:
         if not claim or not units:
             return None, None
         stats = self.stats
-        scores = bm25_postings(claim, postings, lengths, stats)
+        scores = bm25_counted(claim, counts, [len(u.terms) for u in units], stats)
         best = max(range(len(units)), key=lambda i: (scores[i], -i))
         if scores[best] <= 0:
             return None, None

@@ -27,7 +27,6 @@ __all__ = [
     "TermStats",
     "analyze",
     "bm25_counted",
-    "bm25_postings",
     "bm25_scores",
     "coverage",
     "support",
@@ -169,28 +168,6 @@ def bm25_counted(
                 if f:
                     score += idf * f * (k1 + 1) / (f + norm)
         scores.append(score)
-    return scores
-
-
-def bm25_postings(
-    claim: Sequence[str],
-    postings: Mapping[str, Sequence[tuple[int, int]]],
-    lengths: Sequence[int],
-    stats: TermStats,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """``bm25_counted`` from an inverted index (term -> [(unit, count)]): touches only matching units."""
-    scale = b / stats.avg_len if stats.avg_len else 0.0
-    scores = [0.0] * len(lengths)
-    for term in set(claim):  # the same arithmetic, in the same order, as bm25_counted
-        posting = postings.get(term)
-        if posting:
-            idf = stats.idf(term)
-            for unit, f in posting:
-                if lengths[unit]:
-                    scores[unit] += idf * f * (k1 + 1) / (f + k1 * (1 - b + scale * lengths[unit]))
     return scores
 
 

@@ -74,19 +74,3 @@ def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
     cov, pairs, missing, length = support_features(analyze("built in 1925"), analyze("built in 1889"), stats)
     assert missing == 1.0 and 0 < cov < 1 and length > 0
-
-
-def test_bm25_postings_equals_bm25_counted() -> None:
-    from collections import Counter
-
-    from cite_core._scoring import bm25_postings
-
-    units = [analyze(t) for t in ["The grass is green.", "The sky is blue and the sky is big.", "", "Grass grows."]]
-    stats = TermStats.from_units(units)
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for i, terms in enumerate(units):
-        for term, count in Counter(terms).items():
-            postings.setdefault(term, []).append((i, count))
-    for claim in (analyze("green grass"), analyze("the big blue sky"), analyze("nothing here"), []):
-        expected = bm25_counted(claim, [Counter(u) for u in units], [len(u) for u in units], stats)
-        assert bm25_postings(claim, postings, [len(u) for u in units], stats) == expected
