@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 
 __all__ = [
     "BM25_B",
@@ -106,13 +107,10 @@ class TermStats:
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
-        df: Counter[str] = Counter()
-        count = total = 0
-        for terms in units:
-            count += 1
-            total += len(terms)
-            df.update(set(terms))
-        return cls(count, df, total / count if count else 1.0)
+        units = list(units)
+        df = Counter(chain.from_iterable(map(set, units)))  # one counting pass in C
+        total = sum(map(len, units))
+        return cls(len(units), df, total / len(units) if units else 1.0)
 
     @classmethod
     def merge(cls, parts: Iterable[TermStats]) -> TermStats:
