@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
 from ._scoring import TermStats, analyze, bm25_counted, coverage, support
@@ -33,9 +34,16 @@ class Unit:
     terms: tuple[str, ...]
 
 
+def _cache(source: Source) -> dict[str, Any]:
+    """The source's private cache, read from pydantic's private-attribute slot (``source._cache`` goes
+    through ``BaseModel.__getattr__``, which costs microseconds on this hot path)."""
+    return source.__pydantic_private__["_cache"]  # type: ignore[index]
+
+
 def source_units(source: Source) -> list[Unit]:
     """The citable units of a source, cached on it."""
-    units = source._cache.get("units")
+    cache = _cache(source)
+    units = cache.get("units")
     if units is None:
         units = []
         text = source.text
@@ -50,7 +58,7 @@ def source_units(source: Source) -> list[Unit]:
                     pieces = _split_long(text, *pieces[0])
                 for a, b in pieces:
                     units.append(Unit(a, b, index, tuple(analyze(text[a:b]))))
-        source._cache["units"] = units
+        cache["units"] = units
     return units
 
 
@@ -69,17 +77,19 @@ def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 def source_stats(source: Source) -> TermStats:
     """Term statistics over one source's units, cached on it."""
-    stats = source._cache.get("stats")
+    cache = _cache(source)
+    stats = cache.get("stats")
     if stats is None:
-        stats = source._cache["stats"] = TermStats.from_units(u.terms for u in source_units(source))
+        stats = cache["stats"] = TermStats.from_units(u.terms for u in source_units(source))
     return stats
 
 
 def _unit_counts(source: Source, units: list[Unit]) -> list[Counter[str]]:
     """Term counts of each unit (for BM25), cached on the source."""
-    counts = source._cache.get("unit_counts")
+    cache = _cache(source)
+    counts = cache.get("unit_counts")
     if counts is None:
-        counts = source._cache["unit_counts"] = [Counter(u.terms) for u in units]
+        counts = cache["unit_counts"] = [Counter(u.terms) for u in units]
     return counts
 
 
