@@ -33,13 +33,15 @@ _NEUTRAL = str.maketrans({"[": "(", "]": ")", "【": "(", "】": ")", "［": "("
 RELATIVE_CUTOFF = 0.5
 """Sentences scoring below this share of the best sentence's score are not used."""
 MAX_SENTENCE_CHARS = 600
+"""Sentences longer than this (tables, run-on text) are skipped."""
 MAX_SYMBOL_SHARE = 0.08
 """Sentences where more than this share of the characters are code symbols (source code) are skipped."""
 _SYMBOLS = re.compile(r"[=(){}\[\]<>\"`;|\\/_*#$&^~+]")
 _INDENTED = re.compile(r"\n(?:[ ]{4}|\t)\S|[\w)\]]\s*=\s*[\w\[(\"']")
 _LEAD = re.compile(r"^(?:[-*+>•]|\d{1,3}[.)]|#{1,6})\s+")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
-"""Sentences longer than this (tables, run-on text) are skipped."""
+_LEAD_IN = (":", "：")
+"""A sentence ending like this introduces a list ("What happens in one query:"): it answers nothing alone."""
 
 
 def _is_cjk(text: str) -> bool:
@@ -68,7 +70,8 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     ranked = []
     for (source, unit), score in zip(units, scores):
         text = source.text[unit.start : unit.end]
-        if score <= 0 or len(text) > MAX_SENTENCE_CHARS or len(unit.terms) < 2 or _looks_like_code(text):
+        if (score <= 0 or len(text) > MAX_SENTENCE_CHARS or len(unit.terms) < 2 or _looks_like_code(text)
+                or text.rstrip().endswith(_LEAD_IN)):
             continue
         coverage = support(query, unit.terms, stats)
         ranked.append((score * (0.5 + coverage), source.number, unit.start, source, unit))
