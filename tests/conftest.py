@@ -32,5 +32,7 @@ def _guarded_connect(self: socket.socket, address):  # type: ignore[no-untyped-d
 
 
 @pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+def _no_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test but those marked ``integration`` (real hosted models, skipped without a key)."""
+    if request.node.get_closest_marker("integration") is None:
+        monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
