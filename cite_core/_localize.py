@@ -104,7 +104,9 @@ class Corpus:
     @property
     def stats(self) -> TermStats:
         if self._stats is None:
-            self._stats = TermStats.merge(source_stats(s) for s in self.sources)
+            # one counting pass over every unit (not a merge of per-source statistics, whose lazy
+            # document-frequency sums cost 20 dict lookups per term for 20 sources)
+            self._stats = TermStats.from_groups([[u.terms for u in source_units(s)] for s in self.sources])
         return self._stats
 
     def cite(
