@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
-from ._scoring import TermStats, analyze, bm25_counted, coverage, support
+from ._scoring import TermStats, analyze, bm25_weighted, claim_weights, weighted_coverage, weighted_support, weights_total
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "source_stats", "source_units"]
@@ -115,6 +115,9 @@ class Corpus:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
         units = source_units(source)
         claim_terms = analyze(claim)
+        # the claim's (term, idf) pairs and their sum, computed once for BM25, coverage and support
+        weights = claim_weights(claim_terms, self.stats) if claim_terms else []
+        total = weights_total(weights)
         first = last = None
         if sentences is not None:
             lo, hi = sentences
@@ -123,7 +126,7 @@ class Corpus:
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
         if first is None:
-            first, last = self._best(claim_terms, units, _unit_counts(source, units))
+            first, last = self._best(weights, total, units, _unit_counts(source, units))
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
@@ -132,26 +135,25 @@ class Corpus:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
             cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         cited = source.text[start:end]
-        score = support(claim_terms, cited_terms, self.stats)
+        score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
         return _make_citation(source, seg_index, start, end, cited, reference, score)
 
     def _best(
-        self, claim: list[str], units: list[Unit], counts: list[Counter[str]]
+        self, weights: list[tuple[str, float]], total: float, units: list[Unit], counts: list[Counter[str]]
     ) -> tuple[int | None, int | None]:
-        if not claim or not units:
+        if not weights or not units:
             return None, None
-        stats = self.stats
-        scores = bm25_counted(claim, counts, [len(u.terms) for u in units], stats)
+        scores = bm25_weighted(weights, counts, [len(u.terms) for u in units], self.stats.avg_len)
         best = max(range(len(units)), key=lambda i: (scores[i], -i))
         if scores[best] <= 0:
             return None, None
         first = last = best
-        base = coverage(claim, units[best].terms, stats)
+        base = weighted_coverage(weights, total, set(units[best].terms))
         for neighbour in (best - 1, best + 1):
             if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
                 lo, hi = min(first, neighbour), max(last, neighbour)
-                terms = [t for u in units[lo : hi + 1] for t in u.terms]
-                gain = coverage(claim, terms, stats) - base
+                terms = {t for u in units[lo : hi + 1] for t in u.terms}
+                gain = weighted_coverage(weights, total, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last

@@ -29,9 +29,15 @@ __all__ = [
     "analyze",
     "bm25_counted",
     "bm25_scores",
+    "bm25_weighted",
+    "claim_weights",
     "coverage",
     "support",
     "support_features",
+    "weighted_coverage",
+    "weighted_support",
+    "weighted_support_features",
+    "weights_total",
 ]
 
 BM25_K1 = 1.2
@@ -103,7 +109,8 @@ class TermStats:
     avg_len: float
     parts: tuple[TermStats, ...] = ()
     """Statistics this one sums (document frequencies are looked up in each, on demand)."""
-    _idf: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    idf_table: _IdfTable = field(init=False, repr=False, compare=False)
+    """Idf per term, filled on lookup."""
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
@@ -134,14 +141,40 @@ class TermStats:
         total = sum(p.avg_len * p.units for p in parts)
         return cls(count, Counter(), total / count if count else 1.0, parts)
 
+    def __post_init__(self) -> None:
+        self.idf_table = _IdfTable(self)
+
     def idf(self, term: str) -> float:
-        cached = self._idf.get(term)
-        if cached is None:
-            df = self.df.get(term, 0)
-            for part in self.parts:
-                df += part.df.get(term, 0)
-            cached = self._idf[term] = math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
-        return cached
+        return self.idf_table[term]
+
+    def _compute_idf(self, term: str) -> float:
+        df = self.df.get(term, 0)
+        for part in self.parts:
+            df += part.df.get(term, 0)
+        return math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
+
+
+class _IdfTable(dict):  # type: ignore[type-arg]
+    """term -> idf, computed on first lookup: ``table[term]`` is then one dict lookup in C (the scoring
+    loops look up idf about 25 times per citation)."""
+
+    __slots__ = ("_stats",)
+
+    def __init__(self, stats: TermStats) -> None:
+        super().__init__()
+        self._stats = stats
+
+    def __missing__(self, term: str) -> float:
+        value = self[term] = self._stats._compute_idf(term)
+        return value
+
+
+def claim_weights(claim: Sequence[str], stats: TermStats) -> list[tuple[str, float]]:
+    """(term, idf) of the claim's distinct terms, in ``set(claim)`` order. Computed once per citation and
+    shared by BM25, coverage and support; every sum runs in this order, so results match those of the
+    public functions below to the last bit."""
+    idf = stats.idf_table
+    return [(t, idf[t]) for t in set(claim)]
 
 
 def bm25_scores(
@@ -166,50 +199,91 @@ def bm25_counted(
     b: float = BM25_B,
 ) -> list[float]:
     """BM25 from precomputed term counts and lengths of the units (what ``source_units`` caches)."""
-    query = [(t, stats.idf(t)) for t in set(claim)]
-    scale = b / stats.avg_len if stats.avg_len else 0.0
+    return bm25_weighted(claim_weights(claim, stats), counts, lengths, stats.avg_len, k1=k1, b=b)
+
+
+def bm25_weighted(
+    query: Sequence[tuple[str, float]],
+    counts: Sequence[Mapping[str, int]],
+    lengths: Sequence[int],
+    avg_len: float,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """``bm25_counted`` with the claim's ``claim_weights`` computed once by the caller."""
+    scale = b / avg_len if avg_len else 0.0
+    k1_plus_1 = k1 + 1
     scores = []
     for tf, length in zip(counts, lengths):
         score = 0.0
         if length:
             norm = k1 * (1 - b + scale * length)
+            get = tf.get
             for term, idf in query:
-                f = tf.get(term)
+                f = get(term)
                 if f:
-                    score += idf * f * (k1 + 1) / (f + norm)
+                    score += idf * f * k1_plus_1 / (f + norm)
         scores.append(score)
     return scores
 
 
 def coverage(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
     """Idf-weighted share of the claim's distinct terms that occur in the cited text (0..1)."""
-    wanted = set(claim)
-    if not wanted:
-        return 0.0
-    have = set(cited)
-    total = found = 0.0
-    for term in wanted:
-        idf = stats.idf(term)
+    weights = claim_weights(claim, stats)
+    return weighted_coverage(weights, weights_total(weights), set(cited))
+
+
+def weights_total(weights: Sequence[tuple[str, float]]) -> float:
+    """The sum of the idf of ``claim_weights``, in their order (not ``sum()``: Python 3.12 compensates)."""
+    total = 0.0
+    for _, idf in weights:
         total += idf
+    return total
+
+
+def weighted_coverage(weights: Sequence[tuple[str, float]], total: float, have: set[str] | frozenset[str]) -> float:
+    """``coverage`` from the claim's ``claim_weights`` and their ``weights_total``, against a set of terms."""
+    if not total:
+        return 0.0
+    found = 0.0
+    for term, idf in weights:
         if term in have:
             found += idf
-    return found / total if total else 0.0
+    return found / total
 
 
 def support_features(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> tuple[float, ...]:
     """(coverage, ordered pairs found, numbers missing, log claim length) of a claim and a cited text."""
-    cov = coverage(claim, cited, stats)
+    weights = claim_weights(claim, stats)
+    return weighted_support_features(claim, weights, weights_total(weights), cited)
+
+
+def weighted_support_features(
+    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
+) -> tuple[float, ...]:
+    """``support_features`` from the claim's ``claim_weights`` and their ``weights_total``."""
+    have = set(cited)
+    cov = weighted_coverage(weights, total, have)
     pairs = set(zip(claim, claim[1:]))
     pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
     numbers = {t for t in claim if t[:1].isdigit()}
-    missing = len(numbers - set(cited)) / len(numbers) if numbers else 0.0
-    return cov, pair_share, missing, math.log1p(len(set(claim)))
+    missing = len(numbers - have) / len(numbers) if numbers else 0.0
+    return cov, pair_share, missing, math.log1p(len(weights))
 
 
 def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
     """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``)."""
     if not claim:
         return 0.0
-    bias, *weights = SUPPORT_WEIGHTS
-    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited, stats)))
+    weights = claim_weights(claim, stats)
+    return weighted_support(claim, weights, weights_total(weights), cited)
+
+
+def weighted_support(
+    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
+) -> float:
+    """``support`` from the claim's ``claim_weights`` and their ``weights_total`` (``claim`` not empty)."""
+    bias, *weights_ = SUPPORT_WEIGHTS
+    z = bias + sum(w * x for w, x in zip(weights_, weighted_support_features(claim, weights, total, cited)))
     return round(1.0 / (1.0 + math.exp(-z)), 4)
