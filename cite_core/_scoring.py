@@ -120,15 +120,19 @@ class TermStats:
         return cls(len(units), df, total / len(units) if units else 1.0)
 
     @classmethod
-    def from_groups(cls, groups: Sequence[Sequence[Sequence[str]]]) -> TermStats:
-        """Statistics over several groups of units (one per source) at once: the figures ``merge`` gives
-        over each group's ``from_units`` (the average length combined the same way, to the last bit),
-        with document frequencies counted in one pass in C instead of summed per term on lookup."""
-        if len(groups) == 1:
-            return cls.from_units(groups[0])
-        count = sum(map(len, groups))
-        total = sum(sum(map(len, g)) / len(g) * len(g) for g in groups if g)
-        df = Counter(chain.from_iterable(map(set, chain.from_iterable(groups))))
+    def from_groups(
+        cls, distinct: Sequence[Sequence[Iterable[str]]], lengths: Sequence[Sequence[int]]
+    ) -> TermStats:
+        """Statistics over several groups of units (one per source) at once, given each unit's distinct
+        terms (a set, or the keys of its term counts) and its number of terms: the figures ``merge``
+        gives over each group's ``from_units`` (the average length combined the same way, to the last
+        bit), with document frequencies counted in one pass in C instead of summed per term on lookup."""
+        count = sum(map(len, lengths))
+        if len(lengths) == 1:
+            total = sum(lengths[0])
+        else:
+            total = sum(sum(g) / len(g) * len(g) for g in lengths if g)
+        df = Counter(chain.from_iterable(chain.from_iterable(distinct)))
         return cls(count, df, total / count if count else 1.0)
 
     @classmethod
