@@ -166,7 +166,7 @@ class Corpus:
         if not weights or not units:
             return None, None
         scores = bm25_weighted(weights, counts, lengths, self.stats.avg_len)
-        best = max(range(len(units)), key=lambda i: (scores[i], -i))
+        best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
         if scores[best] <= 0:
             return None, None
         first = last = best
