@@ -15,7 +15,17 @@ from typing import Any
 
 from ._localize import Corpus
 from ._markers import NEED, Item, Marker, Tag, match_line_start, match_marker
-from ._models import Citation, CitationsDelta, CitedAnswer, Reference, Source, StreamEvent, TextBlock, TextDelta
+from ._models import (
+    Citation,
+    CitationsDelta,
+    CitedAnswer,
+    Reference,
+    Source,
+    StreamEvent,
+    TextBlock,
+    TextDelta,
+    has_surrogate,
+)
 from ._scoring import SUPPORT_THRESHOLD, analyze
 from ._segment import split_sentences
 from ._sources import number_sources
@@ -108,7 +118,7 @@ class CitationStream:
         if self._finished is not None:
             raise RuntimeError("CitationStream.feed called after finish()")
         if chunk:
-            if _SURROGATE.search(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
+            if has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             self._buf += chunk
             self._run()
