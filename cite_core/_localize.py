@@ -7,7 +7,16 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
-from ._scoring import TermStats, _analyze, analyze, bm25_weighted, claim_weights, weighted_coverage, weighted_support, weights_total
+from ._scoring import (
+    TermStats,
+    _analyze,
+    analyze,
+    bm25_weighted,
+    claim_weights,
+    weighted_coverage,
+    weighted_support,
+    weights_total,
+)
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "source_stats", "source_units"]
@@ -57,8 +66,8 @@ def source_units(source: Source) -> list[Unit]:
             for start, end in spans:
                 a, b = offset + start, offset + end
                 if not blocks and b - a > LONG_UNIT:  # the common short case skips _split_long's call
-                    for a, b in _split_long(text, a, b):
-                        units.append(Unit(a, b, index, _analyze(text[a:b])))
+                    for lo, hi in _split_long(text, a, b):
+                        units.append(Unit(lo, hi, index, _analyze(text[lo:hi])))
                 else:
                     units.append(Unit(a, b, index, _analyze(text[a:b])))  # the memoised tuple itself
         cache["units"] = units
