@@ -86,6 +86,7 @@ class CitationStream:
         self._display: list[str] = []
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
+        self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = {}
@@ -311,7 +312,8 @@ class CitationStream:
         self._plain.append(text)
         self._display.append(text)
         self._tail.append(text)
-        self._pending_text.append(text)
+        if self._emit:
+            self._pending_text.append(text)
         self._plain_len += len(text)
         body = text.rstrip(" \t")
         self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
@@ -451,8 +453,9 @@ class CitationStream:
             source, group.claim, reference=self._display_no[source.number], sentences=item.sentences
         )
         group.citations.append(citation)
-        self._flush_text()
-        self._events.append(CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end))
+        if self._emit:
+            self._flush_text()
+            self._events.append(CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end))
 
     def _on_tag(self, tag: Tag) -> None:
         self._release_held()
@@ -543,5 +546,6 @@ def parse_answer(
     if not isinstance(text, str):
         raise TypeError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     stream = CitationStream(sources, unsupported_threshold=unsupported_threshold)
+    stream._emit = False  # the events of a whole parse are never read: not built
     stream.feed(text)
     return stream.finish()
