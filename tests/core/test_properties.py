@@ -12,7 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, CitedAnswer, Source, number_sources, parse_answer
+from cite_core import Source, number_sources, parse_answer
+from tests.invariants import check_answer, streamed
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -50,49 +51,18 @@ def expertqa_answers() -> list[tuple[str, list[Source]]]:
 REAL = expertqa_answers()
 
 
-def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, str]:
-    stream = CitationStream(sources)
-    pieces, bounds = [], [0, *sorted(set(c for c in cuts if 0 < c < len(text))), len(text)]
-    for a, b in zip(bounds, bounds[1:]):
-        pieces += [e.text for e in stream.feed(text[a:b]) if e.type == "text_delta"]
-    answer = stream.finish()
-    pieces += [e.text for e in stream.pending_events() if e.type == "text_delta"]
-    return answer, "".join(pieces)
-
-
-def check_invariants(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
-    by_number = {s.number: s for s in sources}
-    for citation in answer.citations:
-        source = by_number[citation.document_index + 1]
-        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
-        if citation.type == "char_location" and not source.document_coordinates:
-            assert source.text[citation.start_char_index:citation.end_char_index] == citation.cited_text
-    # references: exactly the valid sources cited, deduplicated, in order of first appearance, 1..k
-    first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
-    assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
-    if "<cit" not in text.lower():
-        # references follow the markers' order in the text; only markers nested inside a <CIT> tag
-        # (whose claim starts before them) can make it differ from the order of the claims
-        assert [r.source.number for r in answer.references] == first_seen
-    assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
-    # renumbering is a bijection between model numbers and display numbers
-    mapping = {c.document_index + 1: c.reference for c in answer.citations}
-    assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))
-    assert all(mapping[r.source.number] == r.number for r in answer.references)
-
-
 @given(texts, st.lists(st.integers(min_value=1, max_value=200), max_size=40))
 def test_any_text_parses_and_stream_equals_whole_for_any_chunking(text: str, cuts: list[int]) -> None:
     whole = parse_answer(text, SOURCES)
-    answer, deltas = streamed(text, cuts, SOURCES)
+    answer, deltas, _ = streamed(text, cuts, SOURCES)
     assert answer == whole
     assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
-    check_invariants(whole, SOURCES, text)
+    check_answer(whole, SOURCES, text)
 
 
 @given(texts)
 def test_one_character_chunks_equal_the_whole_parse(text: str) -> None:
-    answer, deltas = streamed(text, list(range(1, len(text))), SOURCES)
+    answer, deltas, _ = streamed(text, list(range(1, len(text))), SOURCES)
     assert answer == parse_answer(text, SOURCES) and deltas == answer.plain_text
 
 
@@ -100,9 +70,9 @@ def test_one_character_chunks_equal_the_whole_parse(text: str) -> None:
 def test_real_answers_stream_equals_whole(index: int, cuts: list[int]) -> None:
     text, sources = REAL[index]
     whole = parse_answer(text, sources)
-    answer, deltas = streamed(text, cuts, sources)
+    answer, deltas, _ = streamed(text, cuts, sources)
     assert answer == whole and deltas == whole.plain_text
-    check_invariants(whole, sources, text)
+    check_answer(whole, sources, text)
 
 
 @given(st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 0, 42]), min_size=1, max_size=12))
@@ -112,4 +82,4 @@ def test_references_are_exactly_the_valid_markers_that_appear(numbers: list[int]
     valid = [n for n in numbers if 1 <= n <= len(SOURCES)]
     assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
     assert answer.invalid_markers == [f"[{n}]" for n in numbers if not 1 <= n <= len(SOURCES)]
-    check_invariants(answer, SOURCES, text)
+    check_answer(answer, SOURCES, text)

@@ -6,13 +6,13 @@ Same profiles as tests/core/test_properties.py: ``HYPOTHESIS_PROFILE=long`` runs
 
 from __future__ import annotations
 
-import json
 import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, CitedAnswer, Source, number_sources, parse_answer, split_sentences
+from cite_core import number_sources, parse_answer, split_sentences
+from tests.invariants import check_answer, streamed
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -51,43 +51,13 @@ texts = st.one_of(
 )
 
 
-def streamed(text: str, bounds: list[int], sources: list[Source]) -> tuple[CitedAnswer, str, list]:
-    stream = CitationStream(sources)
-    events, cuts = [], [0, *sorted(set(b for b in bounds if 0 < b < len(text))), len(text)]
-    for a, b in zip(cuts, cuts[1:]):
-        events += stream.feed(text[a:b])
-    answer = stream.finish()
-    events += stream.pending_events()
-    return answer, "".join(e.text for e in events if e.type == "text_delta"), events
-
-
-def check(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
-    by_number = {s.number: s for s in sources}
-    for citation in answer.citations:
-        source = by_number[citation.document_index + 1]
-        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
-        assert citation.cited_text.strip()
-        assert 1 <= citation.reference <= len(answer.references)
-    first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
-    assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
-    if "<cit" not in text.lower():
-        # references follow the markers' order in the text; only markers nested inside a <CIT> tag
-        # (whose claim starts before them) can make it differ from the order of the claims
-        assert [r.source.number for r in answer.references] == first_seen
-    assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
-    mapping = {c.document_index + 1: c.reference for c in answer.citations}
-    assert len(set(mapping.values())) == len(mapping)  # renumbering is a bijection
-    assert all(mapping[r.source.number] == r.number for r in answer.references)
-    json.loads(answer.model_dump_json())  # always serialisable, surrogates included
-
-
 @given(texts, st.lists(st.integers(min_value=1, max_value=400), max_size=40))
 def test_hostile_text_parses_and_streams_identically(text: str, cuts: list[int]) -> None:
     whole = parse_answer(text, SOURCES)
     answer, deltas, events = streamed(text, cuts, SOURCES)
     assert answer == whole
     assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
-    check(whole, SOURCES, text)
+    check_answer(whole, SOURCES, text)
     for event in events:  # every streamed claim range lies inside the streamed text
         if event.type == "citations_delta":
             assert 0 <= event.claim_start <= event.claim_end <= len(deltas)
@@ -110,7 +80,7 @@ def test_references_are_exactly_the_valid_numbers_written(numbers: list[int]) ->
     assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
     written_invalid = [f"[{n}]" for n in numbers if n >= 0 and n not in VALID and len(str(n)) <= 6]
     assert answer.invalid_markers == written_invalid
-    check(answer, SOURCES, text)
+    check_answer(answer, SOURCES, text)
 
 
 @given(st.integers(min_value=1, max_value=6), st.integers(min_value=0, max_value=12),
@@ -119,7 +89,7 @@ def test_sentence_style_markers_cite_exact_text_or_fall_back(source: int, lo: in
     answer = parse_answer(f"Some claim about water [{source}:{lo}-{hi}].", SOURCES)
     (citation,) = answer.citations
     assert citation.document_index == source - 1
-    check(answer, SOURCES)
+    check_answer(answer, SOURCES)
 
 
 @given(texts)

@@ -1,0 +1,43 @@
+"""What every parsed answer must satisfy, shared by the property tests of tests/core and tests/robustness."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from cite_core import CitationStream, CitedAnswer, Source
+
+
+def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, str, list[Any]]:
+    """Parse ``text`` fed in pieces cut at ``cuts``: the answer, the concatenated text deltas, all events."""
+    stream = CitationStream(sources)
+    events: list[Any] = []
+    bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
+    for a, b in zip(bounds, bounds[1:]):
+        events += stream.feed(text[a:b])
+    answer = stream.finish()
+    events += stream.pending_events()
+    return answer, "".join(e.text for e in events if e.type == "text_delta"), events
+
+
+def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
+    """Exact cited text and offsets, references exactly the cited sources in order, renumbering a bijection."""
+    by_number = {s.number: s for s in sources}
+    for citation in answer.citations:
+        source = by_number[citation.document_index + 1]
+        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
+        assert citation.cited_text.strip()
+        assert 1 <= citation.reference <= len(answer.references)
+        if citation.type == "char_location" and not source.document_coordinates:
+            assert source.text[citation.start_char_index:citation.end_char_index] == citation.cited_text
+    first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
+    assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
+    if "<cit" not in text.lower():
+        # references follow the markers' order in the text; only markers nested inside a <CIT> tag
+        # (whose claim starts before them) can make it differ from the order of the claims
+        assert [r.source.number for r in answer.references] == first_seen
+    assert [r.number for r in answer.references] == list(range(1, len(first_seen) + 1))
+    mapping = {c.document_index + 1: c.reference for c in answer.citations}
+    assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))  # renumbering is a bijection
+    assert all(mapping[r.source.number] == r.number for r in answer.references)
+    json.loads(answer.model_dump_json())  # always serialisable, surrogates included
