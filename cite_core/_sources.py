@@ -121,14 +121,17 @@ def _int(value: Any, name: str, index: int, minimum: int) -> int:
 
 def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     data = dict(item)
-    extra = data.pop("metadata", None) or {}
-    if not isinstance(extra, Mapping):
-        raise SourceError(f"'metadata' must be a dict, got {type(extra).__name__}", index=index)
-    data = {**extra, **data}
-    problem = metadata_problem(data)
+    nested = data.pop("metadata", None) or {}
+    if not isinstance(nested, Mapping):
+        raise SourceError(f"'metadata' must be a dict, got {type(nested).__name__}", index=index)
+    problem = metadata_problem({**nested, **data})
     if problem:
         raise SourceError(problem, index=index)
-    fields = {name: _field(data.pop(name, None), name, index) for name in _FIELDS}
+    # a nested 'metadata' dict (a framework's metadata, passed as it is) may name the descriptive
+    # fields; everything else in it is kept as plain metadata and never read as structure ('text',
+    # 'pages', a 0-based 'page', ...)
+    nested = dict(nested)
+    fields = {name: _field(data.pop(name, nested.pop(name, None)), name, index) for name in _FIELDS}
     score = data.pop("score", None)
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
         raise SourceError(f"'score' must be a number, got {score!r}", index=index)
@@ -140,13 +143,13 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
             raise SourceError("'pages' must be a non-empty list of page texts", index=index)
         texts = [_check_page(p, index, n) for n, p in enumerate(pages, start=1)]
         first = _int(data.pop("first_page", 1), "first_page", index, 1)
-        return _Item(index, "pages", texts, fields, data, first_page=first, score=score)
+        return _Item(index, "pages", texts, fields, {**nested, **data}, first_page=first, score=score)
     if "blocks" in data:
         blocks = data.pop("blocks")
         if isinstance(blocks, (str, bytes)) or not isinstance(blocks, Sequence) or not blocks:
             raise SourceError("'blocks' must be a non-empty list of texts", index=index)
         texts = [_block_text(b, index, n) for n, b in enumerate(blocks)]
-        return _Item(index, "blocks", texts, fields, data, score=score)
+        return _Item(index, "blocks", texts, fields, {**nested, **data}, score=score)
     key = next((k for k in _TEXT_KEYS if k in data), None)
     if key is None:
         raise SourceError(f"a dict item needs a 'text' key (or 'pages' or 'blocks'); keys: {sorted(data)}", index=index)
@@ -156,7 +159,9 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     page = data.pop("page", None)
     page = _int(page, "page", index, 1) if page is not None else None
     kind: SourceKind = "pages" if page is not None else "text"
-    return _Item(index, kind, [text], fields, data, doc_start=doc_start, page=page, score=score, mergeable=True)
+    return _Item(
+        index, kind, [text], fields, {**nested, **data}, doc_start=doc_start, page=page, score=score, mergeable=True
+    )
 
 
 def _check_page(page: Any, index: int, number: int) -> str:

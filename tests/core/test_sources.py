@@ -172,3 +172,11 @@ def test_a_single_string_is_not_a_list_of_items() -> None:
 def test_numeric_metadata_is_converted_to_text() -> None:
     (source,) = number_sources([{"text": "x y", "title": 2024, "author": 3.5}])
     assert (source.title, source.author) == ("2024", "3.5")
+
+
+def test_nested_metadata_is_never_read_as_structure() -> None:
+    (source,) = number_sources([{"text": "Hello.", "metadata": {"pages": ["Other"], "page": 0, "text": "x",
+                                                                  "start_index": 5, "title": "T"}}])
+    assert (source.text, source.kind, source.title) == ("Hello.", "text", "T")
+    assert source.metadata == {"pages": ["Other"], "page": 0, "text": "x", "start_index": 5}
+    assert source.segments[0].doc_start is None
