@@ -15,11 +15,13 @@ import pytest
 pytest.importorskip("llama_index.core")
 pytest.importorskip("llama_index.vector_stores.qdrant")
 
+from llama_index.core.base.base_retriever import BaseRetriever  # noqa: E402
 from llama_index.core import Document, StorageContext, VectorStoreIndex  # noqa: E402
 from llama_index.core.bridge.pydantic import Field, PrivateAttr  # noqa: E402
 from llama_index.core.embeddings import BaseEmbedding  # noqa: E402
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata  # noqa: E402
 from llama_index.core.node_parser import SentenceSplitter  # noqa: E402
+from llama_index.core.schema import NodeWithScore, QueryBundle  # noqa: E402
 from qdrant_client import AsyncQdrantClient, QdrantClient  # noqa: E402
 
 from llama_index.vector_stores.qdrant import QdrantVectorStore  # noqa: E402
@@ -150,6 +152,17 @@ SPLITTER = SentenceSplitter(
     chunk_size=100, chunk_overlap=0,
     id_func=lambda i, doc: str(uuid.uuid5(uuid.NAMESPACE_URL, f"{doc.doc_id}/{i}")),  # stable ids, stable ties
 )
+
+
+class ListRetriever(BaseRetriever):
+    """Any retriever: returns fixed nodes."""
+
+    def __init__(self, nodes: list[NodeWithScore]) -> None:
+        super().__init__()
+        self.nodes = nodes
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return list(self.nodes)
 
 
 def nodes() -> list[Any]:

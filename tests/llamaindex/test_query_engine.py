@@ -5,9 +5,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM, documents, nodes
+from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, documents, nodes
 from llama_index.core import StorageContext, VectorStoreIndex
-from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 from qdrant_client import QdrantClient
@@ -143,17 +142,6 @@ def test_qdrant_on_disk_path(tmp_path, embed_model, llm):
     response = CiteQueryEngine.from_args(index, llm=llm, similarity_top_k=10).query(QUESTION)
     assert str(response) == DISPLAY
     client.close()
-
-
-class ListRetriever(BaseRetriever):
-    """Any retriever: returns fixed nodes."""
-
-    def __init__(self, nodes: list[NodeWithScore]) -> None:
-        super().__init__()
-        self.nodes = nodes
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return list(self.nodes)
 
 
 def plain_nodes(*texts: str) -> list[NodeWithScore]:

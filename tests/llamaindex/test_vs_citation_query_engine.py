@@ -6,10 +6,9 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
-from llama_index.core.base.base_retriever import BaseRetriever
+from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM
 from llama_index.core.query_engine import CitationQueryEngine
-from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
+from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
 import llamaindex_cite
 from llamaindex_cite import CiteQueryEngine
@@ -55,15 +54,6 @@ def test_theirs_numbers_chunks_ours_merges_documents(both):
     assert sum(n.node.ref_doc_id == "bio" for n in theirs.source_nodes) == 3  # three "Source N" for one doc
     references = ours.metadata["cited_answer"].references
     assert [r.source.document_id for r in references] == ["guide-p1", "bio", "light"]  # one reference each
-
-
-class ListRetriever(BaseRetriever):
-    def __init__(self, nodes: list[NodeWithScore]) -> None:
-        super().__init__()
-        self.nodes = nodes
-
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return list(self.nodes)
 
 
 def long_nodes() -> list[NodeWithScore]:
