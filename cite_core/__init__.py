@@ -7,7 +7,6 @@ the markers that appear. All character offsets are 0-based and half-open (``text
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
-from ._extractive import extractive_answer
 from ._exceptions import (
     CiteError,
     MissingDependencyError,
@@ -16,6 +15,8 @@ from ._exceptions import (
     TokenBudgetError,
     TokenizerUnavailableError,
 )
+from ._extractive import extractive_answer
+from ._localize import clear_caches
 from ._models import (
     CharLocation,
     Citation,
@@ -75,6 +76,7 @@ __all__ = [
     "build_messages",
     "build_prompt",
     "citation_instructions",
+    "clear_caches",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
+from . import _scoring, _tokens
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
 from ._scoring import (
     TermStats,
@@ -19,7 +21,7 @@ from ._scoring import (
 )
 from ._segment import split_sentences
 
-__all__ = ["Corpus", "Unit", "source_stats", "source_units"]
+__all__ = ["Corpus", "Unit", "clear_caches", "source_stats", "source_units"]
 
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
@@ -50,28 +52,68 @@ def _cache(source: Source) -> dict[str, Any]:
 
 
 def source_units(source: Source) -> list[Unit]:
-    """The citable units of a source, cached on it."""
+    """The citable units of a source, cached on it (with their term counts and lengths)."""
     cache = _cache(source)
     units = cache.get("units")
     if units is None:
-        units = []
-        text = source.text
         blocks = source.kind == "blocks"
-        for index, seg in enumerate(source.segments):
-            if blocks:
-                spans = [(0, len(seg.text))]
-            else:
-                spans = split_sentences(seg.text) or [(0, len(seg.text))]
-            offset = seg.start
-            for start, end in spans:
-                a, b = offset + start, offset + end
-                if not blocks and b - a > LONG_UNIT:  # the common short case skips _split_long's call
-                    for lo, hi in _split_long(text, a, b):
-                        units.append(Unit(lo, hi, index, _analyze(text[lo:hi])))
-                else:
-                    units.append(Unit(a, b, index, _analyze(text[a:b])))  # the memoised tuple itself
+        segments = source.segments
+        if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
+            cached, counts, lengths = _segment_units(segments[0].text, blocks)
+            units = list(cached)
+            counted = (counts, lengths)
+        else:
+            units, counted = [], ([], [])
+            for index, seg in enumerate(segments):
+                cached, counts, lengths = _segment_units(seg.text, blocks)
+                offset = seg.start
+                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in cached)
+                counted[0].extend(counts)
+                counted[1].extend(lengths)
         cache["units"] = units
+        cache["unit_counts"] = counted
     return units
+
+
+SEGMENT_CACHE_SIZE = 1024
+"""Analysed chunk texts kept across queries (the same chunks are retrieved again and again)."""
+SEGMENT_CACHE_MAX_CHARS = 65536
+"""Longer chunk texts are analysed every time rather than kept."""
+
+
+def _segment_units(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
+    """The units of one chunk text (offsets into it, segment 0), their term counts and lengths; shared
+    read-only by every source with this text."""
+    if len(text) > SEGMENT_CACHE_MAX_CHARS:
+        return _analyse_segment(text, blocks)
+    return _cached_segment_units(text, blocks)
+
+
+def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
+    if blocks:
+        spans = [(0, len(text))]
+    else:
+        spans = split_sentences(text) or [(0, len(text))]
+    units = []
+    for a, b in spans:
+        if not blocks and b - a > LONG_UNIT:  # the common short case skips _split_long's call
+            for lo, hi in _split_long(text, a, b):
+                units.append(Unit(lo, hi, 0, _analyze(text[lo:hi])))
+        else:
+            units.append(Unit(a, b, 0, _analyze(text[a:b])))  # the memoised tuple itself
+    return tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units]
+
+
+_cached_segment_units = lru_cache(maxsize=SEGMENT_CACHE_SIZE)(_analyse_segment)
+
+
+def clear_caches() -> None:
+    """Forget every analysed chunk, sentence and word and every remembered token count (to measure
+    first sight, or to give the memory back in a long-running process)."""
+    _tokens.clear_counts()
+    _cached_segment_units.cache_clear()
+    _scoring._analyze.cache_clear()
+    _scoring._stem.cache_clear()
 
 
 def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -98,11 +140,11 @@ def source_stats(source: Source) -> TermStats:
 
 def _unit_counts(source: Source, units: list[Unit]) -> tuple[list[dict[str, int]], list[int]]:
     """Term counts (for BM25; their keys give document frequencies) and lengths of each unit, cached on
-    the source."""
-    cache = _cache(source)
-    counted = cache.get("unit_counts")
+    the source by ``source_units``."""
+    counted = _cache(source).get("unit_counts")
     if counted is None:
-        counted = cache["unit_counts"] = ([_counts(u.terms) for u in units], [len(u.terms) for u in units])
+        source_units(source)
+        counted = _cache(source)["unit_counts"]
     return counted
 
 
@@ -159,7 +201,10 @@ class Corpus:
             cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
         else:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
-            cited_terms = [t for u in units[first : last + 1] for t in u.terms]
+            if first == last:
+                cited_terms = units[first].terms
+            else:
+                cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         cited = source.text[start:end]
         score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
         return _make_citation(source, seg_index, start, end, cited, reference, score)
@@ -179,11 +224,13 @@ class Corpus:
         if scores[best] <= 0:
             return None, None
         first = last = best
-        base = weighted_coverage(weights, total, set(units[best].terms))
+        # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
+        base = weighted_coverage(weights, total, counts[best].keys())
         for neighbour in (best - 1, best + 1):
             if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
                 lo, hi = min(first, neighbour), max(last, neighbour)
-                terms = {t for u in units[lo : hi + 1] for t in u.terms}
+                terms = counts[lo].keys() | counts[hi].keys() if hi - lo == 1 else {
+                    t for c in counts[lo : hi + 1] for t in c}
                 gain = weighted_coverage(weights, total, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain

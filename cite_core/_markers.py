@@ -45,6 +45,7 @@ _BRACKET_PREFIX = re.compile(
 _PAREN_PREFIX = re.compile(rf"\(\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE)
 _LINK = re.compile(rf"\((?:[^\s()]{{0,{MAX_URL}}})\)")
 _LINK_PREFIX = re.compile(rf"\([^\s()]{{0,{MAX_URL}}}")
+_SIMPLE = re.compile(r"\[([0-9]{1,6})\]")
 _CLOSERS = {"[[": "]]", "[": "]", "【": "】", "［": "］", "〔": "〕"}
 
 _TAG_OPEN = re.compile(r"<cit\b(?P<attrs>[^<>]{0,200})>", re.IGNORECASE)
@@ -124,6 +125,13 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
             items, invalid = _items(m["inner"], m.group(0))
             return Marker(pos, m.end(), m.group(0), items, invalid)
         return _prefix(_PAREN_PREFIX, text, pos, eof)
+    m = _SIMPLE.match(text, pos)
+    if m is not None and m.end() < len(text) and text[m.end()] not in "(]":
+        # "[12]" not at the end of the text so far, not followed by a link or a second "]" (which the
+        # general pattern reads as a mismatched "]]"): what the general pattern below gives, without
+        # its groups (most markers real models write)
+        raw = m.group()
+        return Marker(pos, m.end(), raw, (Item(int(m.group(1)), raw),))
     m = _BRACKET.match(text, pos)
     if m and ((_CLOSERS[m["open"]] != m["close"] and m["open"] != "[[") or m.end() - pos > MAX_HOLD):
         m = None  # 【1] and the like (mismatched brackets) and over-long groups are text

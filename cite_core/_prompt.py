@@ -193,17 +193,17 @@ def build_prompt(
             raise TokenBudgetError(
                 f"the instructions and question alone take {fixed} tokens, more than max_tokens={max_tokens}"
             )
-        sizes = [count(b) + 2 for b in blocks]
         total = fixed
         kept = 0
-        for size in sizes:
+        for block in blocks:  # counted in rank order until the budget is full; the rest are not counted
+            size = count(block) + 2
             if total + size > max_tokens:
                 break
             total += size
             kept += 1
         if kept == 0 and numbered:
             raise TokenBudgetError(
-                f"the top-ranked source alone needs {sizes[0]} tokens but only {max_tokens - fixed} of "
+                f"the top-ranked source alone needs {size} tokens but only {max_tokens - fixed} of "
                 f"max_tokens={max_tokens} remain after the instructions and question"
             )
         dropped = numbered[kept:]

@@ -52,6 +52,7 @@ SUPPORT_THRESHOLD = 0.51
 
 _CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK_RANGE}]+|[^\W_{_CJK_RANGE}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # _TOKEN on lower-cased ASCII text
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 _STOP = frozenset(
@@ -73,7 +74,7 @@ _SUFFIXES = ("ational", "ization", "fulness", "ousness", "iveness", "mente", "ci
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if word.isdigit() or len(word) <= 3:
+    if len(word) <= 3 or not word.endswith(_SUFFIXES) or word.isdigit():
         return word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
@@ -89,10 +90,12 @@ def analyze(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _analyze(text: str) -> tuple[str, ...]:
+    text = text.lower()
     terms: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
-        # every CJK range starts at U+3040: other words skip the regex call (0.3 ms of the 2.3 ms that
-        # analysing 20 KB of English costs on first sight)
+    # ASCII text (most of it) has only [a-z0-9] words: a plain range class runs 1.7x faster than the
+    # Unicode one and finds the same tokens
+    for token in (_ASCII_TOKEN if text.isascii() else _TOKEN).findall(text):
+        # every CJK range starts at U+3040: other words skip the regex call
         if token[0] >= "\u3040" and _CJK.match(token):
             chars = [c for c in token if c not in _CJK_STOP]
             terms.extend(chars)

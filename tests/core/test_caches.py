@@ -1,0 +1,129 @@
+"""The speed paths give exactly what the general ones give: chunk analyses shared across queries and
+sources, the ASCII tokeniser, the ``[n]`` fast path of the marker lexer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cite_core import _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
+from cite_core._localize import SEGMENT_CACHE_MAX_CHARS, source_units
+from tests.core.test_properties import PIECES, texts  # noqa: F401  (loads the hypothesis profile)
+
+CHUNKS = [
+    "The grass is green. The sky is blue. Water is essential for life.",
+    "Paris is the capital of France. It has many museums and the Louvre.",
+    "Cats purr when content. Dogs bark at strangers. Birds sing at dawn.",
+]
+ANSWER = "The grass is green [1]. Paris has many museums [2]. Dogs bark at strangers [3]. Birds sing [3]."
+
+
+def _dump(answer) -> str:  # type: ignore[no-untyped-def]
+    return answer.model_dump_json()
+
+
+def test_cached_analysis_gives_the_same_answer_as_a_cold_one() -> None:
+    clear_caches()
+    cold = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
+    warm = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
+    assert warm == cold
+    assert _localize._cached_segment_units.cache_info().hits >= len(CHUNKS)
+
+
+def test_a_chunk_shared_by_two_sources_keeps_each_sources_offsets() -> None:
+    clear_caches()
+    alone = number_sources([CHUNKS[1]])[0]
+    # the same chunk text as the second chunk of a merged document: its units are shifted to it
+    merged = number_sources([
+        {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
+        {"text": CHUNKS[1], "document_id": "d", "start_index": 500},
+    ])[0]
+    units_alone = source_units(alone)
+    units_merged = source_units(merged)
+    second = merged.segments[1]
+    shifted = [u for u in units_merged if u.segment == 1]
+    assert [(u.start + second.start, u.end + second.start, 1, u.terms) for u in units_alone] == [tuple(u) for u in shifted]
+    for unit in units_merged:
+        segment = merged.segments[unit.segment]
+        assert segment.start <= unit.start < unit.end <= segment.end
+        assert merged.text[unit.start:unit.end].strip() == merged.text[unit.start:unit.end]
+
+
+def test_units_of_a_cached_chunk_are_not_shared_mutably_between_sources() -> None:
+    a, b = number_sources([CHUNKS[0]]), number_sources([CHUNKS[0]])
+    units_a = source_units(a[0])
+    units_a.clear()  # a caller mutating one source's list cannot change another's
+    assert len(source_units(b[0])) == 3
+
+
+def test_very_long_chunks_are_analysed_but_not_kept() -> None:
+    clear_caches()
+    long_text = "The grass is green. " * (SEGMENT_CACHE_MAX_CHARS // 20 + 10)
+    answer = parse_answer("The grass is green [1].", number_sources([long_text]))
+    assert answer.citations[0].cited_text == "The grass is green."
+    assert _localize._cached_segment_units.cache_info().currsize == 0
+
+
+def test_clear_caches_forgets_every_analysis() -> None:
+    parse_answer(ANSWER, number_sources(CHUNKS))
+    clear_caches()
+    assert _localize._cached_segment_units.cache_info().currsize == 0
+    assert _scoring._analyze.cache_info().currsize == 0
+    assert _scoring._stem.cache_info().currsize == 0
+
+
+_UNICODE_WORDS = st.text(alphabet=st.characters(codec="ascii"), max_size=80)
+
+
+@given(_UNICODE_WORDS)
+def test_ascii_tokeniser_finds_the_unicode_tokeniser_tokens(text: str) -> None:
+    lowered = text.lower()
+    assert _scoring._ASCII_TOKEN.findall(lowered) == _scoring._TOKEN.findall(lowered)
+
+
+@pytest.mark.parametrize("word", ["nations", "realization", "fulness", "running", "is", "2019s", "studies", "ied"])
+def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
+    expected = word
+    if not (word.isdigit() or len(word) <= 3):
+        for suffix in _scoring._SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                stem = word[: -len(suffix)]
+                expected = stem + "y" if suffix in ("ies", "ied") else stem
+                break
+    assert _scoring._stem.__wrapped__(word) == expected
+
+
+_MARKERISH = st.lists(st.sampled_from(PIECES + ["[12]", "[3](", "[4]x", "[123456]", "[1234567]"]), max_size=12).map("".join)
+
+
+@given(_MARKERISH, st.booleans())
+def test_simple_marker_fast_path_equals_the_general_lexer(text: str, eof: bool) -> None:
+    positions = [i for i, c in enumerate(text) if c in "[【［〔(<"]
+    fast = [_markers.match_marker(text, i, eof) for i in positions]
+    original = _markers._SIMPLE
+    _markers._SIMPLE = re.compile(r"(?!)")  # never matches: every marker takes the general path
+    try:
+        general = [_markers.match_marker(text, i, eof) for i in positions]
+    finally:
+        _markers._SIMPLE = original
+    assert fast == general
+
+
+def test_named_encoding_counts_are_remembered_and_equal_tiktokens() -> None:
+    from cite_core import get_encoding, token_counter
+    from cite_core._tokens import COUNT_CACHE_MAX_CHARS
+
+    count = token_counter("o200k_base")
+    assert token_counter("o200k_base") is count
+    count.cache_clear()  # type: ignore[attr-defined]
+    encoding = get_encoding("o200k_base")
+    for text in CHUNKS + ["", "中文的句子。", "x" * (COUNT_CACHE_MAX_CHARS + 1)]:
+        assert count(text) == len(encoding.encode_ordinary(text))
+        assert count(text) == len(encoding.encode_ordinary(text))
+    info = count.cache_info()  # type: ignore[attr-defined]
+    assert info.hits == len(CHUNKS) + 2 and info.currsize == len(CHUNKS) + 2  # the long text is not kept
+    clear_caches()
+    assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
