@@ -127,3 +127,30 @@ def test_named_encoding_counts_are_remembered_and_equal_tiktokens() -> None:
     assert info.hits == len(CHUNKS) + 2 and info.currsize == len(CHUNKS) + 2  # the long text is not kept
     clear_caches()
     assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
+
+
+_TERMS = st.sampled_from(["grass", "green", "sky", "blue", "water", "life", "pari", "museum", "2019", "草", "绿色"])
+
+
+@given(st.lists(st.lists(_TERMS, max_size=12), min_size=1, max_size=15), st.lists(_TERMS, min_size=1, max_size=8))
+def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(units: list[list[str]], claim: list[str]) -> None:
+    stats = _scoring.TermStats.from_units(units)
+    weights = _scoring.claim_weights(claim, stats)
+    counts = [_localize._counts(tuple(u)) for u in units]
+    lengths = [len(u) for u in units]
+    expected = _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len)
+    assert _localize._bm25(weights, _localize._build_postings(counts), lengths, stats.avg_len) == expected
+
+
+def test_postings_of_a_merged_source_index_its_own_units() -> None:
+    merged = number_sources([
+        {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
+        {"text": CHUNKS[2], "document_id": "d", "start_index": 900},
+    ])[0]
+    units = source_units(merged)
+    postings = _localize._postings(merged)
+    for term, entries in postings.items():
+        for index, count in entries:
+            assert units[index].terms.count(term) == count
+    answer = parse_answer("Dogs bark at strangers [1].", [merged])
+    assert answer.citations[0].cited_text == "Dogs bark at strangers."
