@@ -22,7 +22,7 @@ from ._scoring import (
 )
 from ._segment import split_sentences
 
-__all__ = ["Corpus", "Unit", "clear_caches", "source_stats", "source_units"]
+__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_units"]
 
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
@@ -111,11 +111,17 @@ _cached_segment_units = lru_cache(maxsize=SEGMENT_CACHE_SIZE)(_analyse_segment)
 def clear_caches() -> None:
     """Forget every analysed chunk, sentence and word and every remembered token count (to measure
     first sight, or to give the memory back in a long-running process)."""
+    forget_chunks()
+    _scoring._stem.cache_clear()
+
+
+def forget_chunks() -> None:
+    """Forget analysed chunks and sentences and their token counts, keeping word stems: what a
+    long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
     _tokens.clear_counts()
     _cached_segment_units.cache_clear()
     _cached_chunk_postings.cache_clear()
     _scoring._analyze.cache_clear()
-    _scoring._stem.cache_clear()
 
 
 def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
