@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import _scoring, _tokens
@@ -77,17 +78,72 @@ def source_units(source: Source) -> list[Unit]:
 
 
 SEGMENT_CACHE_SIZE = 1024
-"""Analysed chunk texts kept across queries (the same chunks are retrieved again and again)."""
+"""At most this many analysed chunk texts are kept across queries (the same chunks are retrieved
+again and again), least recently used first out."""
+SEGMENT_CACHE_CHARS = 2_000_000
+"""...and at most this many characters of them in all: their analyses take about 20 bytes per
+character (sentence units, terms, counts, postings), so about 40 MB at most."""
 SEGMENT_CACHE_MAX_CHARS = 65536
 """Longer chunk texts are analysed every time rather than kept."""
 
+_Analysis = tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]
 
-def _segment_units(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
+
+class _ChunkCache:
+    """Least-recently-used analyses of chunk texts, bounded by count and by characters; thread-safe.
+    Each entry is ``[units, counts, lengths, postings or None]``, shared read-only by every source whose
+    chunk has that text."""
+
+    def __init__(self, max_items: int, max_chars: int) -> None:
+        self.max_items, self.max_chars = max_items, max_chars
+        self._entries: OrderedDict[tuple[str, bool], list[Any]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def entry(self, text: str, blocks: bool) -> list[Any]:
+        key = (text, blocks)
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return found
+            self.misses += 1
+        entry = [*_analyse_segment(text, blocks), None]  # outside the lock: other threads go on
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = entry
+                self._chars += len(text)
+                while len(self._entries) > self.max_items or self._chars > self.max_chars:
+                    (old, _), _ = self._entries.popitem(last=False)
+                    self._chars -= len(old)
+        return entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._chars = 0
+            self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def chars(self) -> int:
+        return self._chars
+
+
+_CHUNKS = _ChunkCache(SEGMENT_CACHE_SIZE, SEGMENT_CACHE_CHARS)
+
+
+def _segment_units(text: str, blocks: bool) -> _Analysis:
     """The units of one chunk text (offsets into it, segment 0), their term counts and lengths; shared
     read-only by every source with this text."""
     if len(text) > SEGMENT_CACHE_MAX_CHARS:
         return _analyse_segment(text, blocks)
-    return _cached_segment_units(text, blocks)
+    units, counts, lengths, _ = _CHUNKS.entry(text, blocks)
+    return units, counts, lengths
 
 
 def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
@@ -105,9 +161,6 @@ def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[di
     return tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units]
 
 
-_cached_segment_units = lru_cache(maxsize=SEGMENT_CACHE_SIZE)(_analyse_segment)
-
-
 def clear_caches() -> None:
     """Forget every analysed chunk, sentence and word and every remembered token count (to measure
     first sight, or to give the memory back in a long-running process)."""
@@ -119,8 +172,7 @@ def forget_chunks() -> None:
     """Forget analysed chunks and sentences and their token counts, keeping word stems: what a
     long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
     _tokens.clear_counts()
-    _cached_segment_units.cache_clear()
-    _cached_chunk_postings.cache_clear()
+    _CHUNKS.clear()
     _scoring._analyze.cache_clear()
 
 
@@ -176,12 +228,10 @@ def _build_postings(unit_counts: list[dict[str, int]]) -> dict[str, list[tuple[i
 def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
     if len(text) > SEGMENT_CACHE_MAX_CHARS:
         return _build_postings(_analyse_segment(text, blocks)[1])
-    return _cached_chunk_postings(text, blocks)
-
-
-@lru_cache(maxsize=SEGMENT_CACHE_SIZE)
-def _cached_chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
-    return _build_postings(_segment_units(text, blocks)[1])
+    entry = _CHUNKS.entry(text, blocks)
+    if entry[3] is None:  # two threads may both build it: the same value
+        entry[3] = _build_postings(entry[1])
+    return entry[3]  # type: ignore[no-any-return]
 
 
 def _bm25(

@@ -30,7 +30,7 @@ def test_cached_analysis_gives_the_same_answer_as_a_cold_one() -> None:
     cold = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
     warm = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
     assert warm == cold
-    assert _localize._cached_segment_units.cache_info().hits >= len(CHUNKS)
+    assert _localize._CHUNKS.hits >= len(CHUNKS)
 
 
 def test_a_chunk_shared_by_two_sources_keeps_each_sources_offsets() -> None:
@@ -64,13 +64,13 @@ def test_very_long_chunks_are_analysed_but_not_kept() -> None:
     long_text = "The grass is green. " * (SEGMENT_CACHE_MAX_CHARS // 20 + 10)
     answer = parse_answer("The grass is green [1].", number_sources([long_text]))
     assert answer.citations[0].cited_text == "The grass is green."
-    assert _localize._cached_segment_units.cache_info().currsize == 0
+    assert len(_localize._CHUNKS) == 0
 
 
 def test_clear_caches_forgets_every_analysis() -> None:
     parse_answer(ANSWER, number_sources(CHUNKS))
     clear_caches()
-    assert _localize._cached_segment_units.cache_info().currsize == 0
+    assert len(_localize._CHUNKS) == 0
     assert _scoring._analyze.cache_info().currsize == 0
     assert _scoring._stem.cache_info().currsize == 0
 
@@ -154,3 +154,30 @@ def test_postings_of_a_merged_source_index_its_own_units() -> None:
             assert units[index].terms.count(term) == count
     answer = parse_answer("Dogs bark at strangers [1].", [merged])
     assert answer.citations[0].cited_text == "Dogs bark at strangers."
+
+
+def test_the_chunk_cache_is_bounded_by_count_and_by_characters() -> None:
+    cache = _localize._ChunkCache(max_items=3, max_chars=110)
+    for k in range(5):
+        cache.entry(f"Sentence number {k} is here.", False)  # 26-27 characters each
+    assert len(cache) == 3 and cache.chars <= 110
+    cache.entry("Sentence number 4 is here.", False)
+    assert cache.hits == 1
+    big = "A long sentence that fills the cache. " * 2  # 76 characters: evicts the oldest two
+    cache.entry(big, False)
+    assert cache.chars <= 110 and len(cache) == 2
+    assert [key[0] for key in cache._entries] == ["Sentence number 4 is here.", big]
+    cache.clear()
+    assert len(cache) == 0 and cache.chars == 0
+
+
+def test_the_chunk_cache_gives_one_analysis_to_concurrent_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    clear_caches()
+    texts = [f"{CHUNKS[k % 3]} Extra sentence {k}." for k in range(40)]
+    expected = [_localize._analyse_segment(t, False) for t in texts]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda t: _localize._segment_units(t, False), texts * 5))
+    assert got == expected * 5
+    assert len(_localize._CHUNKS) == 40
