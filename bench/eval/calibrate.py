@@ -2,11 +2,15 @@
 
 ``python -m bench.eval.calibrate`` prints ``SUPPORT_WEIGHTS`` and ``SUPPORT_THRESHOLD`` to paste into
 ``cite_core/_scoring.py``. Only dev records (even positions) are read; the test half never is.
+``python -m bench.eval.calibrate --cv`` cross-validates inside dev instead (how the features were
+chosen); ``--features 4`` uses only the first four (the score before the last two were added).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import random
 from typing import Any
 
 from cite_core import number_sources, parse_answer
@@ -14,11 +18,12 @@ from cite_core._localize import Corpus
 from cite_core._scoring import analyze, support_features
 
 from ._data import available, load_jsonl, split
-from ._metrics import auroc, best_threshold
+from ._metrics import auroc, balanced_accuracy, best_threshold
 from .localisation import _as_answer
 from .verification import ATTRIBUTIONBENCH, attributionbench_claim
 
-__all__ = ["dev_features", "fit_logistic", "main"]
+__all__ = ["cross_validate", "dev_features", "fit_logistic", "main"]
+
 
 def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
     """The support features of every citation the evaluation makes for each dev pair (the claim parsed
@@ -66,16 +71,58 @@ def _support(w: list[float], x: tuple[float, ...]) -> float:
     return round(1.0 / (1.0 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x))))), 4)
 
 
-def main() -> dict[str, Any]:
+def _fit(xs: list[list[tuple[float, ...]]], ys: list[bool], steps: int = 4000) -> list[float]:
+    """Weights fitted on the best-covering citation of each pair that has one (coverage comes first)."""
+    fit_x, fit_y = zip(*[(max(x), y) for x, y in zip(xs, ys) if x])
+    return [round(v, 3) for v in fit_logistic(list(fit_x), list(fit_y), steps=steps)]  # as pasted
+
+
+def _scores(w: list[float], xs: list[list[tuple[float, ...]]]) -> list[float]:
+    """The score the evaluation reads: the best support of the pair's citations (none: 0)."""
+    return [max((_support(w, f) for f in x), default=0.0) for x in xs]
+
+
+def cross_validate(
+    xs: list[list[tuple[float, ...]]], ys: list[bool], *, folds: int = 10, shuffles: int = 3, steps: int = 2000
+) -> tuple[float, float]:
+    """Mean balanced accuracy and AUROC over ``shuffles`` k-fold splits of dev: weights and threshold
+    fitted on the training folds, scored on the held-out fold (all folds pooled, each shifted by its
+    threshold)."""
+    baccs, aurocs = [], []
+    for seed in range(shuffles):
+        order = list(range(len(xs)))
+        random.Random(seed).shuffle(order)
+        shifted, labels = [], []
+        for k in range(folds):
+            held = set(order[k::folds])
+            train = [i for i in range(len(xs)) if i not in held]
+            w = _fit([xs[i] for i in train], [ys[i] for i in train], steps)
+            threshold, _ = best_threshold(_scores(w, [xs[i] for i in train]), [ys[i] for i in train])
+            test = sorted(held)
+            shifted += [s - threshold for s in _scores(w, [xs[i] for i in test])]
+            labels += [ys[i] for i in test]
+        baccs.append(balanced_accuracy(shifted, labels, 0.0))
+        aurocs.append(auroc(shifted, labels))
+    return sum(baccs) / shuffles, sum(aurocs) / shuffles
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval.calibrate", description=__doc__)
+    parser.add_argument("--cv", action="store_true", help="10-fold cross-validation inside dev instead")
+    parser.add_argument("--features", type=int, default=0, help="use only the first N features")
+    args = parser.parse_args(argv)
     if not available(ATTRIBUTIONBENCH):
         print(f"skipped: {ATTRIBUTIONBENCH} not found")
         return {}
     xs, ys = dev_features()
-    # fitted on the best-covering citation of each pair that has one (coverage is the first feature)
-    fit_x, fit_y = zip(*[(max(x), y) for x, y in zip(xs, ys) if x])
-    w = [round(v, 3) for v in fit_logistic(list(fit_x), list(fit_y))]  # as pasted into _scoring.py
-    # the threshold is chosen on the score the evaluation reads: the best support of the pair's citations
-    scores = [max((_support(w, f) for f in x), default=0.0) for x in xs]
+    if args.features:
+        xs = [[f[: args.features] for f in x] for x in xs]
+    if args.cv:
+        bacc, area = cross_validate(xs, ys)
+        print(f"dev 10-fold cross-validation: balanced accuracy {bacc:.3f}, AUROC {area:.3f}")
+        return {"cv_balanced_accuracy": bacc, "cv_auroc": area}
+    w = _fit(xs, ys)
+    scores = _scores(w, xs)
     threshold, bacc = best_threshold(scores, ys)
     print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"SUPPORT_THRESHOLD = {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}")
