@@ -24,6 +24,11 @@ _TRAILING = frozenset(".!?;:。！？；：…\"'”’»」』)）")
 _CJK_END = frozenset("。！？；：」』）")
 MIN_TERMS = 2
 """Sentences with fewer matching terms than this (headings, "Yes.") are left uncited."""
+MAX_SOURCES = 2
+"""How many sources one sentence may cite (chosen on ExpertQA dev: 2 recovers 0.300 of the original
+citations instead of 0.282 and cites no more claims that experts judged unsupported; 3 adds nothing)."""
+MARGIN = 0.1
+"""A sentence cites a further source when its support is within this of the best source's."""
 
 
 def attribute(
@@ -31,8 +36,8 @@ def attribute(
     sources: Sequence[Any],
     *,
     threshold: float = SUPPORT_THRESHOLD,
-    max_sources: int = 1,
-    margin: float = 0.1,
+    max_sources: int = MAX_SOURCES,
+    margin: float = MARGIN,
 ) -> CitedAnswer:
     """Cite an unmarked answer: each sentence cites the source(s) that support it at least ``threshold``.
 

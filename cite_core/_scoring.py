@@ -3,9 +3,10 @@
 No model download: terms are lower-cased words with English/Spanish stop words removed and light
 suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
 
-``support`` says how well a cited text supports a claim, 0..1: a logistic function of four lexical
+``support`` says how well a cited text supports a claim, 0..1: a logistic function of six lexical
 features (idf-weighted share of the claim's terms found, share of the claim's adjacent term pairs
-found in order, share of the claim's numbers missing, claim length). Its weights and
+found in order, share of the claim's numbers missing, claim length, unweighted share of the claim's
+terms found, number of terms missing). Its weights and
 ``SUPPORT_THRESHOLD`` were fitted on the dev half of AttributionBench only (``python -m
 bench.eval.calibrate``); the other half and ExpertQA measure them (docs/quality.md).
 """
@@ -45,10 +46,12 @@ BM25_K1 = 1.2
 BM25_B = 0.2
 """BM25 length normalisation (low: a sentence is not preferred for being short; chosen on WiCE dev)."""
 
-SUPPORT_WEIGHTS = (-2.198, 3.233, 1.829, -0.982, 0.371)
-"""Logistic weights of (bias, coverage, ordered pairs, missing numbers, log claim length)."""
-SUPPORT_THRESHOLD = 0.51
-"""A citation whose ``support`` is below this is flagged unsupported (chosen on AttributionBench dev)."""
+SUPPORT_WEIGHTS = (-3.191, 0.677, 0.056, -0.895, 1.577, 2.241, -0.998)
+"""Logistic weights of (bias, coverage, ordered pairs, missing numbers, log claim length, share of terms
+found, log terms missing): ``support_features`` in order (``python -m bench.eval.calibrate``)."""
+SUPPORT_THRESHOLD = 0.493
+"""A citation whose ``support`` is below this is flagged unsupported (chosen on AttributionBench dev:
+balanced accuracy 0.795 there, AUROC 0.853)."""
 
 _CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK_RANGE}]+|[^\W_{_CJK_RANGE}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
@@ -263,7 +266,9 @@ def weighted_coverage(weights: Sequence[tuple[str, float]], total: float, have: 
 
 
 def support_features(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> tuple[float, ...]:
-    """(coverage, ordered pairs found, numbers missing, log claim length) of a claim and a cited text."""
+    """The features ``support`` weighs, for a claim and a cited text: (idf-weighted coverage, share of
+    the claim's ordered term pairs found, share of its numbers missing, log of its number of distinct
+    terms, unweighted share of its distinct terms found, log of one plus the number missing)."""
     weights = claim_weights(claim, stats)
     return weighted_support_features(claim, weights, weights_total(weights), cited)
 
@@ -273,12 +278,20 @@ def weighted_support_features(
 ) -> tuple[float, ...]:
     """``support_features`` from the claim's ``claim_weights`` and their ``weights_total``."""
     have = set(cited)
-    cov = weighted_coverage(weights, total, have)
+    found_idf = 0.0
+    found = 0
+    for term, idf in weights:  # weighted_coverage's loop, also counting the terms found
+        if term in have:
+            found_idf += idf
+            found += 1
+    cov = found_idf / total if total else 0.0
     pairs = set(zip(claim, claim[1:]))
     pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
     numbers = {t for t in claim if t[:1].isdigit()}
     missing = len(numbers - have) / len(numbers) if numbers else 0.0
-    return cov, pair_share, missing, math.log1p(len(weights))
+    distinct = len(weights)
+    share = found / distinct if distinct else 0.0
+    return cov, pair_share, missing, math.log1p(distinct), share, math.log1p(distinct - found)
 
 
 def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:

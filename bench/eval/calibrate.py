@@ -2,45 +2,50 @@
 
 ``python -m bench.eval.calibrate`` prints ``SUPPORT_WEIGHTS`` and ``SUPPORT_THRESHOLD`` to paste into
 ``cite_core/_scoring.py``. Only dev records (even positions) are read; the test half never is.
+``python -m bench.eval.calibrate --cv`` cross-validates inside dev instead (how the features were
+chosen); ``--features 4`` uses only the first four (the score before the last two were added).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
+import random
 from typing import Any
 
-from cite_core import number_sources
+from cite_core import number_sources, parse_answer
 from cite_core._localize import Corpus
-from cite_core._scoring import analyze, coverage, support_features
+from cite_core._scoring import analyze, support_features
 
 from ._data import available, load_jsonl, split
-from ._metrics import auroc, best_threshold
-from .localisation import _as_answer  # noqa: F401  (same claim shaping as the evaluation)
+from ._metrics import auroc, balanced_accuracy, best_threshold
+from .localisation import _as_answer
 from .verification import ATTRIBUTIONBENCH, attributionbench_claim
 
-__all__ = ["dev_features", "fit_logistic", "main"]
+__all__ = ["cross_validate", "dev_features", "fit_logistic", "main"]
 
 
-def dev_features() -> tuple[list[tuple[float, ...]], list[bool]]:
-    """Features of the best-covering citation of each dev pair (no reference: all zeros)."""
+def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
+    """The support features of every citation the evaluation makes for each dev pair (the claim parsed
+    as in ``verification.attributionbench_pairs``: the text a marker cites, so the last sentence of a
+    longer claim), and the pairs' labels. A pair with no reference or no cited term has none (the
+    evaluation scores it 0)."""
     xs, ys = [], []
     for record in split(load_jsonl(ATTRIBUTIONBENCH), "dev"):
         claim = attributionbench_claim(record)
         refs = [r for r in record["references"] if r.strip()]
         ys.append(record["attribution_label"] == "attributable")
-        terms = analyze(claim)
-        if not refs or not terms:
-            xs.append((0.0, 0.0, 1.0, 0.0))
-            continue
-        sources = number_sources(refs, merge=False)
-        corpus = Corpus(sources)
-        best: tuple[float, ...] | None = None
-        for source in sources:
-            cited = analyze(corpus.cite(source, claim, reference=1).cited_text)
-            feats = support_features(terms, cited, corpus.stats)
-            if best is None or coverage(terms, cited, corpus.stats) > best[0]:
-                best = feats
-        xs.append(best)  # type: ignore[arg-type]
+        feats: list[tuple[float, ...]] = []
+        if refs and claim:
+            sources = number_sources(refs, merge=False)
+            stats = Corpus(sources).stats  # the statistics parse_answer's own corpus computes
+            marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
+            for block in parse_answer(_as_answer(claim, marks), sources).content:
+                terms = analyze(block.text)
+                for citation in block.citations or []:
+                    if terms:
+                        feats.append(support_features(terms, analyze(citation.cited_text), stats))
+        xs.append(feats)
     return xs, ys
 
 
@@ -62,16 +67,65 @@ def fit_logistic(xs: list[tuple[float, ...]], ys: list[bool], *, l2: float = 1e-
     return w
 
 
-def main() -> dict[str, Any]:
+def _support(w: list[float], x: tuple[float, ...]) -> float:
+    return round(1.0 / (1.0 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x))))), 4)
+
+
+def _fit(xs: list[list[tuple[float, ...]]], ys: list[bool], steps: int = 4000) -> list[float]:
+    """Weights fitted on the best-covering citation of each pair that has one (coverage comes first)."""
+    fit_x, fit_y = zip(*[(max(x), y) for x, y in zip(xs, ys) if x])
+    return [round(v, 3) for v in fit_logistic(list(fit_x), list(fit_y), steps=steps)]  # as pasted
+
+
+def _scores(w: list[float], xs: list[list[tuple[float, ...]]]) -> list[float]:
+    """The score the evaluation reads: the best support of the pair's citations (none: 0)."""
+    return [max((_support(w, f) for f in x), default=0.0) for x in xs]
+
+
+def cross_validate(
+    xs: list[list[tuple[float, ...]]], ys: list[bool], *, folds: int = 10, shuffles: int = 3, steps: int = 2000
+) -> tuple[float, float]:
+    """Mean balanced accuracy and AUROC over ``shuffles`` k-fold splits of dev: weights and threshold
+    fitted on the training folds, scored on the held-out fold (all folds pooled, each shifted by its
+    threshold)."""
+    baccs, aurocs = [], []
+    for seed in range(shuffles):
+        order = list(range(len(xs)))
+        random.Random(seed).shuffle(order)
+        shifted, labels = [], []
+        for k in range(folds):
+            held = set(order[k::folds])
+            train = [i for i in range(len(xs)) if i not in held]
+            w = _fit([xs[i] for i in train], [ys[i] for i in train], steps)
+            threshold, _ = best_threshold(_scores(w, [xs[i] for i in train]), [ys[i] for i in train])
+            test = sorted(held)
+            shifted += [s - threshold for s in _scores(w, [xs[i] for i in test])]
+            labels += [ys[i] for i in test]
+        baccs.append(balanced_accuracy(shifted, labels, 0.0))
+        aurocs.append(auroc(shifted, labels))
+    return sum(baccs) / shuffles, sum(aurocs) / shuffles
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval.calibrate", description=__doc__)
+    parser.add_argument("--cv", action="store_true", help="10-fold cross-validation inside dev instead")
+    parser.add_argument("--features", type=int, default=0, help="use only the first N features")
+    args = parser.parse_args(argv)
     if not available(ATTRIBUTIONBENCH):
         print(f"skipped: {ATTRIBUTIONBENCH} not found")
         return {}
     xs, ys = dev_features()
-    w = fit_logistic(xs, ys)
-    probs = [1.0 / (1.0 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x))))) for x in xs]
-    threshold, bacc = best_threshold([round(p, 4) for p in probs], ys)
+    if args.features:
+        xs = [[f[: args.features] for f in x] for x in xs]
+    if args.cv:
+        bacc, area = cross_validate(xs, ys)
+        print(f"dev 10-fold cross-validation: balanced accuracy {bacc:.3f}, AUROC {area:.3f}")
+        return {"cv_balanced_accuracy": bacc, "cv_auroc": area}
+    w = _fit(xs, ys)
+    scores = _scores(w, xs)
+    threshold, bacc = best_threshold(scores, ys)
     print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
-    print(f"SUPPORT_THRESHOLD = {threshold:.2f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(probs, ys):.3f}")
+    print(f"SUPPORT_THRESHOLD = {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}")
     return {"weights": w, "threshold": threshold}
 
 

@@ -1,5 +1,7 @@
 """Scoring: terms, BM25, coverage and the calibrated support score."""
 
+import math
+
 from cite_core._scoring import (
     SUPPORT_THRESHOLD,
     TermStats,
@@ -72,5 +74,41 @@ def test_support_separates_supported_from_unsupported() -> None:
 
 def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
-    cov, pairs, missing, length = support_features(analyze("built in 1925"), analyze("built in 1889"), stats)
+    cov, pairs, missing, length, share, absent = support_features(
+        analyze("built in 1925"), analyze("built in 1889"), stats
+    )
     assert missing == 1.0 and 0 < cov < 1 and length > 0
+    assert share == 0.5 and absent == math.log1p(1)
+
+
+def test_support_features_count_terms_found_and_missing() -> None:
+    stats = _stats("the grass is green and lush", "the sky is blue")
+    claim = analyze("green grass grows tall")  # green, grass, grow, tall
+    feats = support_features(claim, analyze("The grass is green and lush."), stats)
+    assert feats[3] == math.log1p(4)  # distinct claim terms
+    assert feats[4] == 0.5  # grass and green found, unweighted
+    assert feats[5] == math.log1p(2)  # grow and tall missing
+    assert feats[0] == coverage(claim, analyze("The grass is green and lush."), stats)
+
+
+def test_support_features_match_the_weights() -> None:
+    from cite_core._scoring import SUPPORT_WEIGHTS
+
+    stats = _stats("built in 1889")
+    assert len(support_features(analyze("built in 1889"), analyze("built in 1889"), stats)) == len(SUPPORT_WEIGHTS) - 1
+
+
+def test_support_falls_with_each_missing_term() -> None:
+    source = "Amos Otis scored the final run in Municipal Stadium history."
+    stats = _stats(source, "Kansas City Royals baseball.")
+    cited = analyze(source)
+    scores = [
+        support(analyze(claim), cited, stats)
+        for claim in (
+            "Amos Otis scored the final run in Municipal Stadium history.",
+            "Amos Otis scored the final run in Municipal Stadium history, batting third.",
+            "Amos Otis scored the final run in Municipal Stadium history, batting third against Detroit pitchers.",
+        )
+    ]
+    assert scores[0] >= SUPPORT_THRESHOLD
+    assert scores[0] > scores[1] > scores[2]
