@@ -41,6 +41,7 @@ from ._prompt import (
     format_sources,
 )
 from ._render import render_html, render_markdown, safe_url
+from ._rescore import SupportScorer, embedding_scorer, rescore
 from ._segment import split_sentences
 from ._sources import number_sources, pdf_pages
 from ._tokens import get_encoding, token_counter
@@ -67,6 +68,7 @@ __all__ = [
     "Source",
     "SourceError",
     "StreamEvent",
+    "SupportScorer",
     "TextBlock",
     "TextDelta",
     "TokenBudgetError",
@@ -77,6 +79,7 @@ __all__ = [
     "build_prompt",
     "citation_instructions",
     "clear_caches",
+    "embedding_scorer",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",
@@ -86,6 +89,7 @@ __all__ = [
     "pdf_pages",
     "render_html",
     "render_markdown",
+    "rescore",
     "safe_url",
     "split_sentences",
     "to_anthropic_documents",

@@ -1,0 +1,119 @@
+"""Measure any support scorer (an NLI model, an embedding model, an LLM judge) the way the lexical one is.
+
+    python -m bench.eval.scorer --scorer my_package.my_module:make_scorer
+    python -m bench.eval.scorer --scorer lexical          # the built-in score, through the same path
+
+``make_scorer`` is called with no argument and returns a ``cite_core.SupportScorer`` (a function from
+``(claim, cited_text)`` pairs to scores in 0..1; ``cite_core.embedding_scorer(model)`` makes one from an
+embedding model). Every AttributionBench and ExpertQA pair is parsed as in ``bench.eval``, rescored with
+``cite_core.rescore``, and the decision threshold is the best one on the **dev** halves of
+AttributionBench; the test halves then report balanced accuracy at that threshold and AUROC, beside the
+lexical score's. Nothing is downloaded: the scorer is whatever the given module builds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from cite_core import SupportScorer, number_sources, parse_answer, rescore
+
+from ._data import available, load_jsonl, split
+from ._metrics import auroc, balanced_accuracy, best_threshold
+from .localisation import _as_answer
+from .markers import FILE as EXPERTQA, expertqa_sources
+from .verification import _MARKER, ATTRIBUTIONBENCH, attributionbench_claim
+
+__all__ = ["evaluate", "load_scorer", "main"]
+
+
+def load_scorer(spec: str) -> SupportScorer | None:
+    """``module:factory`` -> the scorer it builds; ``lexical`` -> None (the built-in score)."""
+    if spec == "lexical":
+        return None
+    module, _, name = spec.partition(":")
+    if not module or not name:
+        raise SystemExit(f"--scorer must be 'lexical' or 'module:factory', got {spec!r}")
+    factory: Callable[[], SupportScorer] = getattr(importlib.import_module(module), name)
+    return factory()
+
+
+def _best(scorer: SupportScorer | None, text: str, sources: list[Any]) -> float:
+    answer = parse_answer(text, sources)
+    if scorer is not None:
+        answer = rescore(answer, scorer, threshold=0.5)
+    return max((c.support for c in answer.citations), default=0.0)
+
+
+def attributionbench(scorer: SupportScorer | None, which: str) -> list[tuple[float, bool]]:
+    out = []
+    for record in split(load_jsonl(ATTRIBUTIONBENCH), which):  # type: ignore[arg-type]
+        claim = attributionbench_claim(record)
+        refs = [r for r in record["references"] if r.strip()]
+        label = record["attribution_label"] == "attributable"
+        if not refs or not claim:
+            out.append((0.0, label))
+            continue
+        marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
+        out.append((_best(scorer, _as_answer(claim, marks), number_sources(refs, merge=False)), label))
+    return out
+
+
+def expertqa(scorer: SupportScorer | None, which: str) -> list[tuple[float, bool]]:
+    out = []
+    for record in split(load_jsonl(EXPERTQA), which):  # type: ignore[arg-type]
+        texts = {p["n"]: p.get("text") for p in record["passages"]}
+        sources = expertqa_sources(record)
+        for claim in record["claims"]:
+            label = claim.get("support")
+            cited = [n for n in claim.get("cited") or [] if texts.get(n)]
+            plain = _MARKER.sub("", claim["claim"]).strip()
+            if label not in ("Complete", "Partial", "Incomplete") or not cited or not plain:
+                continue
+            marks = "".join(f"[{n}]" for n in cited)
+            out.append((_best(scorer, _as_answer(plain, marks), sources), label == "Complete"))
+    return out
+
+
+def evaluate(scorer: SupportScorer | None) -> dict[str, Any]:
+    """Threshold chosen on AttributionBench dev; balanced accuracy and AUROC on the test halves."""
+    if not available(ATTRIBUTIONBENCH):
+        return {"skipped": f"{ATTRIBUTIONBENCH} not found"}
+    dev = attributionbench(scorer, "dev")
+    threshold, dev_bacc = best_threshold([s for s, _ in dev], [y for _, y in dev])
+    result: dict[str, Any] = {"threshold": threshold, "dev_balanced_accuracy": dev_bacc}
+    sets = [("attributionbench", attributionbench)] + ([("expertqa", expertqa)] if available(EXPERTQA) else [])
+    for name, pairs_of in sets:
+        pairs = pairs_of(scorer, "test")
+        scores, labels = [s for s, _ in pairs], [y for _, y in pairs]
+        result[name] = {
+            "pairs": len(pairs),
+            "balanced_accuracy": balanced_accuracy(scores, labels, threshold),
+            "auroc": auroc(scores, labels),
+        }
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(prog="python -m bench.eval.scorer", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scorer", required=True, help="'lexical' or 'module:factory'")
+    args = parser.parse_args(argv)
+    result = evaluate(load_scorer(args.scorer))
+    if "skipped" in result:
+        print(f"skipped: {result['skipped']}")
+        return result
+    print(f"scorer {args.scorer}: threshold {result['threshold']:.3f} chosen on AttributionBench dev "
+          f"(dev balanced accuracy {result['dev_balanced_accuracy']:.3f})")
+    for name in ("attributionbench", "expertqa"):
+        if name in result:
+            row = result[name]
+            print(f"  {name} test: balanced accuracy {row['balanced_accuracy']:.3f}, AUROC {row['auroc']:.3f} "
+                  f"({row['pairs']} pairs)")
+    return result
+
+
+if __name__ == "__main__":
+    main()
