@@ -15,16 +15,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from cite_core import SupportScorer, number_sources, parse_answer, rescore
+from cite_core import SupportScorer, rescore
 
-from ._data import available, load_jsonl, split
+from ._data import available
 from ._metrics import auroc, balanced_accuracy, best_threshold
-from .localisation import _as_answer
-from .markers import FILE as EXPERTQA, expertqa_sources
-from .verification import _MARKER, ATTRIBUTIONBENCH, attributionbench_claim
+from .markers import FILE as EXPERTQA
+from .verification import ATTRIBUTIONBENCH, attributionbench_cases, best_support, expertqa_cases
 
 __all__ = ["evaluate", "load_scorer", "main"]
 
@@ -40,41 +39,17 @@ def load_scorer(spec: str) -> SupportScorer | None:
     return factory()
 
 
-def _best(scorer: SupportScorer | None, text: str, sources: list[Any]) -> float:
-    answer = parse_answer(text, sources)
-    if scorer is not None:
-        answer = rescore(answer, scorer, threshold=0.5)
-    return max((c.support for c in answer.citations), default=0.0)
+def _pairs(cases: Iterator[tuple[Any, ...]], scorer: SupportScorer | None) -> list[tuple[float, bool]]:
+    rescorer = None if scorer is None else (lambda answer: rescore(answer, scorer, threshold=0.5))
+    return [(best_support(text, sources, rescorer), label) for text, sources, label, _, _ in cases]
 
 
 def attributionbench(scorer: SupportScorer | None, which: str) -> list[tuple[float, bool]]:
-    out = []
-    for record in split(load_jsonl(ATTRIBUTIONBENCH), which):  # type: ignore[arg-type]
-        claim = attributionbench_claim(record)
-        refs = [r for r in record["references"] if r.strip()]
-        label = record["attribution_label"] == "attributable"
-        if not refs or not claim:
-            out.append((0.0, label))
-            continue
-        marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
-        out.append((_best(scorer, _as_answer(claim, marks), number_sources(refs, merge=False)), label))
-    return out
+    return _pairs(attributionbench_cases(which), scorer)
 
 
 def expertqa(scorer: SupportScorer | None, which: str) -> list[tuple[float, bool]]:
-    out = []
-    for record in split(load_jsonl(EXPERTQA), which):  # type: ignore[arg-type]
-        texts = {p["n"]: p.get("text") for p in record["passages"]}
-        sources = expertqa_sources(record)
-        for claim in record["claims"]:
-            label = claim.get("support")
-            cited = [n for n in claim.get("cited") or [] if texts.get(n)]
-            plain = _MARKER.sub("", claim["claim"]).strip()
-            if label not in ("Complete", "Partial", "Incomplete") or not cited or not plain:
-                continue
-            marks = "".join(f"[{n}]" for n in cited)
-            out.append((_best(scorer, _as_answer(plain, marks), sources), label == "Complete"))
-    return out
+    return _pairs(expertqa_cases(which), scorer)
 
 
 def evaluate(scorer: SupportScorer | None) -> dict[str, Any]:

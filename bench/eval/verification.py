@@ -17,9 +17,10 @@ words found in the evidence) with its best threshold.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from cite_core import number_sources, parse_answer
+from cite_core import CitedAnswer, number_sources, parse_answer
 from cite_core._scoring import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, split
@@ -27,7 +28,10 @@ from ._metrics import auroc, balanced_accuracy, best_threshold
 from .localisation import _as_answer
 from .markers import FILE as EXPERTQA, expertqa_sources
 
-__all__ = ["attributionbench_pairs", "expertqa_pairs", "run", "score_table"]
+__all__ = [
+    "attributionbench_cases", "attributionbench_pairs", "best_support", "expertqa_cases", "expertqa_pairs", "run",
+    "score_table",
+]
 
 ATTRIBUTIONBENCH = "attributionbench_sample.jsonl"
 _MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
@@ -43,27 +47,22 @@ def attributionbench_claim(record: dict[str, Any]) -> str:
     return claim
 
 
-def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
-    """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
-    out = []
+def attributionbench_cases(which: str) -> Iterator[tuple[str | None, list[Any], bool, str, str]]:
+    """(answer to parse or None when there is nothing to cite, sources, attributable?, claim, evidence)
+    for each AttributionBench pair of a split."""
     for record in split(load_jsonl(ATTRIBUTIONBENCH), which):  # type: ignore[arg-type]
         claim = attributionbench_claim(record)
         refs = [r for r in record["references"] if r.strip()]
         label = record["attribution_label"] == "attributable"
         if not refs or not claim:
-            out.append((0.0, label, 0.0))
+            yield None, [], label, claim, ""
             continue
-        sources = number_sources(refs, merge=False)
         marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
-        answer = parse_answer(_as_answer(claim, marks), sources)
-        score = max((c.support for c in answer.citations), default=0.0)
-        out.append((score, label, _word_share(claim, " ".join(refs))))
-    return out
+        yield _as_answer(claim, marks), number_sources(refs, merge=False), label, claim, " ".join(refs)
 
 
-def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
-    """(our support, Complete?, lexical baseline) for each judged, cited ExpertQA claim of a split."""
-    out = []
+def expertqa_cases(which: str) -> Iterator[tuple[str, list[Any], bool, str, str]]:
+    """(answer to parse, sources, Complete?, claim, evidence) for each judged, cited ExpertQA claim."""
     for record in split(load_jsonl(EXPERTQA), which):  # type: ignore[arg-type]
         texts = {p["n"]: p.get("text") for p in record["passages"]}
         sources = expertqa_sources(record)
@@ -76,11 +75,30 @@ def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
             if not plain:
                 continue
             marks = "".join(f"[{n}]" for n in cited)
-            answer = parse_answer(_as_answer(plain, marks), sources)
-            score = max((c.support for c in answer.citations), default=0.0)
             evidence = " ".join(texts[n] for n in cited)
-            out.append((score, label == "Complete", _word_share(plain, evidence)))
-    return out
+            yield _as_answer(plain, marks), sources, label == "Complete", plain, evidence
+
+
+def best_support(text: str | None, sources: list[Any], rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None) -> float:
+    """The best ``support`` among the citations of the parsed answer (none: 0), after ``rescorer``."""
+    if text is None:
+        return 0.0
+    answer = parse_answer(text, sources)
+    if rescorer is not None:
+        answer = rescorer(answer)
+    return max((c.support for c in answer.citations), default=0.0)
+
+
+def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
+    """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
+    return [(best_support(text, sources), label, _word_share(claim, evidence) if text is not None else 0.0)
+            for text, sources, label, claim, evidence in attributionbench_cases(which)]
+
+
+def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
+    """(our support, Complete?, lexical baseline) for each judged, cited ExpertQA claim of a split."""
+    return [(best_support(text, sources), label, _word_share(claim, evidence))
+            for text, sources, label, claim, evidence in expertqa_cases(which)]
 
 
 def _word_share(claim: str, evidence: str) -> float:
