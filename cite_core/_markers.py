@@ -266,6 +266,8 @@ def _reference_entry(text: str, pos: int, line_end: int, complete: bool, titles:
     if marker.raw.startswith("[^") and after.startswith(":"):
         return "reflist"  # a Markdown footnote definition
     if after.startswith(":") and after[1:2] in (" ", "\t", ""):
+        if not after[1:] and not complete:
+            return NEED  # "[1]:" so far: "[1]: text" is a definition, "[1]:c" is not
         return "reflist"  # a Markdown link reference definition
     names = titles.get(marker.items[0].number, ())
     head = after.lstrip(" \t-–—:*\"“'").lower()

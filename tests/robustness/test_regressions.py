@@ -63,3 +63,25 @@ def test_groups_sharing_a_claim_keep_the_order_they_were_numbered_in() -> None:
     for text in ("[1-3% \n[1])))[5])()) &My Docue[1-3] \nI0\x00\x00", "[1])))[5])()) &My Docue[1-3]"):
         answer = parse_answer(text, sources)
         assert [r.source.number for r in answer.references] == [1, 5, 2, 3] == first_seen(answer)
+
+
+def test_a_line_cut_right_after_a_marker_and_colon_waits_for_the_next_character() -> None:
+    # atheris (bench/fuzz.py --target parser, this session): a stream cut after "[1]:" at the start of a
+    # line took it for a Markdown link reference definition ("[1]: url") and dropped the rest of the
+    # answer as a reference list; the whole parse saw "[1]:c", which is not one
+    from cite_core import CitationStream
+
+    sources = number_sources(["One.", "Two."])
+    for text, cut in (("[1]:c", 4), ("e  [2]```\nDone [x]\n[1]:2Z_Doc", 23)):
+        whole = parse_answer(text, sources)
+        stream = CitationStream(sources)
+        stream.feed(text[:cut])
+        stream.feed(text[cut:])
+        assert stream.finish() == whole
+        assert whole.removed_reference_list is None
+    definition = parse_answer("Grass is green [1].\n[1]: https://example.org/d", sources)
+    assert definition.removed_reference_list == "[1]: https://example.org/d"
+    stream = CitationStream(sources)
+    for piece in ("Grass is green [1].\n[1]:", " https://example.org/d"):
+        stream.feed(piece)
+    assert stream.finish() == definition
