@@ -41,3 +41,16 @@ def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> 
     assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))  # renumbering is a bijection
     assert all(mapping[r.source.number] == r.number for r in answer.references)
     json.loads(answer.model_dump_json())  # always serialisable, surrogates included
+
+
+def check_stream_equals_whole(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, list[Any]]:
+    """Stream ``text`` cut at ``cuts``: the same answer and text as the whole parse, which passes
+    ``check_answer``. Returns the whole answer and the stream's events."""
+    from cite_core import parse_answer
+
+    whole = parse_answer(text, sources)
+    answer, deltas, events = streamed(text, cuts, sources)
+    assert answer == whole
+    assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
+    check_answer(whole, sources, text)
+    return whole, events

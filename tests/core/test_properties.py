@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cite_core import Source, number_sources, parse_answer
-from tests.invariants import check_answer, streamed
+from tests.invariants import check_answer, check_stream_equals_whole, streamed
 
 settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -53,11 +53,7 @@ REAL = expertqa_answers()
 
 @given(texts, st.lists(st.integers(min_value=1, max_value=200), max_size=40))
 def test_any_text_parses_and_stream_equals_whole_for_any_chunking(text: str, cuts: list[int]) -> None:
-    whole = parse_answer(text, SOURCES)
-    answer, deltas, _ = streamed(text, cuts, SOURCES)
-    assert answer == whole
-    assert deltas == whole.plain_text == "".join(b.text for b in whole.content)
-    check_answer(whole, SOURCES, text)
+    check_stream_equals_whole(text, cuts, SOURCES)
 
 
 @given(texts)
@@ -69,10 +65,7 @@ def test_one_character_chunks_equal_the_whole_parse(text: str) -> None:
 @given(st.sampled_from(range(len(REAL))), st.lists(st.integers(min_value=1, max_value=3000), max_size=60))
 def test_real_answers_stream_equals_whole(index: int, cuts: list[int]) -> None:
     text, sources = REAL[index]
-    whole = parse_answer(text, sources)
-    answer, deltas, _ = streamed(text, cuts, sources)
-    assert answer == whole and deltas == whole.plain_text
-    check_answer(whole, sources, text)
+    check_stream_equals_whole(text, cuts, sources)
 
 
 @given(st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 0, 42]), min_size=1, max_size=12))
