@@ -11,11 +11,11 @@ from typing import Any, NamedTuple
 from . import _scoring, _tokens
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
 from ._scoring import (
-    BM25_B,
-    BM25_K1,
     TermStats,
     _analyze,
     analyze,
+    bm25_postings,
+    build_postings,
     claim_weights,
     weighted_coverage,
     weighted_support,
@@ -102,6 +102,8 @@ class _ChunkCache:
         self.hits = self.misses = 0
 
     def entry(self, text: str, blocks: bool) -> list[Any]:
+        if len(text) > SEGMENT_CACHE_MAX_CHARS:  # analysed every time, never kept
+            return [*_analyse_segment(text, blocks), None]
         key = (text, blocks)
         with self._lock:
             found = self._entries.get(key)
@@ -140,8 +142,6 @@ _CHUNKS = _ChunkCache(SEGMENT_CACHE_SIZE, SEGMENT_CACHE_CHARS)
 def _segment_units(text: str, blocks: bool) -> _Analysis:
     """The units of one chunk text (offsets into it, segment 0), their term counts and lengths; shared
     read-only by every source with this text."""
-    if len(text) > SEGMENT_CACHE_MAX_CHARS:
-        return _analyse_segment(text, blocks)
     units, counts, lengths, _ = _CHUNKS.entry(text, blocks)
     return units, counts, lengths
 
@@ -199,8 +199,7 @@ def source_stats(source: Source) -> TermStats:
 
 
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
-    """Term -> [(unit index, count)] over the source's units, cached on it (BM25 then visits only the
-    units holding a claim term: a claim of 6 terms against 11 sentences is about 15 steps, not 66)."""
+    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), cached on it."""
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
@@ -208,51 +207,19 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
         if len(segments) == 1 and segments[0].start == 0:  # one chunk: kept with its analysis
             postings = _chunk_postings(segments[0].text, source.kind == "blocks")
         else:
-            postings = _build_postings(_unit_counts(source, source_units(source))[0])
+            postings = build_postings(_unit_counts(source)[0])
         cache["postings"] = postings
     return postings
 
 
-def _build_postings(unit_counts: list[dict[str, int]]) -> dict[str, list[tuple[int, int]]]:
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for index, counts in enumerate(unit_counts):
-        for term, count in counts.items():
-            entry = postings.get(term)
-            if entry is None:
-                postings[term] = [(index, count)]
-            else:
-                entry.append((index, count))
-    return postings
-
-
 def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
-    if len(text) > SEGMENT_CACHE_MAX_CHARS:
-        return _build_postings(_analyse_segment(text, blocks)[1])
     entry = _CHUNKS.entry(text, blocks)
     if entry[3] is None:  # two threads may both build it: the same value
-        entry[3] = _build_postings(entry[1])
+        entry[3] = build_postings(entry[1])
     return entry[3]  # type: ignore[no-any-return]
 
 
-def _bm25(
-    weights: Sequence[tuple[str, float]], postings: dict[str, list[tuple[int, int]]], lengths: list[int], avg_len: float
-) -> list[float]:
-    """``bm25_weighted`` from the units' postings: each unit's sum runs over the claim's terms in the same
-    order with the same expressions, so the scores are equal to the last bit."""
-    b, k1 = BM25_B, BM25_K1
-    scale = b / avg_len if avg_len else 0.0
-    k1_plus_1 = k1 + 1
-    scores = [0.0] * len(lengths)
-    get = postings.get
-    for term, idf in weights:
-        posting = get(term)
-        if posting is not None:
-            for index, f in posting:
-                scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
-    return scores
-
-
-def _unit_counts(source: Source, units: list[Unit]) -> tuple[list[dict[str, int]], list[int]]:
+def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
     """Term counts (for BM25; their keys give document frequencies) and lengths of each unit, cached on
     the source by ``source_units``."""
     counted = _cache(source).get("unit_counts")
@@ -287,7 +254,7 @@ class Corpus:
             # one counting pass over every unit (not a merge of per-source statistics, whose lazy
             # document-frequency sums cost 20 dict lookups per term for 20 sources); the units' term
             # counts serve BM25 later
-            counted = [_unit_counts(s, source_units(s)) for s in self.sources]
+            counted = [_unit_counts(s) for s in self.sources]
             self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
         return self._stats
 
@@ -308,7 +275,7 @@ class Corpus:
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
         if first is None:
-            first, last = self._best(weights, total, units, *_unit_counts(source, units), _postings(source))
+            first, last = self._best(weights, total, units, *_unit_counts(source), _postings(source))
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
@@ -334,7 +301,7 @@ class Corpus:
     ) -> tuple[int | None, int | None]:
         if not weights or not units:
             return None, None
-        scores = _bm25(weights, postings, lengths, self.stats.avg_len)
+        scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
         best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
         if scores[best] <= 0:
             return None, None

@@ -28,7 +28,9 @@ __all__ = [
     "SUPPORT_WEIGHTS",
     "TermStats",
     "analyze",
+    "build_postings",
     "bm25_counted",
+    "bm25_postings",
     "bm25_scores",
     "bm25_weighted",
     "claim_weights",
@@ -224,19 +226,43 @@ def bm25_weighted(
     b: float = BM25_B,
 ) -> list[float]:
     """``bm25_counted`` with the claim's ``claim_weights`` computed once by the caller."""
+    return bm25_postings(query, build_postings(counts), lengths, avg_len, k1=k1, b=b)
+
+
+def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[int, int]]]:
+    """Term -> [(unit index, count)] over the units' term counts, in unit order."""
+    postings: dict[str, list[tuple[int, int]]] = {}
+    for index, unit in enumerate(counts):
+        for term, count in unit.items():
+            entry = postings.get(term)
+            if entry is None:
+                postings[term] = [(index, count)]
+            else:
+                entry.append((index, count))
+    return postings
+
+
+def bm25_postings(
+    query: Sequence[tuple[str, float]],
+    postings: Mapping[str, Sequence[tuple[int, int]]],
+    lengths: Sequence[int],
+    avg_len: float,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """BM25 of each unit from its postings: only the units holding a claim term are visited (a claim of
+    6 terms against 11 sentences is about 15 steps, not 66); each unit's sum runs over the claim's terms
+    in their order."""
     scale = b / avg_len if avg_len else 0.0
     k1_plus_1 = k1 + 1
-    scores = []
-    for tf, length in zip(counts, lengths):
-        score = 0.0
-        if length:
-            norm = k1 * (1 - b + scale * length)
-            get = tf.get
-            for term, idf in query:
-                f = get(term)
-                if f:
-                    score += idf * f * k1_plus_1 / (f + norm)
-        scores.append(score)
+    scores = [0.0] * len(lengths)
+    get = postings.get
+    for term, idf in query:
+        posting = get(term)
+        if posting is not None:
+            for index, f in posting:
+                scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
     return scores
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cite_core import _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
 from cite_core._localize import SEGMENT_CACHE_MAX_CHARS, source_units
-from tests.core.test_properties import PIECES, texts  # noqa: F401  (loads the hypothesis profile)
+from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
 CHUNKS = [
     "The grass is green. The sky is blue. Water is essential for life.",
@@ -138,8 +138,20 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(units: list[
     weights = _scoring.claim_weights(claim, stats)
     counts = [_localize._counts(tuple(u)) for u in units]
     lengths = [len(u) for u in units]
-    expected = _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len)
-    assert _localize._bm25(weights, _localize._build_postings(counts), lengths, stats.avg_len) == expected
+    expected = []  # BM25 summed unit by unit over every claim term, as it was before postings
+    k1, b = _scoring.BM25_K1, _scoring.BM25_B
+    scale = b / stats.avg_len if stats.avg_len else 0.0
+    for tf, length in zip(counts, lengths):
+        score = 0.0
+        if length:
+            norm = k1 * (1 - b + scale * length)
+            for term, idf in weights:
+                f = tf.get(term)
+                if f:
+                    score += idf * f * (k1 + 1) / (f + norm)
+        expected.append(score)
+    assert _scoring.bm25_postings(weights, _scoring.build_postings(counts), lengths, stats.avg_len) == expected
+    assert _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len) == expected
 
 
 def test_postings_of_a_merged_source_index_its_own_units() -> None:
