@@ -13,14 +13,13 @@ import math
 import random
 from typing import Any
 
-from cite_core import number_sources, parse_answer
+from cite_core import parse_answer
 from cite_core._localize import Corpus
 from cite_core._scoring import analyze, support_features
 
-from ._data import available, load_jsonl, split
+from ._data import available
 from ._metrics import auroc, balanced_accuracy, best_threshold
-from .localisation import _as_answer
-from .verification import ATTRIBUTIONBENCH, attributionbench_claim
+from .verification import ATTRIBUTIONBENCH, attributionbench_cases
 
 __all__ = ["cross_validate", "dev_features", "fit_logistic", "main"]
 
@@ -31,16 +30,12 @@ def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
     longer claim), and the pairs' labels. A pair with no reference or no cited term has none (the
     evaluation scores it 0)."""
     xs, ys = [], []
-    for record in split(load_jsonl(ATTRIBUTIONBENCH), "dev"):
-        claim = attributionbench_claim(record)
-        refs = [r for r in record["references"] if r.strip()]
-        ys.append(record["attribution_label"] == "attributable")
+    for text, sources, label, _, _ in attributionbench_cases("dev"):
+        ys.append(label)
         feats: list[tuple[float, ...]] = []
-        if refs and claim:
-            sources = number_sources(refs, merge=False)
+        if text is not None:
             stats = Corpus(sources).stats  # the statistics parse_answer's own corpus computes
-            marks = "".join(f"[{i + 1}]" for i in range(len(refs)))
-            for block in parse_answer(_as_answer(claim, marks), sources).content:
+            for block in parse_answer(text, sources).content:
                 terms = analyze(block.text)
                 for citation in block.citations or []:
                     if terms:

@@ -15,7 +15,6 @@ def test_features_reproduce_the_evaluated_support(monkeypatch: pytest.MonkeyPatc
     if not _data.available(verification.ATTRIBUTIONBENCH):
         pytest.skip("AttributionBench not found")
     records = _data.load_jsonl(verification.ATTRIBUTIONBENCH)[:12]
-    monkeypatch.setattr(calibrate, "load_jsonl", lambda name: records)
     monkeypatch.setattr(verification, "load_jsonl", lambda name: records)
     xs, ys = calibrate.dev_features()
     pairs = verification.attributionbench_pairs("dev")
