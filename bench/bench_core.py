@@ -67,13 +67,8 @@ def make_answer(items: list[dict], words: int = 400, markers: int = 30, seed: in
     return " ".join(out)
 
 
-def timed(fn, repeat: int) -> list[float]:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return samples
+def timed(fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]
+    return timed_after(lambda: None, fn, repeat)
 
 
 def timed_after(prepare, fn, repeat: int) -> list[float]:  # type: ignore[no-untyped-def]

@@ -91,7 +91,7 @@ def best_support(text: str | None, sources: list[Any], rescorer: Callable[[Cited
 
 def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
     """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
-    return [(best_support(text, sources), label, _word_share(claim, evidence) if text is not None else 0.0)
+    return [(best_support(text, sources), label, _word_share(claim, evidence))
             for text, sources, label, claim, evidence in attributionbench_cases(which)]
 
 
