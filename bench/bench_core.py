@@ -31,7 +31,24 @@ def corpus_text() -> str:
     if essay.is_file():
         return essay.read_text(encoding="utf-8")
     rng = random.Random(0)
-    words = "the of grass sky water blue green life energy sun moon city river paper model data".split()
+    words = [
+        "the",
+        "of",
+        "grass",
+        "sky",
+        "water",
+        "blue",
+        "green",
+        "life",
+        "energy",
+        "sun",
+        "moon",
+        "city",
+        "river",
+        "paper",
+        "model",
+        "data",
+    ]
     return " ".join(" ".join(rng.choice(words) for _ in range(rng.randint(8, 20))) + "." for _ in range(2000))
 
 
@@ -41,7 +58,9 @@ def make_sources(n: int, size: int = 1000) -> list[dict]:
     for i in range(n):
         if pos + size > len(text):
             pos = 0
-        out.append({"text": text[pos : pos + size], "title": f"Chunk {i + 1}", "url": f"https://example.org/{i}"})
+        out.append(
+            {"text": text[pos : pos + size], "title": f"Chunk {i + 1}", "url": f"https://example.org/{i}"}
+        )
         pos += size
     return out
 
@@ -113,8 +132,12 @@ def llama_resplit(items: list[dict]):  # type: ignore[no-untyped-def]
     engine.text_splitter = SentenceSplitter(chunk_size=512, chunk_overlap=20)
     engine._metadata_mode = MetadataMode.NONE
     engine._multimodal = False
-    nodes = [NodeWithScore(node=TextNode(text=i["text"], metadata={"title": i["title"], "url": i["url"]}), score=0.5)
-             for i in items]
+    nodes = [
+        NodeWithScore(
+            node=TextNode(text=i["text"], metadata={"title": i["title"], "url": i["url"]}), score=0.5
+        )
+        for i in items
+    ]
     return lambda: engine._create_citation_nodes(nodes)
 
 
@@ -128,7 +151,9 @@ def lcel_chains(items: list[dict], answer: str):  # type: ignore[no-untyped-def]
     except ImportError:
         return None
     context = "\n\n".join(f"[{n}] {i['text']}" for n, i in enumerate(items, 1))
-    prompt = ChatPromptTemplate.from_messages([("system", "Answer from the sources.\n{context}"), ("human", "{question}")])
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Answer from the sources.\n{context}"), ("human", "{question}")]
+    )
     model = FakeListChatModel(responses=[answer])
     plain = prompt | model | StrOutputParser()
 
@@ -140,8 +165,10 @@ def lcel_chains(items: list[dict], answer: str):  # type: ignore[no-untyped-def]
 
     cited = RunnableLambda(cite)
     question = "What did the author do?"
-    return (lambda: plain.invoke({"context": context, "question": question}),
-            lambda: cited.invoke({"items": items, "question": question}))
+    return (
+        lambda: plain.invoke({"context": context, "question": question}),
+        lambda: cited.invoke({"items": items, "question": question}),
+    )
 
 
 def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, object]:
@@ -150,8 +177,10 @@ def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, objec
     top_answer = make_answer(top, words=250, markers=16, seed=2)
     from cite_core import clear_caches
 
-    runs = {"ours_top10_ms": lambda: one_query(top, top_answer, None),
-            "ours_top10_cold_ms": lambda: one_query(top, top_answer, None)}
+    runs = {
+        "ours_top10_ms": lambda: one_query(top, top_answer, None),
+        "ours_top10_cold_ms": lambda: one_query(top, top_answer, None),
+    }
     prepare = {"ours_top10_cold_ms": clear_caches}  # untimed: nothing analysed before this query
     resplit = llama_resplit(top)
     if resplit:
@@ -174,7 +203,8 @@ def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, objec
     if "llamaindex_resplit_top10_ms" in out:
         out["ratio_ours_to_llamaindex_resplit"] = ours / out["llamaindex_resplit_top10_ms"]  # type: ignore[operator]
         out["ratio_ours_cold_to_llamaindex_resplit"] = (
-            out["ours_top10_cold_ms"] / out["llamaindex_resplit_top10_ms"])  # type: ignore[operator]
+            out["ours_top10_cold_ms"] / out["llamaindex_resplit_top10_ms"]
+        )  # type: ignore[operator]
     if "lcel_plain_chain_ms" in out:
         out["ratio_ours_to_lcel_plain_chain"] = ours / out["lcel_plain_chain_ms"]  # type: ignore[operator]
     return out
@@ -189,38 +219,52 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--quick", action="store_true", help="fewer repeats and lengths (for python -m bench --quick)")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer repeats and lengths (for python -m bench --quick)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.repeat = min(args.repeat, 30)
     items = make_sources(20)
     answer = make_answer(items)
     results: dict[str, object] = {
-        "answer_words": len(answer.split()), "answer_markers": answer.count("["),
+        "answer_words": len(answer.split()),
+        "answer_markers": answer.count("["),
     }
     one_query(items, answer, 100_000)  # warm caches (tiktoken, regexes)
-    results["query_ms_median"] = statistics.median(timed(lambda: one_query(items, answer, None), args.repeat)) * 1e3
+    results["query_ms_median"] = (
+        statistics.median(timed(lambda: one_query(items, answer, None), args.repeat)) * 1e3
+    )
     answers = [make_answer(items, seed=seed) for seed in range(1, args.repeat + 1)]
     fresh = iter(answers * 2)
-    results["query_new_answer_ms_median"] = statistics.median(
-        timed(lambda: one_query(items, next(fresh), None), args.repeat)) * 1e3
+    results["query_new_answer_ms_median"] = (
+        statistics.median(timed(lambda: one_query(items, next(fresh), None), args.repeat)) * 1e3
+    )
     from cite_core import clear_caches
     from cite_core._localize import forget_chunks
 
-    results["query_new_chunks_ms_median"] = statistics.median(
-        timed_after(forget_chunks, lambda: one_query(items, answer, None), args.repeat)) * 1e3
-    results["query_cold_ms_median"] = statistics.median(
-        timed_after(clear_caches, lambda: one_query(items, answer, None), args.repeat)) * 1e3
-    results["query_with_budget_ms_median"] = statistics.median(
-        timed(lambda: one_query(items, answer, 100_000), args.repeat)) * 1e3
+    results["query_new_chunks_ms_median"] = (
+        statistics.median(timed_after(forget_chunks, lambda: one_query(items, answer, None), args.repeat))
+        * 1e3
+    )
+    results["query_cold_ms_median"] = (
+        statistics.median(timed_after(clear_caches, lambda: one_query(items, answer, None), args.repeat))
+        * 1e3
+    )
+    results["query_with_budget_ms_median"] = (
+        statistics.median(timed(lambda: one_query(items, answer, 100_000), args.repeat)) * 1e3
+    )
     sources = number_sources(items)
-    results["parse_only_ms_median"] = statistics.median(
-        timed(lambda: parse_answer(answer, sources), args.repeat)) * 1e3
+    results["parse_only_ms_median"] = (
+        statistics.median(timed(lambda: parse_answer(answer, sources), args.repeat)) * 1e3
+    )
     chars = statistics.median(timed(lambda: stream_chars(items, answer), 20))
     results["stream_1char_us_per_chunk"] = chars / len(answer) * 1e6
     results["side_by_side"] = side_by_side(items, answer, max(20, args.repeat // 2))
     # LlamaIndex's default SentenceSplitter makes nodes of up to 1024 tokens (about 4 KB of prose)
-    results["side_by_side_4KB_nodes"] = side_by_side(make_sources(10, 4000), answer, max(20, args.repeat // 2))
+    results["side_by_side_4KB_nodes"] = side_by_side(
+        make_sources(10, 4000), answer, max(20, args.repeat // 2)
+    )
     growth = []
     base = answer
     sizes = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000)
@@ -231,7 +275,8 @@ def main() -> None:
     results["length_growth"] = growth
     results["length_doubling_ratios"] = doubling(growth, "chars")
     results["max_doubling_ratio_from_16KB"] = max(
-        b["ms"] / a["ms"] for a, b in zip(growth, growth[1:]) if a["chars"] >= 16_000)
+        b["ms"] / a["ms"] for a, b in zip(growth, growth[1:]) if a["chars"] >= 16_000
+    )
     stream_growth = []
     for size in (2_000, 4_000, 8_000, 16_000):
         text = (base * (size // len(base) + 1))[:size]
@@ -242,38 +287,59 @@ def main() -> None:
     for n in (5, 10, 20, 40, 80, 160, 320, 500):
         many = make_sources(n)
         text = make_answer(many, markers=30, seed=1)
-        by_sources.append({"sources": n, "ms": statistics.median(
-            timed(lambda: one_query(many, text, None), 20)) * 1e3})
+        by_sources.append(
+            {"sources": n, "ms": statistics.median(timed(lambda: one_query(many, text, None), 20)) * 1e3}
+        )
     results["sources_growth"] = by_sources
     results["sources_ratios_per_step"] = [
-        {"from": a["sources"], "to": b["sources"], "ratio": round(b["ms"] / a["ms"], 2)} for a, b in zip(by_sources, by_sources[1:])
+        {"from": a["sources"], "to": b["sources"], "ratio": round(b["ms"] / a["ms"], 2)}
+        for a, b in zip(by_sources, by_sources[1:])
     ]
     if args.json:
         print(json.dumps(results, indent=2))
         return
     print(f"answer: {results['answer_words']} words, {results['answer_markers']} markers, 20 sources x 1 KB")
     print(f"one query (number + prompt + parse + localise): {results['query_ms_median']:.2f} ms median")
-    print(f"  a new answer each query (same chunks):        {results['query_new_answer_ms_median']:.2f} ms median")
-    print(f"  chunks never seen before (words known):       {results['query_new_chunks_ms_median']:.2f} ms median")
+    print(
+        f"  a new answer each query (same chunks):        {results['query_new_answer_ms_median']:.2f} ms median"
+    )
+    print(
+        f"  chunks never seen before (words known):       {results['query_new_chunks_ms_median']:.2f} ms median"
+    )
     print(f"  cold: nothing analysed yet (clear_caches()):  {results['query_cold_ms_median']:.2f} ms median")
-    print(f"  with a tiktoken budget:                       {results['query_with_budget_ms_median']:.2f} ms median")
+    print(
+        f"  with a tiktoken budget:                       {results['query_with_budget_ms_median']:.2f} ms median"
+    )
     print(f"  parse + localise only:                        {results['parse_only_ms_median']:.2f} ms median")
     for label, key in (("1 KB", "side_by_side"), ("4 KB", "side_by_side_4KB_nodes")):
         side = results[key]
-        print(f"side by side on the top 10, {label} nodes (median ms): " + ", ".join(
-            f"{k.removesuffix('_ms')} {v:.2f}" for k, v in side.items() if k.endswith("_ms")))  # type: ignore[union-attr]
+        print(
+            f"side by side on the top 10, {label} nodes (median ms): "
+            + ", ".join(f"{k.removesuffix('_ms')} {v:.2f}" for k, v in side.items() if k.endswith("_ms"))
+        )  # type: ignore[union-attr]
         print("  ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in side.items() if k.startswith("ratio")))  # type: ignore[union-attr]
     print(f"streaming, 1-character chunks: {results['stream_1char_us_per_chunk']:.2f} us per chunk")
-    print("whole-answer parse time by length (chars: ms):",
-          ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in growth))
+    print(
+        "whole-answer parse time by length (chars: ms):",
+        ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in growth),
+    )
     print(f"  doubling ratios: {results['length_doubling_ratios']} (linear = 2.0)")
-    print(f"  worst doubling ratio from 16 KB up: {results['max_doubling_ratio_from_16KB']:.2f}x (linear = 2.0x)")
-    print("streaming 1-char chunks by length (chars: ms):",
-          ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in stream_growth))
+    print(
+        f"  worst doubling ratio from 16 KB up: {results['max_doubling_ratio_from_16KB']:.2f}x (linear = 2.0x)"
+    )
+    print(
+        "streaming 1-char chunks by length (chars: ms):",
+        ", ".join(f"{g['chars']}: {g['ms']:.1f}" for g in stream_growth),
+    )
     print(f"  doubling ratios: {results['stream_doubling_ratios']} (linear = 2.0)")
-    print("one query by number of sources (sources: ms):",
-          ", ".join(f"{g['sources']}: {g['ms']:.1f}" for g in by_sources))
-    print("  ratio per step:", ", ".join(f"{r['from']}->{r['to']}: {r['ratio']}x" for r in results["sources_ratios_per_step"]))
+    print(
+        "one query by number of sources (sources: ms):",
+        ", ".join(f"{g['sources']}: {g['ms']:.1f}" for g in by_sources),
+    )
+    print(
+        "  ratio per step:",
+        ", ".join(f"{r['from']}->{r['to']}: {r['ratio']}x" for r in results["sources_ratios_per_step"]),
+    )
 
 
 if __name__ == "__main__":

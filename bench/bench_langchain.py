@@ -41,7 +41,9 @@ QUESTION = "What did the author work on before college?"
 class FixedRetriever(BaseRetriever):
     documents: list[Document]
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
         return list(self.documents)
 
 
@@ -51,11 +53,32 @@ def corpus(k: int = 8, size: int = 1000) -> list[Document]:
         text = essay.read_text(encoding="utf-8")
     else:  # ../shared absent: synthetic prose of the same shape
         rng = random.Random(0)
-        words = "the of grass sky water blue green life energy sun moon city river paper model data".split()
-        text = " ".join(" ".join(rng.choice(words) for _ in range(rng.randint(8, 20))) + "." for _ in range(500))
+        words = [
+            "the",
+            "of",
+            "grass",
+            "sky",
+            "water",
+            "blue",
+            "green",
+            "life",
+            "energy",
+            "sun",
+            "moon",
+            "city",
+            "river",
+            "paper",
+            "model",
+            "data",
+        ]
+        text = " ".join(
+            " ".join(rng.choice(words) for _ in range(rng.randint(8, 20))) + "." for _ in range(500)
+        )
     return [
-        Document(page_content=text[i * size : (i + 1) * size], metadata={"source": f"essay#{i}", "title": f"Part {i + 1}",
-                                                                      "start_index": i * size})
+        Document(
+            page_content=text[i * size : (i + 1) * size],
+            metadata={"source": f"essay#{i}", "title": f"Part {i + 1}", "start_index": i * size},
+        )
         for i in range(k)
     ]
 
@@ -63,7 +86,11 @@ def corpus(k: int = 8, size: int = 1000) -> list[Document]:
 def make_answer(documents: list[Document], markers: int = 16, seed: int = 0) -> str:
     """Sentences taken from the sources, each followed by the marker of its source."""
     rng = random.Random(seed)
-    pool = [(n, d.page_content[a:b]) for n, d in enumerate(documents, 1) for a, b in split_sentences(d.page_content)]
+    pool = [
+        (n, d.page_content[a:b])
+        for n, d in enumerate(documents, 1)
+        for a, b in split_sentences(d.page_content)
+    ]
     picked = rng.sample(pool, min(markers, len(pool)))
     return " ".join(f"{s.rstrip('.')} [{n}]." for n, s in picked)
 
@@ -78,7 +105,12 @@ def build(documents: list[Document], answer: str) -> tuple[Any, Any]:
     prompt = ChatPromptTemplate.from_messages(
         [("system", "Answer from the context."), ("human", "Context:\n{context}\n\nQuestion: {question}")]
     )
-    plain = {"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm | StrOutputParser()
+    plain = (
+        {"context": retriever | format_docs, "question": RunnablePassthrough()}
+        | prompt
+        | llm
+        | StrOutputParser()
+    )
     return plain, create_cited_rag_chain(retriever, llm)
 
 
@@ -88,7 +120,9 @@ def timed(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def measure(plain: Callable[[], Any], cited: Callable[[], Any], n: int, core: Callable[[], Any]) -> dict[str, float]:
+def measure(
+    plain: Callable[[], Any], cited: Callable[[], Any], n: int, core: Callable[[], Any]
+) -> dict[str, float]:
     for _ in range(3):  # warm up imports and caches
         plain(), cited(), core()
     a: list[float] = []
@@ -114,7 +148,9 @@ def measure(plain: Callable[[], Any], cited: Callable[[], Any], n: int, core: Ca
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=200, help="invoke runs per chain")
-    parser.add_argument("--stream-queries", type=int, default=30, help="stream runs per chain (one char per chunk)")
+    parser.add_argument(
+        "--stream-queries", type=int, default=30, help="stream runs per chain (one char per chunk)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -134,19 +170,27 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {
         "invoke": measure(lambda: plain.invoke(QUESTION), lambda: cited.invoke(QUESTION), args.queries, core),
-        "stream": measure(lambda: list(plain.stream(QUESTION)), lambda: list(cited.stream(QUESTION)),
-                          args.stream_queries, core_stream),
+        "stream": measure(
+            lambda: list(plain.stream(QUESTION)),
+            lambda: list(cited.stream(QUESTION)),
+            args.stream_queries,
+            core_stream,
+        ),
         "setup": {"chunks": len(documents), "answer_chars": len(answer), "markers": answer.count("[")},
     }
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print(f"{len(documents)} chunks of ~1 KB, answer of {len(answer)} chars with {answer.count('[')} markers")
-    print(f"{'':8}{'plain ms':>10}{'cited ms':>10}{'added ms':>10}{'ratio':>8}{'core ms':>10}{'adapter ms':>12}{'runs':>6}")
+    print(
+        f"{'':8}{'plain ms':>10}{'cited ms':>10}{'added ms':>10}{'ratio':>8}{'core ms':>10}{'adapter ms':>12}{'runs':>6}"
+    )
     for mode in ("invoke", "stream"):
         r = results[mode]
-        print(f"{mode:8}{r['plain_ms']:>10.2f}{r['cited_ms']:>10.2f}{r['added_ms']:>10.2f}{r['ratio']:>8.2f}"
-              f"{r['core_ms']:>10.2f}{r['adapter_ms']:>12.2f}{r['runs']:>6}")
+        print(
+            f"{mode:8}{r['plain_ms']:>10.2f}{r['cited_ms']:>10.2f}{r['added_ms']:>10.2f}{r['ratio']:>8.2f}"
+            f"{r['core_ms']:>10.2f}{r['adapter_ms']:>12.2f}{r['runs']:>6}"
+        )
     print("medians per query; added = median of paired (cited - plain); adapter = added - core")
     return 0
 

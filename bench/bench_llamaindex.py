@@ -29,7 +29,6 @@ from llama_index.core import Document, VectorStoreIndex  # noqa: E402
 from llama_index.core.base.base_retriever import BaseRetriever  # noqa: E402
 from llama_index.core.embeddings import BaseEmbedding  # noqa: E402
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata  # noqa: E402
-from llama_index.core.node_parser import SentenceSplitter  # noqa: E402
 from llama_index.core.query_engine import CitationQueryEngine  # noqa: E402
 from llama_index.core.schema import NodeWithScore, QueryBundle  # noqa: E402
 
@@ -101,13 +100,16 @@ def corpus() -> str:
         return ESSAY.read_text(encoding="utf-8")
     print(f"({ESSAY} not found: using generated text)")
     return "\n\n".join(
-        f"Paragraph {p}. " + " ".join(f"In year {p} the author wrote program {s} and essay {s + p}." for s in range(40))
+        f"Paragraph {p}. "
+        + " ".join(f"In year {p} the author wrote program {s} and essay {s + p}." for s in range(40))
         for p in range(60)
     )
 
 
 def top_nodes(k: int = 10) -> list[NodeWithScore]:
-    index = VectorStoreIndex.from_documents([Document(text=corpus(), id_="essay")], embed_model=HashEmbedding())
+    index = VectorStoreIndex.from_documents(
+        [Document(text=corpus(), id_="essay")], embed_model=HashEmbedding()
+    )
     return index.as_retriever(similarity_top_k=k).retrieve(QUESTION)
 
 
@@ -132,17 +134,25 @@ def run(queries: int, context_window: int, profile: bool) -> float:
     t_new, t_cold = statistics.median(times["ours_new"]), statistics.median(times["ours_cold"])
     calls_theirs, calls_ours = theirs_llm.calls / queries, ours_llm.calls / queries / 3
     response = ours.query(QUESTION)
-    print(f"context window {context_window}: {len(nodes)} nodes, "
-          f"{sum(len(n.node.get_content()) for n in nodes):,} characters")
-    print(f"  CitationQueryEngine: {t_theirs * 1000:7.2f} ms/query (median of {queries}), "
-          f"{calls_theirs:.1f} LLM calls/query")
-    print(f"  CiteQueryEngine:     {t_ours * 1000:7.2f} ms/query (median of {queries}), "
-          f"{calls_ours:.1f} LLM calls/query, {len(response.metadata['sources'])} sources shown, "
-          f"{len(response.metadata['dropped_nodes'])} nodes left out, {len(response.source_nodes)} cited nodes")
+    print(
+        f"context window {context_window}: {len(nodes)} nodes, "
+        f"{sum(len(n.node.get_content()) for n in nodes):,} characters"
+    )
+    print(
+        f"  CitationQueryEngine: {t_theirs * 1000:7.2f} ms/query (median of {queries}), "
+        f"{calls_theirs:.1f} LLM calls/query"
+    )
+    print(
+        f"  CiteQueryEngine:     {t_ours * 1000:7.2f} ms/query (median of {queries}), "
+        f"{calls_ours:.1f} LLM calls/query, {len(response.metadata['sources'])} sources shown, "
+        f"{len(response.metadata['dropped_nodes'])} nodes left out, {len(response.source_nodes)} cited nodes"
+    )
     print(f"    nodes never seen (words known): {t_new * 1000:6.2f} ms/query")
     print(f"    cold (nothing analysed yet):    {t_cold * 1000:6.2f} ms/query")
-    print(f"  ratio ours/theirs:   {t_ours / t_theirs:.3f}  (target <= 0.3; the same nodes each query, their "
-          f"analysis remembered); nodes never seen: {t_new / t_theirs:.3f}; cold: {t_cold / t_theirs:.3f}")
+    print(
+        f"  ratio ours/theirs:   {t_ours / t_theirs:.3f}  (target <= 0.3; the same nodes each query, their "
+        f"analysis remembered); nodes never seen: {t_new / t_theirs:.3f}; cold: {t_cold / t_theirs:.3f}"
+    )
     if profile:
         profiler = cProfile.Profile()
         profiler.enable()
@@ -154,10 +164,16 @@ def run(queries: int, context_window: int, profile: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--queries", type=int, default=60)
-    parser.add_argument("--context-window", type=int, action="append",
-                        help="LLM context window(s) to test (default: 3900, LlamaIndex's default, and 32000)")
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        action="append",
+        help="LLM context window(s) to test (default: 3900, LlamaIndex's default, and 32000)",
+    )
     parser.add_argument("--profile", action="store_true", help="profile CiteQueryEngine")
     args = parser.parse_args()
     for window in args.context_window or [3900, 32000]:

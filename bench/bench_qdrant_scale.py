@@ -39,15 +39,35 @@ def text_pool() -> str:
     if ESSAY.is_file():
         return ESSAY.read_text(encoding="utf-8")
     rng = random.Random(0)
-    words = "the of grass sky water blue green life energy sun moon city river paper model data".split()
-    return " ".join(" ".join(rng.choice(words) for _ in range(rng.randint(8, 20))).capitalize() + "."
-                    for _ in range(2000))
+    words = [
+        "the",
+        "of",
+        "grass",
+        "sky",
+        "water",
+        "blue",
+        "green",
+        "life",
+        "energy",
+        "sun",
+        "moon",
+        "city",
+        "river",
+        "paper",
+        "model",
+        "data",
+    ]
+    return " ".join(
+        " ".join(rng.choice(words) for _ in range(rng.randint(8, 20))).capitalize() + "." for _ in range(2000)
+    )
 
 
 def build(client: QdrantClient, name: str, size: int, batch: int = 2000) -> float:
     text = text_pool()
     rng = np.random.default_rng(0)
-    client.create_collection(name, vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE))
+    client.create_collection(
+        name, vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE)
+    )
     start = time.perf_counter()
     for lo in range(0, size, batch):
         hi = min(size, lo + batch)
@@ -55,9 +75,18 @@ def build(client: QdrantClient, name: str, size: int, batch: int = 2000) -> floa
         payloads = []
         for i in range(lo, hi):
             at = (i * 500) % max(1, len(text) - 500)
-            payloads.append({"text": text[at:at + 500], "title": f"Chunk {i}", "url": f"https://example.org/c/{i}",
-                             "document_id": f"doc-{i // 4}", "start_index": at})
-        client.upload_collection(name, vectors=vectors, payload=payloads, ids=list(range(lo, hi)), batch_size=batch)
+            payloads.append(
+                {
+                    "text": text[at : at + 500],
+                    "title": f"Chunk {i}",
+                    "url": f"https://example.org/c/{i}",
+                    "document_id": f"doc-{i // 4}",
+                    "start_index": at,
+                }
+            )
+        client.upload_collection(
+            name, vectors=vectors, payload=payloads, ids=list(range(lo, hi)), batch_size=batch
+        )
     return time.perf_counter() - start
 
 
@@ -92,7 +121,9 @@ def measure(client: QdrantClient, name: str, queries: int) -> dict[str, float]:
         overhead.append(end - middle)
     search, overhead = search[3:], overhead[3:]  # warm-up
     tracemalloc.start()
-    hits = client.query_points(name, query=rng.standard_normal(DIM).astype(np.float32), limit=10, with_payload=True).points
+    hits = client.query_points(
+        name, query=rng.standard_normal(DIM).astype(np.float32), limit=10, with_payload=True
+    ).points
     ours([dict(hit.payload or {}) for hit in hits])
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -104,8 +135,12 @@ def measure(client: QdrantClient, name: str, queries: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1000,10000", help="chunk counts, comma-separated (100000: minutes)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", default="1000,10000", help="chunk counts, comma-separated (100000: minutes)"
+    )
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -115,13 +150,20 @@ def main() -> None:
         for size in (int(s) for s in args.sizes.split(",")):
             name = f"chunks_{size}"
             upload = build(client, name, size)
-            row = {"chunks": size, "upload_s": upload, **measure(client, name, args.queries),
-                   "process_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            row = {
+                "chunks": size,
+                "upload_s": upload,
+                **measure(client, name, args.queries),
+                "process_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
             rows.append(row)
             if not args.json:
-                print(f"{size:>7} chunks: upload {upload:6.1f} s, Qdrant search {row['qdrant_search_ms']:7.2f} ms, "
-                      f"our overhead {row['our_overhead_ms']:5.2f} ms, query peak {row['query_tracemalloc_peak_mb']:.1f} MB, "
-                      f"process peak RSS {row['process_peak_rss_mb']:.0f} MB", flush=True)
+                print(
+                    f"{size:>7} chunks: upload {upload:6.1f} s, Qdrant search {row['qdrant_search_ms']:7.2f} ms, "
+                    f"our overhead {row['our_overhead_ms']:5.2f} ms, query peak {row['query_tracemalloc_peak_mb']:.1f} MB, "
+                    f"process peak RSS {row['process_peak_rss_mb']:.0f} MB",
+                    flush=True,
+                )
         client.close()
     result = {
         "rows": rows,
@@ -131,8 +173,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"our overhead, largest / smallest: {result['overhead_ratio_largest_to_smallest']:.2f}x; "
-              f"Qdrant search: {result['search_ratio_largest_to_smallest']:.2f}x")
+        print(
+            f"our overhead, largest / smallest: {result['overhead_ratio_largest_to_smallest']:.2f}x; "
+            f"Qdrant search: {result['search_ratio_largest_to_smallest']:.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -28,10 +28,47 @@ RESULTS = ROOT / "bench" / "results" / "fuzz"
 TARGETS = ("parser", "segmenter", "sources")
 
 TOKENS = [
-    "[1]", "[2]", "[5]", "[0]", "[7]", "[2019]", "[1, 2]", "[1-3]", "[1–3]", "[[1]]", "【1】", "［1］", "[^1]",
-    "[Source 1]", "(Source 2)", "[Doc 1]", "[ID:1]", "[ 1 ]", "[1](https://x.org/a)", "[1:2]", "[2:1-3]",
-    "<CIT chunk_id='1' sentences='2-3'>", "</CIT>", "```", "~~~", "`", "\nSources:\n", "\n## References\n",
-    "\n[1] My Document", "[^1]: ", "- [ ] ", "Dr. ", "e.g. ", "¿", "。", "！", "《", "》", "\r\n", "\n\n", "...",
+    "[1]",
+    "[2]",
+    "[5]",
+    "[0]",
+    "[7]",
+    "[2019]",
+    "[1, 2]",
+    "[1-3]",
+    "[1–3]",
+    "[[1]]",
+    "【1】",
+    "［1］",
+    "[^1]",
+    "[Source 1]",
+    "(Source 2)",
+    "[Doc 1]",
+    "[ID:1]",
+    "[ 1 ]",
+    "[1](https://x.org/a)",
+    "[1:2]",
+    "[2:1-3]",
+    "<CIT chunk_id='1' sentences='2-3'>",
+    "</CIT>",
+    "```",
+    "~~~",
+    "`",
+    "\nSources:\n",
+    "\n## References\n",
+    "\n[1] My Document",
+    "[^1]: ",
+    "- [ ] ",
+    "Dr. ",
+    "e.g. ",
+    "¿",
+    "。",
+    "！",
+    "《",
+    "》",
+    "\r\n",
+    "\n\n",
+    "...",
 ]
 SEEDS = [
     "The grass is green [1] and the sky is blue [2].",
@@ -45,13 +82,19 @@ SEEDS = [
 def make_sources():  # type: ignore[no-untyped-def]
     from cite_core import number_sources
 
-    return number_sources([
-        {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d"},
-        "Water is essential for life. 水是生命之源。",
-        {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
-        {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
-        {"blocks": ["Tea is hot.", "Ice is cold."]},
-    ])
+    return number_sources(
+        [
+            {
+                "text": "The grass is green. The sky is blue.",
+                "title": "My Document",
+                "url": "https://example.org/d",
+            },
+            "Water is essential for life. 水是生命之源。",
+            {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+            {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
+            {"blocks": ["Tea is hot.", "Ice is cold."]},
+        ]
+    )
 
 
 # -- invariants (shared by both engines) -----------------------------------------------------------
@@ -72,7 +115,7 @@ def check_parser(text: str, cuts: list[int], sources) -> None:  # type: ignore[n
     assert "".join(deltas) == whole.plain_text == "".join(b.text for b in whole.content), "text deltas"
     by_number = {s.number: s for s in sources}
     for c in whole.citations:
-        assert by_number[c.document_index + 1].text[c.source_start:c.source_end] == c.cited_text, "offsets"
+        assert by_number[c.document_index + 1].text[c.source_start : c.source_end] == c.cited_text, "offsets"
     first_seen = list(dict.fromkeys(c.document_index + 1 for c in whole.citations))
     assert [r.source.number for r in whole.references] == first_seen, "reference order"
     assert [r.number for r in whole.references] == list(range(1, len(first_seen) + 1)), "display numbers"
@@ -104,7 +147,7 @@ def check_sources(items: list) -> None:  # type: ignore[type-arg]
     assert [s.number for s in sources] == list(range(1, len(sources) + 1))
     for source in sources:
         for seg in source.segments:
-            assert source.text[seg.start:seg.end] == seg.text, "segment offsets"
+            assert source.text[seg.start : seg.end] == seg.text, "segment offsets"
     json.loads(json.dumps([s.model_dump(mode="json") for s in sources]))
 
 
@@ -117,8 +160,11 @@ def decode_parser_input(data: bytes) -> tuple[str, list[int]]:
 
     fdp = atheris.FuzzedDataProvider(data)
     cuts = [fdp.ConsumeIntInRange(1, 64) for _ in range(fdp.ConsumeIntInRange(0, 12))]
-    text = fdp.ConsumeUnicodeNoSurrogates(fdp.remaining_bytes()) if fdp.ConsumeBool() else \
-        fdp.ConsumeUnicode(fdp.remaining_bytes())
+    text = (
+        fdp.ConsumeUnicodeNoSurrogates(fdp.remaining_bytes())
+        if fdp.ConsumeBool()
+        else fdp.ConsumeUnicode(fdp.remaining_bytes())
+    )
     positions, total = [], 0
     for step in cuts:
         total += step
@@ -150,10 +196,18 @@ def atheris_main(target: str) -> None:
             if kind == 0:
                 items.append(text)
             elif kind == 1:
-                items.append({"text": text, "title": fdp.ConsumeUnicode(8), "document_id": str(fdp.ConsumeIntInRange(0, 2)),
-                              "start_index": fdp.ConsumeIntInRange(0, 30)})
+                items.append(
+                    {
+                        "text": text,
+                        "title": fdp.ConsumeUnicode(8),
+                        "document_id": str(fdp.ConsumeIntInRange(0, 2)),
+                        "start_index": fdp.ConsumeIntInRange(0, 30),
+                    }
+                )
             elif kind == 2:
-                items.append({"pages": [text, fdp.ConsumeUnicode(10)], "first_page": fdp.ConsumeIntInRange(0, 3)})
+                items.append(
+                    {"pages": [text, fdp.ConsumeUnicode(10)], "first_page": fdp.ConsumeIntInRange(0, 3)}
+                )
             elif kind == 3:
                 items.append({"blocks": [text, {"type": "text", "text": fdp.ConsumeUnicode(10)}]})
             elif kind == 4:
@@ -169,7 +223,9 @@ def atheris_main(target: str) -> None:
 
 def _dict_entry(token: str) -> str:
     """A libFuzzer dictionary line: the UTF-8 bytes, printable ASCII as is, the rest as \\xNN."""
-    body = "".join(chr(c) if 32 <= c < 127 and chr(c) not in '"\\' else f"\\x{c:02X}" for c in token.encode("utf-8"))
+    body = "".join(
+        chr(c) if 32 <= c < 127 and chr(c) not in '"\\' else f"\\x{c:02X}" for c in token.encode("utf-8")
+    )
     return f'"{body}"'
 
 
@@ -182,9 +238,18 @@ def run_atheris(target: str, seconds: int) -> dict:  # type: ignore[type-arg]
     dictionary = out / "tokens.dict"
     dictionary.write_text("\n".join(_dict_entry(t) for t in TOKENS) + "\n", encoding="ascii")
     command = [
-        sys.executable, str(Path(__file__).resolve()), "--child", target,
-        f"-max_total_time={seconds}", "-max_len=2048", "-timeout=20", "-rss_limit_mb=3072",
-        f"-dict={dictionary}", f"-artifact_prefix={out}/", "-print_final_stats=1", str(corpus),
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        target,
+        f"-max_total_time={seconds}",
+        "-max_len=2048",
+        "-timeout=20",
+        "-rss_limit_mb=3072",
+        f"-dict={dictionary}",
+        f"-artifact_prefix={out}/",
+        "-print_final_stats=1",
+        str(corpus),
     ]
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace", check=False)
@@ -197,9 +262,14 @@ def run_atheris(target: str, seconds: int) -> dict:  # type: ignore[type-arg]
             stats[key.strip()] = value.strip()
     crashes = sorted(p.name for p in out.glob("crash-*")) + sorted(p.name for p in out.glob("timeout-*"))
     return {
-        "target": target, "engine": "atheris", "seconds": round(time.perf_counter() - start, 1),
-        "runs": int(stats.get("number_of_executed_units", 0)), "exit_code": proc.returncode,
-        "crashes": (crashes or [f"exit code {proc.returncode}, see {out}/last.log"]) if proc.returncode else [],
+        "target": target,
+        "engine": "atheris",
+        "seconds": round(time.perf_counter() - start, 1),
+        "runs": int(stats.get("number_of_executed_units", 0)),
+        "exit_code": proc.returncode,
+        "crashes": (crashes or [f"exit code {proc.returncode}, see {out}/last.log"])
+        if proc.returncode
+        else [],
         "corpus_files": len(list(corpus.iterdir())),
         "peak_rss_mb": int(stats.get("peak_rss_mb", 0)),
     }
@@ -213,34 +283,54 @@ def run_hypothesis(target: str, seconds: int) -> dict:  # type: ignore[type-arg]
     from hypothesis import strategies as st
 
     sources = make_sources()
-    text = st.one_of(st.text(st.characters(codec=None, exclude_categories=()), max_size=200),
-                     st.lists(st.sampled_from(TOKENS + SEEDS + ["a", " ", ".", "\n"]), max_size=60).map("".join))
+    text = st.one_of(
+        st.text(st.characters(codec=None, exclude_categories=()), max_size=200),
+        st.lists(st.sampled_from(TOKENS + SEEDS + ["a", " ", ".", "\n"]), max_size=60).map("".join),
+    )
     runs = 0
     deadline = time.monotonic() + seconds
     failure = None
     while time.monotonic() < deadline and failure is None:
         if target == "parser":
+
             @given(text, st.lists(st.integers(1, 300), max_size=20))
             def prop(t: str, cuts: list[int]) -> None:
                 check_parser(t, cuts, sources)
         elif target == "segmenter":
+
             @given(text)
             def prop(t: str) -> None:
                 check_segmenter(t)
         else:
-            @given(st.lists(st.one_of(text, st.fixed_dictionaries({"text": text, "title": text}),
-                                      st.fixed_dictionaries({"pages": st.lists(text, max_size=3)})), max_size=4))
+
+            @given(
+                st.lists(
+                    st.one_of(
+                        text,
+                        st.fixed_dictionaries({"text": text, "title": text}),
+                        st.fixed_dictionaries({"pages": st.lists(text, max_size=3)}),
+                    ),
+                    max_size=4,
+                )
+            )
             def prop(items: list) -> None:  # type: ignore[type-arg]
                 check_sources(items)
+
         batch = 500
         try:
-            settings(max_examples=batch, deadline=None, database=None,
-                     suppress_health_check=list(HealthCheck))(prop)()
-        except Exception as exc:  # noqa: BLE001 - report any failure with hypothesis's minimal example
+            settings(
+                max_examples=batch, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+            )(prop)()
+        except Exception as exc:
             failure = f"{type(exc).__name__}: {exc}"[:2000]
         runs += batch
-    return {"target": target, "engine": "hypothesis", "seconds": seconds, "runs": runs,
-            "crashes": [failure] if failure else []}
+    return {
+        "target": target,
+        "engine": "hypothesis",
+        "seconds": seconds,
+        "runs": runs,
+        "crashes": [failure] if failure else [],
+    }
 
 
 def main() -> None:
@@ -250,7 +340,9 @@ def main() -> None:
         sys.path.insert(0, str(ROOT))
         atheris_main(target)
         return
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=int, default=60, help="budget per target")
     parser.add_argument("--target", choices=[*TARGETS, "all"], default="all")
     parser.add_argument("--engine", choices=["atheris", "hypothesis"], default=None)
@@ -274,12 +366,16 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     results = []
     for target in TARGETS if args.target == "all" else (args.target,):
-        result = run_atheris(target, args.seconds) if engine == "atheris" else run_hypothesis(target, args.seconds)
+        result = (
+            run_atheris(target, args.seconds) if engine == "atheris" else run_hypothesis(target, args.seconds)
+        )
         results.append(result)
         print(json.dumps(result), flush=True)
     failed = [r for r in results if r["crashes"]]
-    print(f"{len(results)} target(s), {sum(r['runs'] for r in results):,} executions, "
-          f"{sum(len(r['crashes']) for r in results)} crash(es)")
+    print(
+        f"{len(results)} target(s), {sum(r['runs'] for r in results):,} executions, "
+        f"{sum(len(r['crashes']) for r in results)} crash(es)"
+    )
     sys.exit(1 if failed else 0)
 
 

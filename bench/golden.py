@@ -29,13 +29,70 @@ SHARED = ROOT.parent / "shared" / "data"
 GOLDEN = ROOT / "tests" / "data" / "golden.json"
 
 _SOUP = [
-    "[1]", "[2]", "[1][2]", "[1, 2]", "[1-3]", "[1–3]", "[[1]]", "【1】", "［2］", "[^1]", "[Source 2]",
-    "(Source 1)", "[Doc 3]", "[ID:1]", "[ 2 ]", "[1](https://example.org/a)", "[0]", "[7]", "[2019]",
-    "`[1]`", "\n```\n[2]\n```\n", "- [ ] ", "- [x] ", "[link](https://example.org)", "<CIT chunk_id='1' sentences='0-1'>",
-    "</CIT>", "\n\nReferences:\n[1] Some title\n", "\nSources: https://example.org/x\n", " ", "  ", ".", ". ",
-    "\n", "\n\n", "1. ", "According to ", "<think>", "</think>", "~~~\n", "**", "# ", "|", "[3]:", "。", "，",
+    "[1]",
+    "[2]",
+    "[1][2]",
+    "[1, 2]",
+    "[1-3]",
+    "[1–3]",
+    "[[1]]",
+    "【1】",
+    "［2］",
+    "[^1]",
+    "[Source 2]",
+    "(Source 1)",
+    "[Doc 3]",
+    "[ID:1]",
+    "[ 2 ]",
+    "[1](https://example.org/a)",
+    "[0]",
+    "[7]",
+    "[2019]",
+    "`[1]`",
+    "\n```\n[2]\n```\n",
+    "- [ ] ",
+    "- [x] ",
+    "[link](https://example.org)",
+    "<CIT chunk_id='1' sentences='0-1'>",
+    "</CIT>",
+    "\n\nReferences:\n[1] Some title\n",
+    "\nSources: https://example.org/x\n",
+    " ",
+    "  ",
+    ".",
+    ". ",
+    "\n",
+    "\n\n",
+    "1. ",
+    "According to ",
+    "<think>",
+    "</think>",
+    "~~~\n",
+    "**",
+    "# ",
+    "|",
+    "[3]:",
+    "。",
+    "，",
 ]
-_WORDS = "the grass is green sky blue water life energy sun moon city fusion hydrogen paper model".split()
+_WORDS = [
+    "the",
+    "grass",
+    "is",
+    "green",
+    "sky",
+    "blue",
+    "water",
+    "life",
+    "energy",
+    "sun",
+    "moon",
+    "city",
+    "fusion",
+    "hydrogen",
+    "paper",
+    "model",
+]
 
 
 def _expertqa() -> Iterator[tuple[str, list[Any], str]]:
@@ -47,8 +104,13 @@ def _expertqa() -> Iterator[tuple[str, list[Any], str]]:
             continue
         row = json.loads(line)
         by_n = {p["n"]: p for p in row["passages"]}
-        items = [{"text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)", "url": by_n.get(n, {}).get("url")}
-                 for n in range(1, max(by_n, default=0) + 1)]
+        items = [
+            {
+                "text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)",
+                "url": by_n.get(n, {}).get("url"),
+            }
+            for n in range(1, max(by_n, default=0) + 1)
+        ]
         yield f"expertqa/{row['id']}", items, row["answer"]
 
 
@@ -80,7 +142,10 @@ def _soup() -> Iterator[tuple[str, list[Any], str]]:
 
 def _multilingual() -> Iterator[tuple[str, list[Any], str]]:
     es = [
-        {"text": "En un lugar de la Mancha vivía un hidalgo. Tenía una lanza y un rocín flaco.", "title": "Quijote"},
+        {
+            "text": "En un lugar de la Mancha vivía un hidalgo. Tenía una lanza y un rocín flaco.",
+            "title": "Quijote",
+        },
         {"text": "El sol es una estrella. Produce energía por fusión nuclear.", "title": "Sol"},
     ]
     zh = [
@@ -146,7 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for name, items, text in cases():
             data = json.dumps(record(name, items, text), sort_keys=True, ensure_ascii=False, indent=1)
-            (folder / (name.replace("/", "__") + ".json")).write_text(data, encoding="utf-8", errors="surrogatepass")
+            (folder / (name.replace("/", "__") + ".json")).write_text(
+                data, encoding="utf-8", errors="surrogatepass"
+            )
         print(f"golden: dumped to {folder}")
         return 0
     current = digests()

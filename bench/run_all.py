@@ -39,7 +39,9 @@ def run_one(name: str, quick: bool, extra: list[str], timeout: int) -> dict[str,
     path = BENCH / script
     if not path.is_file():
         return {"status": "skipped", "reason": f"{script} is not present"}
-    help_text = subprocess.run([sys.executable, str(path), "--help"], capture_output=True, text=True, cwd=ROOT, check=False)
+    help_text = subprocess.run(
+        [sys.executable, str(path), "--help"], capture_output=True, text=True, cwd=ROOT, check=False
+    )
     missing = _MISSING.search(help_text.stderr)
     if help_text.returncode != 0 and missing:
         return {"status": "skipped", "reason": f"missing dependency: {missing.group(1).strip()}"}
@@ -51,18 +53,33 @@ def run_one(name: str, quick: bool, extra: list[str], timeout: int) -> dict[str,
     try:
         proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return {"status": "failed", "reason": f"timed out after {timeout} s", "command": " ".join(command[1:])}
+        return {
+            "status": "failed",
+            "reason": f"timed out after {timeout} s",
+            "command": " ".join(command[1:]),
+        }
     seconds = round(time.perf_counter() - start, 1)
-    result: dict[str, object] = {"command": "python " + " ".join(str(Path(c).relative_to(ROOT)) if c.startswith(str(ROOT)) else c
-                                                               for c in command[1:]), "seconds": seconds}
+    result: dict[str, object] = {
+        "command": "python "
+        + " ".join(str(Path(c).relative_to(ROOT)) if c.startswith(str(ROOT)) else c for c in command[1:]),
+        "seconds": seconds,
+    }
     if proc.returncode != 0:
         missing = _MISSING.search(proc.stderr)
         if missing:
-            return {**result, "status": "skipped", "reason": f"missing dependency: {missing.group(1).strip()}"}
-        return {**result, "status": "failed", "reason": proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]}
+            return {
+                **result,
+                "status": "skipped",
+                "reason": f"missing dependency: {missing.group(1).strip()}",
+            }
+        return {
+            **result,
+            "status": "failed",
+            "reason": proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"],
+        }
     if takes_json:
         try:
-            return {**result, "status": "ok", "results": json.loads(proc.stdout[proc.stdout.index("{"):])}
+            return {**result, "status": "ok", "results": json.loads(proc.stdout[proc.stdout.index("{") :])}
         except ValueError:
             pass
     return {**result, "status": "ok", "output": proc.stdout.strip().splitlines()}
@@ -76,7 +93,9 @@ def summary_lines(name: str, result: dict[str, object]) -> list[str]:
     if isinstance(data, dict):
         for key, value in data.items():
             if isinstance(value, (int, float)):
-                lines.append(f"    {key:<40} {value:.3f}" if isinstance(value, float) else f"    {key:<40} {value}")
+                lines.append(
+                    f"    {key:<40} {value:.3f}" if isinstance(value, float) else f"    {key:<40} {value}"
+                )
             elif isinstance(value, dict):
                 lines += [f"    {key}.{k:<33} {v:.3f}" for k, v in value.items() if isinstance(v, float)]
             elif isinstance(value, list) and value and not isinstance(value[0], dict):
@@ -87,7 +106,9 @@ def summary_lines(name: str, result: dict[str, object]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats: a smoke run of every benchmark")
     parser.add_argument("--only", default="", help=f"comma-separated subset of {', '.join(BENCHMARKS)}")
     parser.add_argument("--qdrant-100k", action="store_true", help="add the 100k-chunk Qdrant case (minutes)")
@@ -99,7 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
     report: dict[str, object] = {
         "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": _cpus()},
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "quick": args.quick, "benchmarks": {},
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "quick": args.quick,
+        "benchmarks": {},
     }
     for name in names:
         extra = ["--sizes", "1000,10000,100000"] if name == "qdrant_scale" and args.qdrant_100k else []

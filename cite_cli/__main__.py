@@ -16,18 +16,30 @@ __all__ = ["main"]
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--path", default=None,
-                        help="folder of the embedded Qdrant index (default: ./.cite/qdrant)")
-    parser.add_argument("--qdrant-url", default=os.environ.get("CITE_QDRANT_URL"),
-                        help="use a Qdrant server or cluster instead (env CITE_QDRANT_URL)")
-    parser.add_argument("--qdrant-api-key", default=os.environ.get("CITE_QDRANT_API_KEY"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--path", default=None, help="folder of the embedded Qdrant index (default: ./.cite/qdrant)"
+    )
+    parser.add_argument(
+        "--qdrant-url",
+        default=os.environ.get("CITE_QDRANT_URL"),
+        help="use a Qdrant server or cluster instead (env CITE_QDRANT_URL)",
+    )
+    parser.add_argument(
+        "--qdrant-api-key", default=os.environ.get("CITE_QDRANT_API_KEY"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--collection", default="cite", help="collection name (default: cite)")
-    parser.add_argument("--dense", default=os.environ.get("CITE_DENSE"), metavar="BACKEND:MODEL",
-                        help="also use a local dense model already on disk: fastembed:NAME or st:NAME")
+    parser.add_argument(
+        "--dense",
+        default=os.environ.get("CITE_DENSE"),
+        metavar="BACKEND:MODEL",
+        help="also use a local dense model already on disk: fastembed:NAME or st:NAME",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cite", description="Answer questions about your documents, with citations.")
+    parser = argparse.ArgumentParser(
+        prog="cite", description="Answer questions about your documents, with citations."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="read .txt, .md and .pdf files into the index")
@@ -40,8 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer a question with citations")
     ask.add_argument("question")
     ask.add_argument("--top-k", type=int, default=6, help="chunks to retrieve (default: 6)")
-    ask.add_argument("--model", default=None, help="LangChain provider:model, or the model name at --base-url (env CITE_MODEL)")
-    ask.add_argument("--base-url", default=None, help="an OpenAI-compatible server (Ollama, vLLM, llama.cpp) (env CITE_BASE_URL)")
+    ask.add_argument(
+        "--model",
+        default=None,
+        help="LangChain provider:model, or the model name at --base-url (env CITE_MODEL)",
+    )
+    ask.add_argument(
+        "--base-url",
+        default=None,
+        help="an OpenAI-compatible server (Ollama, vLLM, llama.cpp) (env CITE_BASE_URL)",
+    )
     ask.add_argument("--api-key", default=None, help="API key for the model (env CITE_API_KEY)")
     ask.add_argument("--max-tokens", type=int, default=12000, help="prompt budget in tokens (default: 12000)")
     out = ask.add_mutually_exclusive_group()
@@ -70,8 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _open_store(args: argparse.Namespace, *, create: bool) -> Any:
     from ._store import Store
 
-    return Store(path=args.path, url=args.qdrant_url, api_key=args.qdrant_api_key,
-                 collection=args.collection, create=create)
+    return Store(
+        path=args.path,
+        url=args.qdrant_url,
+        api_key=args.qdrant_api_key,
+        collection=args.collection,
+        create=create,
+    )
 
 
 def _embedder(args: argparse.Namespace) -> Any:
@@ -99,8 +124,14 @@ def _ingest(args: argparse.Namespace) -> int:
     chunks_total = 0
     try:
         store.ensure_collection(embedder.spec if embedder else None, embedder.size if embedder else None)
-        bar = tqdm(documents, desc="ingest", unit="file", disable=args.quiet or None, file=sys.stderr,
-                   dynamic_ncols=True)
+        bar = tqdm(
+            documents,
+            desc="ingest",
+            unit="file",
+            disable=args.quiet or None,
+            file=sys.stderr,
+            dynamic_ncols=True,
+        )
         for doc in bar:
             bar.set_postfix_str(doc.path.name[:30])
             chunks = list(chunk_document(doc, size=args.chunk_size, overlap=args.overlap))
@@ -109,8 +140,11 @@ def _ingest(args: argparse.Namespace) -> int:
             chunks_total += len(chunks)
     finally:
         store.close()
-    print(f"indexed {len(documents)} file(s), {chunks_total} chunk(s) into {store.where} "
-          f"(collection '{args.collection}')", file=sys.stderr)
+    print(
+        f"indexed {len(documents)} file(s), {chunks_total} chunk(s) into {store.where} "
+        f"(collection '{args.collection}')",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -123,9 +157,14 @@ def _sources(hits: Sequence[Any]) -> list[Any]:
     items = []
     for hit in hits:
         p = hit.payload
-        item = {"text": p["text"], "title": p.get("title"), "document_id": p.get("document_id"),
-                "start_index": p.get("start_index"), "score": hit.score,
-                "metadata": {"path": p.get("path")}}
+        item = {
+            "text": p["text"],
+            "title": p.get("title"),
+            "document_id": p.get("document_id"),
+            "start_index": p.get("start_index"),
+            "score": hit.score,
+            "metadata": {"path": p.get("path")},
+        }
         if p.get("page") is not None:
             item["page"] = p["page"]
         items.append(item)
@@ -155,7 +194,7 @@ class _Terminal:
         self.out.flush()
 
     def references(self, answer: Any) -> None:
-        from cite_core._render import _page_text, _pages, _LABELS
+        from cite_core._render import _LABELS, _page_text, _pages
 
         if not answer.references:
             return
@@ -169,7 +208,9 @@ class _Terminal:
             pages = _page_text(_pages(ref, by_ref.get(ref.number, [])), _LABELS["en"])
             line = " ".join(source.label.split())
             extra = ", ".join(x for x in (where if where != line else "", pages) if x)
-            self.out.write(f"{self.style(f'[{ref.number}]', '36')} {line}" + (f" — {extra}" if extra else "") + "\n")
+            self.out.write(
+                f"{self.style(f'[{ref.number}]', '36')} {line}" + (f" — {extra}" if extra else "") + "\n"
+            )
             for quote in dict.fromkeys(" ".join(c.cited_text.split()) for c in by_ref.get(ref.number, [])):
                 short = quote if len(quote) <= 240 else quote[:237] + "…"
                 self.out.write(self.style(f"    “{short}”", "2") + "\n")
@@ -220,8 +261,13 @@ def _ask(args: argparse.Namespace) -> int:
         out.write("\n")
         term.references(answer)
     elif args.json:
-        message = {"type": "message", "role": "assistant", "model": answerer.name, **answer.to_anthropic(),
-                   "stop_reason": "end_turn"}
+        message = {
+            "type": "message",
+            "role": "assistant",
+            "model": answerer.name,
+            **answer.to_anthropic(),
+            "stop_reason": "end_turn",
+        }
         out.write(json.dumps(message, ensure_ascii=False, indent=2) + "\n")
     else:
         out.write(answer.to_markdown(style="links"))

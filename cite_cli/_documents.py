@@ -49,8 +49,10 @@ def find_files(paths: Iterable[str]) -> list[Path]:
             raise CliError(f"no such file or folder: {raw}")
         if path.is_dir():
             files = sorted(
-                p for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUFFIXES
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.suffix.lower() in SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not files:

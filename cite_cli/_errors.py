@@ -19,4 +19,6 @@ def require(module: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise CliError(f"{what} needs the '{module.split('.')[0]}' package: pip install 'cite-anything[cli]'") from exc
+        raise CliError(
+            f"{what} needs the '{module.split('.')[0]}' package: pip install 'cite-anything[cli]'"
+        ) from exc

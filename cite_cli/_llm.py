@@ -39,7 +39,9 @@ class Answerer:
             return
         messages = _messages(question, sources, self.max_tokens)
         try:
-            for chunk in self.model.stream([(m["role"].replace("user", "human"), m["content"]) for m in messages]):
+            for chunk in self.model.stream(
+                [(m["role"].replace("user", "human"), m["content"]) for m in messages]
+            ):
                 text = _text(chunk.content)
                 if text:
                     yield text
@@ -64,8 +66,11 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content blocks
-        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content
-                       if not isinstance(b, dict) or b.get("type", "text") == "text")
+        return "".join(
+            b.get("text", "") if isinstance(b, dict) else str(b)
+            for b in content
+            if not isinstance(b, dict) or b.get("type", "text") == "text"
+        )
     return ""
 
 
@@ -81,8 +86,9 @@ def _model_error(exc: BaseException, answerer: Answerer) -> str:
     return f"the model {answerer.name!r} failed: {name}: {message}"
 
 
-def choose_answerer(model: str | None, base_url: str | None, api_key: str | None, *,
-                    max_tokens: int | None = 12000) -> Answerer:
+def choose_answerer(
+    model: str | None, base_url: str | None, api_key: str | None, *, max_tokens: int | None = 12000
+) -> Answerer:
     """The configured answerer: flags first, then ``CITE_MODEL``/``CITE_BASE_URL``/``CITE_API_KEY``."""
     model = model or os.environ.get("CITE_MODEL") or None
     base_url = base_url or os.environ.get("CITE_BASE_URL") or None
@@ -94,8 +100,15 @@ def choose_answerer(model: str | None, base_url: str | None, api_key: str | None
             raise CliError(f"--base-url must be an http(s) URL, got {base_url!r}")
         openai = require("langchain_openai", "--base-url (an OpenAI-compatible server)")
         name = model or "default"
-        chat = openai.ChatOpenAI(model=name, base_url=base_url, api_key=api_key or "not-needed",
-                                 streaming=True, temperature=0, max_retries=0, timeout=120)
+        chat = openai.ChatOpenAI(
+            model=name,
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            streaming=True,
+            temperature=0,
+            max_retries=0,
+            timeout=120,
+        )
         return Answerer(name=name, model=chat, where=base_url, max_tokens=max_tokens)
     try:
         chat_models = __import__("langchain.chat_models", fromlist=["init_chat_model"])

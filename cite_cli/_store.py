@@ -57,8 +57,15 @@ class Hit:
 class Store:
     """One collection in an embedded (on-disk) Qdrant or on a Qdrant server."""
 
-    def __init__(self, *, path: str | None = None, url: str | None = None, api_key: str | None = None,
-                 collection: str = DEFAULT_COLLECTION, create: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        path: str | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        collection: str = DEFAULT_COLLECTION,
+        create: bool = False,
+    ) -> None:
         qdrant_client = require("qdrant_client", "The Qdrant index")
         self.collection = collection
         self.url = url
@@ -82,8 +89,10 @@ class Store:
                 raise CliError(f"cannot open the index at {folder}: {exc}") from exc
         if not create and not self.client.collection_exists(collection):
             self.client.close()
-            raise CliError(f"no index yet: collection '{collection}' not found at {self.where} "
-                           "(run `cite ingest PATH...` first)")
+            raise CliError(
+                f"no index yet: collection '{collection}' not found at {self.where} "
+                "(run `cite ingest PATH...` first)"
+            )
 
     def close(self) -> None:
         self.client.close()
@@ -101,7 +110,11 @@ class Store:
                     "use the same --dense option or another --collection"
                 )
             return
-        vectors = {DENSE: models.VectorParams(size=dense_size, distance=models.Distance.COSINE)} if dense_model else {}
+        vectors = (
+            {DENSE: models.VectorParams(size=dense_size, distance=models.Distance.COSINE)}
+            if dense_model
+            else {}
+        )
         self.client.create_collection(
             self.collection,
             vectors_config=vectors,
@@ -109,35 +122,58 @@ class Store:
         )
         if self.url:  # payload indexes only exist on a server
             self.client.create_payload_index(self.collection, "document_id", models.PayloadSchemaType.KEYWORD)
-        self.client.upsert(self.collection, [models.PointStruct(
-            id=_META_ID, vector={}, payload={"_cite_meta": True, "dense_model": dense_model})])
+        self.client.upsert(
+            self.collection,
+            [
+                models.PointStruct(
+                    id=_META_ID, vector={}, payload={"_cite_meta": True, "dense_model": dense_model}
+                )
+            ],
+        )
 
     def meta(self) -> dict[str, Any]:
         points = self.client.retrieve(self.collection, [_META_ID], with_payload=True)
         return dict(points[0].payload or {}) if points else {}
 
-    def replace_document(self, document_id: str, chunks: Sequence[Chunk],
-                         dense: Sequence[Sequence[float]] | None = None) -> None:
+    def replace_document(
+        self, document_id: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | None = None
+    ) -> None:
         """Delete the document's old chunks, then store these ones."""
         from qdrant_client import models
 
-        self.client.delete(self.collection, models.FilterSelector(filter=models.Filter(must=[
-            models.FieldCondition(key="document_id", match=models.MatchValue(value=document_id))])))
+        self.client.delete(
+            self.collection,
+            models.FilterSelector(
+                filter=models.Filter(
+                    must=[
+                        models.FieldCondition(key="document_id", match=models.MatchValue(value=document_id))
+                    ]
+                )
+            ),
+        )
         points = []
         for i, chunk in enumerate(chunks):
             indices, values = sparse_vector(chunk.text)
             vector: dict[str, Any] = {SPARSE: models.SparseVector(indices=indices, values=values)}
             if dense is not None:
                 vector[DENSE] = list(dense[i])
-            points.append(models.PointStruct(
-                id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{document_id}#{chunk.index}")),
-                vector=vector,
-                payload={"text": chunk.text, "document_id": chunk.document_id, "path": chunk.path,
-                         "title": chunk.title, "start_index": chunk.start, "page": chunk.page,
-                         "chunk": chunk.index},
-            ))
+            points.append(
+                models.PointStruct(
+                    id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{document_id}#{chunk.index}")),
+                    vector=vector,
+                    payload={
+                        "text": chunk.text,
+                        "document_id": chunk.document_id,
+                        "path": chunk.path,
+                        "title": chunk.title,
+                        "start_index": chunk.start,
+                        "page": chunk.page,
+                        "chunk": chunk.index,
+                    },
+                )
+            )
         for i in range(0, len(points), 256):
-            self.client.upsert(self.collection, points[i:i + 256])
+            self.client.upsert(self.collection, points[i : i + 256])
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -149,16 +185,25 @@ class Store:
         if dense is None:
             if not indices:
                 return []
-            result = self.client.query_points(self.collection, query=sparse, using=SPARSE, limit=limit,
-                                              with_payload=True)
+            result = self.client.query_points(
+                self.collection, query=sparse, using=SPARSE, limit=limit, with_payload=True
+            )
         else:
             prefetch = [models.Prefetch(query=list(dense), using=DENSE, limit=limit * 3)]
             if indices:
                 prefetch.append(models.Prefetch(query=sparse, using=SPARSE, limit=limit * 3))
-            result = self.client.query_points(self.collection, prefetch=prefetch,
-                                              query=models.FusionQuery(fusion=models.Fusion.RRF),
-                                              limit=limit, with_payload=True)
-        return [Hit(p.score, dict(p.payload or {})) for p in result.points if not (p.payload or {}).get("_cite_meta")]
+            result = self.client.query_points(
+                self.collection,
+                prefetch=prefetch,
+                query=models.FusionQuery(fusion=models.Fusion.RRF),
+                limit=limit,
+                with_payload=True,
+            )
+        return [
+            Hit(p.score, dict(p.payload or {}))
+            for p in result.points
+            if not (p.payload or {}).get("_cite_meta")
+        ]
 
 
 def _reason(exc: BaseException) -> str:
@@ -184,14 +229,18 @@ class DenseEmbedder:
             elif backend in ("st", "sentence-transformers"):
                 st = require("sentence_transformers", "--dense st:MODEL")
                 self._model = st.SentenceTransformer(name, local_files_only=True)
-                self._embed = lambda texts: self._model.encode(list(texts), normalize_embeddings=True).tolist()
+                self._embed = lambda texts: self._model.encode(
+                    list(texts), normalize_embeddings=True
+                ).tolist()
             else:
                 raise CliError(f"unknown --dense backend {backend!r} (use fastembed or st)")
         except CliError:
             raise
         except Exception as exc:
-            raise CliError(f"dense model {name!r} is not available locally ({_reason(exc)}); "
-                           "nothing is downloaded: install it first or drop --dense") from exc
+            raise CliError(
+                f"dense model {name!r} is not available locally ({_reason(exc)}); "
+                "nothing is downloaded: install it first or drop --dense"
+            ) from exc
         self.size = len(self.embed(["size probe"])[0])
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

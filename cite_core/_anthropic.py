@@ -16,8 +16,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._localize import Corpus
-from ._models import CharLocation, Citation, CitedAnswer, ContentBlockLocation, PageLocation, Reference, Source
-from ._models import CitationsDelta, StreamEvent, TextBlock, TextDelta
+from ._models import (
+    CharLocation,
+    Citation,
+    CitationsDelta,
+    CitedAnswer,
+    ContentBlockLocation,
+    PageLocation,
+    Reference,
+    Source,
+    StreamEvent,
+    TextBlock,
+    TextDelta,
+)
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
 from ._scoring import analyze, support
 from ._sources import number_sources
@@ -50,7 +61,10 @@ def to_anthropic_documents(sources: Sequence[Source], *, citations: bool = True)
 
 
 def from_anthropic_content(
-    content: Iterable[Any], sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+    content: Iterable[Any],
+    sources: Sequence[Any],
+    *,
+    unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
 ) -> CitedAnswer:
     """Map a Messages API ``content`` list (dicts or SDK blocks) over ``sources`` to a ``CitedAnswer``.
 
@@ -126,7 +140,8 @@ class AnthropicCitationStream:
         if self._finished is None:
             self._close()
             references = [
-                Reference(number=display, source=self.sources[index]) for index, display in self._display_no.items()
+                Reference(number=display, source=self.sources[index])
+                for index, display in self._display_no.items()
             ]
             self._finished = CitedAnswer(
                 text="".join(self._display),
@@ -166,9 +181,11 @@ class AnthropicCitationStream:
         if citations:
             body = text.rstrip()
             numbers = dict.fromkeys(c.reference for c in citations)
-            self._display[-1] = body + " " + "".join(f"[{n}]" for n in numbers) + text[len(body):]
+            self._display[-1] = body + " " + "".join(f"[{n}]" for n in numbers) + text[len(body) :]
         for citation in citations:
-            self._events.append(CitationsDelta(citation=citation, claim_start=start, claim_end=self._plain_len))
+            self._events.append(
+                CitationsDelta(citation=citation, claim_start=start, claim_end=self._plain_len)
+            )
 
     def _take(self) -> list[StreamEvent]:
         events, self._events = self._events, []
@@ -246,22 +263,38 @@ def _location(source: Source, start: int, end: int, *, reference: int, support: 
     )
     if source.kind == "pages" and first.page is not None and last.page is not None:
         return PageLocation(
-            cited_text=source.text[start:end], source_start=start, source_end=end,
-            start_page_number=first.page, end_page_number=last.page + 1, **common,
+            cited_text=source.text[start:end],
+            source_start=start,
+            source_end=end,
+            start_page_number=first.page,
+            end_page_number=last.page + 1,
+            **common,
         )
     if source.kind == "blocks" and first.block is not None and last.block is not None:
         return ContentBlockLocation(
-            cited_text=source.text[start:end], source_start=start, source_end=end,
-            start_block_index=first.block, end_block_index=last.block + 1, **common,
+            cited_text=source.text[start:end],
+            source_start=start,
+            source_end=end,
+            start_block_index=first.block,
+            end_block_index=last.block + 1,
+            **common,
         )
     if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
         return CharLocation(
-            cited_text=source.text[start:end], source_start=start, source_end=end,
-            start_char_index=start + offset, end_char_index=end + offset, **common,
+            cited_text=source.text[start:end],
+            source_start=start,
+            source_end=end,
+            start_char_index=start + offset,
+            end_char_index=end + offset,
+            **common,
         )
     return CharLocation(
-        cited_text=source.text[start:end], source_start=start, source_end=end,
-        start_char_index=start, end_char_index=end, **common,
+        cited_text=source.text[start:end],
+        source_start=start,
+        source_end=end,
+        start_char_index=start,
+        end_char_index=end,
+        **common,
     )

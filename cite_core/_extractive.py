@@ -28,8 +28,21 @@ NO_ANSWER = {
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _TRAILING = re.compile(r"[.!?。！？…]+[\"'”’」』)）]*$")
 # Characters that would start markers, code or tags when the sentence is parsed back.
-_NEUTRAL = str.maketrans({"[": "(", "]": ")", "【": "(", "】": ")", "［": "(", "］": ")", "〔": "(", "〕": ")",
-                          "`": "'", "<": "‹", ">": "›"})
+_NEUTRAL = str.maketrans(
+    {
+        "[": "(",
+        "]": ")",
+        "【": "(",
+        "】": ")",
+        "［": "(",
+        "］": ")",
+        "〔": "(",
+        "〕": ")",
+        "`": "'",
+        "<": "‹",
+        ">": "›",
+    }
+)
 RELATIVE_CUTOFF = 0.5
 """Sentences scoring below this share of the best sentence's score are not used."""
 MAX_SENTENCE_CHARS = 600
@@ -70,8 +83,13 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     ranked = []
     for (source, unit), score in zip(units, scores):
         text = source.text[unit.start : unit.end]
-        if (score <= 0 or len(text) > MAX_SENTENCE_CHARS or len(unit.terms) < 2 or _looks_like_code(text)
-                or text.rstrip().endswith(_LEAD_IN)):
+        if (
+            score <= 0
+            or len(text) > MAX_SENTENCE_CHARS
+            or len(unit.terms) < 2
+            or _looks_like_code(text)
+            or text.rstrip().endswith(_LEAD_IN)
+        ):
             continue
         coverage = support(query, unit.terms, stats)
         ranked.append((score * (0.5 + coverage), source.number, unit.start, source, unit))

@@ -311,8 +311,11 @@ class Corpus:
         for neighbour in (best - 1, best + 1):
             if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
                 lo, hi = min(first, neighbour), max(last, neighbour)
-                terms = counts[lo].keys() | counts[hi].keys() if hi - lo == 1 else {
-                    t for c in counts[lo : hi + 1] for t in c}
+                terms = (
+                    counts[lo].keys() | counts[hi].keys()
+                    if hi - lo == 1
+                    else {t for c in counts[lo : hi + 1] for t in c}
+                )
                 gain = weighted_coverage(weights, total, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["NEED", "MAX_HOLD", "Item", "Marker", "Tag", "match_marker", "match_line_start"]
+__all__ = ["MAX_HOLD", "NEED", "Item", "Marker", "Tag", "match_line_start", "match_marker"]
 
 NEED = "need"
 """Returned when the text may still become a marker once more of it arrives."""
@@ -34,15 +34,21 @@ _BRACKET = re.compile(
     rf"(?P<open>\[\[|\[|【|［|〔)\s*(?P<caret>\^)?\s*(?P<inner>{_ITEM}(?:{_SEP}{_ITEM})*)\s*(?P<close>\]\]|\]|】|］|〕)",
     re.IGNORECASE,
 )
-_PAREN = re.compile(rf"\(\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*\)", re.IGNORECASE)
+_PAREN = re.compile(
+    rf"\(\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*\)",
+    re.IGNORECASE,
+)
 _ITEM_PARTS = re.compile(
     rf"(?P<lo>{_NUM})(?:\s*[-–—~]\s*(?P<hi>{_NUM}))?(?:\s*:\s*(?P<slo>{_NUM})(?:\s*[-–—~]\s*(?P<shi>{_NUM}))?)?"
 )
 _NUMS_PREFIX = r"[0-9０-９][\s0-9０-９,;、，；&:#：\-–—~A-Za-z\u4e00-\u9fff]*"
 _BRACKET_PREFIX = re.compile(
-    rf"(?:\[\[|\[|【|［|〔)\s*\^?\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*)?(?:{_NUMS_PREFIX})?", re.IGNORECASE
+    rf"(?:\[\[|\[|【|［|〔)\s*\^?\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*)?(?:{_NUMS_PREFIX})?",
+    re.IGNORECASE,
 )
-_PAREN_PREFIX = re.compile(rf"\(\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE)
+_PAREN_PREFIX = re.compile(
+    rf"\(\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE
+)
 _LINK = re.compile(rf"\((?:[^\s()]{{0,{MAX_URL}}})\)")
 _LINK_PREFIX = re.compile(rf"\([^\s()]{{0,{MAX_URL}}}")
 _SIMPLE = re.compile(r"\[([0-9]{1,6})\]")
@@ -186,7 +192,12 @@ def _is_tag_prefix(rest: str) -> bool:
         return True
     if rest.startswith("</cit"):
         return not rest[5:].strip()
-    return rest.startswith("<cit") and (len(rest) == 4 or not (rest[4].isalnum() or rest[4] == "_")) and ">" not in rest and "<" not in rest[1:]
+    return (
+        rest.startswith("<cit")
+        and (len(rest) == 4 or not (rest[4].isalnum() or rest[4] == "_"))
+        and ">" not in rest
+        and "<" not in rest[1:]
+    )
 
 
 # --- the start of a line: code fences and reference lists the model wrote anyway -------------------
@@ -194,9 +205,25 @@ def _is_tag_prefix(rest: str) -> bool:
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _FENCE_PREFIX = re.compile(r" {0,3}(?:`{1,2}|~{1,2})?")
 _HEADING_WORDS = (
-    "references", "reference", "sources", "source", "citations", "bibliography", "works cited",
-    "sources cited", "referencias", "fuentes", "bibliografía", "citas", "参考文献", "参考资料", "参考来源",
-    "资料来源", "来源", "引用", "出处",
+    "references",
+    "reference",
+    "sources",
+    "source",
+    "citations",
+    "bibliography",
+    "works cited",
+    "sources cited",
+    "referencias",
+    "fuentes",
+    "bibliografía",
+    "citas",
+    "参考文献",
+    "参考资料",
+    "参考来源",
+    "资料来源",
+    "来源",
+    "引用",
+    "出处",
 )
 _HEADING = re.compile(
     r"[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__|\*|_)?[ \t]*(?P<word>"
@@ -210,11 +237,13 @@ _HEADING_PREFIX_CHARS = re.compile(r"[ \t#*_]*")
 
 
 def _is_heading_prefix(fragment: str) -> bool:
-    stripped = fragment[_HEADING_PREFIX_CHARS.match(fragment).end():].lower()  # type: ignore[union-attr]
+    stripped = fragment[_HEADING_PREFIX_CHARS.match(fragment).end() :].lower()  # type: ignore[union-attr]
     return not stripped or any(w.startswith(stripped) for w in _HEADING_WORDS)
 
 
-def match_line_start(text: str, pos: int, eof: bool, titles: dict[int, tuple[str, ...]]) -> str | tuple[str, int] | None:
+def match_line_start(
+    text: str, pos: int, eof: bool, titles: dict[int, tuple[str, ...]]
+) -> str | tuple[str, int] | None:
     """What a line starting at ``text[pos]`` opens: ``("fence", end)``, ``"reflist"``, ``NEED`` or ``None``.
 
     ``titles`` maps each valid source number to the lower-cased strings that name it (title, URL), so
@@ -247,7 +276,9 @@ def match_line_start(text: str, pos: int, eof: bool, titles: dict[int, tuple[str
     return _reference_entry(text, pos, line_end, complete, titles)
 
 
-def _reference_entry(text: str, pos: int, line_end: int, complete: bool, titles: dict[int, tuple[str, ...]]) -> str | None:
+def _reference_entry(
+    text: str, pos: int, line_end: int, complete: bool, titles: dict[int, tuple[str, ...]]
+) -> str | None:
     if not complete and _BULLET_PREFIX.fullmatch(text, pos, line_end) and line_end - pos <= MAX_HOLD:
         return NEED
     bullet = _BULLET.match(text, pos, line_end)
@@ -262,7 +293,7 @@ def _reference_entry(text: str, pos: int, line_end: int, complete: bool, titles:
         return NEED
     if not isinstance(marker, Marker) or len(marker.items) != 1:
         return None
-    after = line[marker.end:]
+    after = line[marker.end :]
     if marker.raw.startswith("[^") and after.startswith(":"):
         return "reflist"  # a Markdown footnote definition
     if after.startswith(":") and after[1:2] in (" ", "\t", ""):

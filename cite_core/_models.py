@@ -7,7 +7,7 @@ Page numbers are 1-based with an exclusive end, as in Anthropic's Citations API.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 from pydantic_core import PydanticSerializationError
@@ -55,6 +55,7 @@ def surrogate_problem(text: str, what: str) -> str | None:
         f"{what} contains a lone surrogate (U+{ord(found.group()):04X}) at offset {found.start()}; "
         "it cannot be encoded as UTF-8 (decode the original bytes with errors='replace')"
     )
+
 
 MAX_METADATA_DEPTH = 100
 """Metadata nested deeper than this is refused (JSON serialisation would exceed its recursion limit)."""
@@ -217,7 +218,14 @@ class CharLocation(_CitationBase):
     end_char_index: int = Field(ge=0)
 
     def _api_fields(self) -> tuple[str, ...]:
-        return ("type", "cited_text", "document_index", "document_title", "start_char_index", "end_char_index")
+        return (
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_char_index",
+            "end_char_index",
+        )
 
 
 class PageLocation(_CitationBase):
@@ -228,7 +236,14 @@ class PageLocation(_CitationBase):
     end_page_number: int = Field(ge=2)
 
     def _api_fields(self) -> tuple[str, ...]:
-        return ("type", "cited_text", "document_index", "document_title", "start_page_number", "end_page_number")
+        return (
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_page_number",
+            "end_page_number",
+        )
 
 
 class ContentBlockLocation(_CitationBase):
@@ -240,11 +255,16 @@ class ContentBlockLocation(_CitationBase):
 
     def _api_fields(self) -> tuple[str, ...]:
         return (
-            "type", "cited_text", "document_index", "document_title", "start_block_index", "end_block_index",
+            "type",
+            "cited_text",
+            "document_index",
+            "document_title",
+            "start_block_index",
+            "end_block_index",
         )
 
 
-Citation = Annotated[Union[CharLocation, PageLocation, ContentBlockLocation], Field(discriminator="type")]
+Citation = Annotated[CharLocation | PageLocation | ContentBlockLocation, Field(discriminator="type")]
 
 
 class TextBlock(BaseModel):
@@ -314,7 +334,9 @@ class CitedAnswer(BaseModel):
         """``{"content": [...]}`` exactly in the shape of a Citations API response."""
         return {"content": [block.to_anthropic() for block in self.content]}
 
-    def to_markdown(self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References") -> str:
+    def to_markdown(
+        self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References"
+    ) -> str:
         """The answer with its markers and a reference list of the cited sources only."""
         from ._render import render_markdown
 
@@ -344,4 +366,4 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
-StreamEvent = Annotated[Union[TextDelta, CitationsDelta], Field(discriminator="type")]
+StreamEvent = Annotated[TextDelta | CitationsDelta, Field(discriminator="type")]

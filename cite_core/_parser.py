@@ -51,7 +51,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class _Group:
     """A run of adjacent markers citing one claim (``plain[start:end]`` once resolved)."""
 
-    __slots__ = ("start", "end", "claim", "items", "forward", "citations", "resolved")
+    __slots__ = ("citations", "claim", "end", "forward", "items", "resolved", "start")
 
     def __init__(self) -> None:
         self.start = -1
@@ -66,7 +66,9 @@ class _Group:
 class CitationStream:
     """Parse a model's answer as it streams: ``feed(chunk)`` yields events, ``finish()`` the answer."""
 
-    def __init__(self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD) -> None:
+    def __init__(
+        self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+    ) -> None:
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -183,8 +185,8 @@ class CitationStream:
                     self._mode = "reflist"
                     continue
                 if isinstance(found, tuple):
-                    self._text(buf[pos:found[1]])
-                    self._fence = buf[pos:found[1]].strip()
+                    self._text(buf[pos : found[1]])
+                    self._fence = buf[pos : found[1]].strip()
                     self._mode = "fence"
                     pos = found[1]
                     continue
@@ -269,8 +271,8 @@ class CitationStream:
             newline = buf.find("\n", pos)
             line = buf[pos:] if newline < 0 else buf[pos:newline]
             stripped = line.strip()
-            closing = (
-                len(self._fence) <= len(stripped) <= MAX_WS and stripped == self._fence[0] * len(stripped)
+            closing = len(self._fence) <= len(stripped) <= MAX_WS and stripped == self._fence[0] * len(
+                stripped
             )
             could_close = stripped == self._fence[0] * len(stripped)
             if newline < 0 and not eof and len(line) <= MAX_WS and could_close:
@@ -293,7 +295,7 @@ class CitationStream:
             if trailing and ws_before + trailing <= MAX_WS:
                 if body:
                     self._text(body)
-                self._held += run[len(body):]
+                self._held += run[len(body) :]
                 return
         self._text(run)
 
@@ -425,7 +427,9 @@ class CitationStream:
             if m.group() == "\n":
                 end -= 1
             start = self._forward[0].start - self._tail_start
-            if end > self._forward[0].start and _WORD.search(self._tail_text()[start : end - self._tail_start]):
+            if end > self._forward[0].start and _WORD.search(
+                self._tail_text()[start : end - self._tail_start]
+            ):
                 self._resolve_forward(end)
                 return
 
@@ -455,7 +459,9 @@ class CitationStream:
         group.citations.append(citation)
         if self._emit:
             self._flush_text()
-            self._events.append(CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end))
+            self._events.append(
+                CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end)
+            )
 
     def _on_tag(self, tag: Tag) -> None:
         self._release_held()
@@ -526,7 +532,8 @@ class CitationStream:
             lists.sort(key=lambda entry: entry[0])
             blocks[block].citations = [c for _, cited in lists for c in cited]
         references = [
-            Reference(number=display, source=self._by_number[number]) for number, display in self._display_no.items()
+            Reference(number=display, source=self._by_number[number])
+            for number, display in self._display_no.items()
         ]
         removed = "".join(self._removed)
         return CitedAnswer(

@@ -210,7 +210,9 @@ def build_prompt(
         if dropped:
             logger.warning(
                 "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
-                max_tokens, len(dropped), ", ".join(str(s.number) for s in dropped),
+                max_tokens,
+                len(dropped),
+                ", ".join(str(s.number) for s in dropped),
             )
     shown = numbered[:kept]
     system = citation_instructions(len(shown), style=style, template=system_template)

@@ -60,9 +60,7 @@ def safe_url(url: str | None) -> str | None:
 
 def _pages(ref: Reference, citations: Iterable[Citation]) -> tuple[int, int] | None:
     """The page range cited from a paged source (first page, last page), else its own pages."""
-    ranges = [
-        (c.start_page_number, c.end_page_number - 1) for c in citations if c.type == "page_location"
-    ]
+    ranges = [(c.start_page_number, c.end_page_number - 1) for c in citations if c.type == "page_location"]
     if ranges:
         return min(a for a, _ in ranges), max(b for _, b in ranges)
     pages = ref.source.pages
@@ -154,7 +152,12 @@ def _outside_code(text: str) -> Iterable[tuple[str, bool]]:
         m = _FENCE.match(line)
         if fence:
             buf.append(line)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):]:
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip()[len(m.group(1)) :]
+            ):
                 yield "".join(buf), True
                 buf, fence = [], ""
             continue
@@ -177,7 +180,7 @@ def _inline_code(text: str) -> Iterable[tuple[str, bool]]:
     pos = 0
     for m in re.finditer(r"(`+)(?:.|\n)*?(?<!`)\1(?!`)", text):
         if m.start() > pos:
-            yield text[pos:m.start()], False
+            yield text[pos : m.start()], False
         yield m.group(), True
         pos = m.end()
     if pos < len(text):
@@ -210,7 +213,9 @@ def render_markdown(
             return f"[^{n}]"
         return m.group()
 
-    text = "".join(piece if code else _MARKER.sub(marker, piece) for piece, code in _outside_code(answer.text))
+    text = "".join(
+        piece if code else _MARKER.sub(marker, piece) for piece, code in _outside_code(answer.text)
+    )
     if not answer.references:
         return text
     by_ref: dict[int, list[Citation]] = {}
@@ -394,8 +399,8 @@ if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",
 PAGE_STYLE = (
     "body{margin:0;background:#fff}@media (prefers-color-scheme:dark){body{background:#151b23}}"
     ".cite-page{max-width:48rem;margin:0 auto;padding:2rem 1.25rem 4rem}"
-    ".cite-page-title{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,\"PingFang SC\",\"Noto Sans CJK SC\","
-    "\"Microsoft YaHei\",sans-serif;font-size:1.35rem;line-height:1.4;margin:0 0 1rem;color:#1f2328}"
+    '.cite-page-title{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"PingFang SC","Noto Sans CJK SC",'
+    '"Microsoft YaHei",sans-serif;font-size:1.35rem;line-height:1.4;margin:0 0 1rem;color:#1f2328}'
     "@media (prefers-color-scheme:dark){.cite-page-title{color:#e6edf3}}"
 )
 """The extra style of the full page (around the fragment)."""
@@ -481,7 +486,9 @@ def _source_body(source: Source, spans: list[tuple[int, int, int]], labels: dict
     out = []
     for index, seg in enumerate(source.segments):
         if seg.page is not None:
-            out.append(f'<span class="cite-page-label">{_esc(_page_text((seg.page, seg.page), labels))}</span>')
+            out.append(
+                f'<span class="cite-page-label">{_esc(_page_text((seg.page, seg.page), labels))}</span>'
+            )
         elif index:
             out.append('<span class="cite-page-label">…</span>')
         cuts = {seg.start, seg.end}
@@ -581,7 +588,7 @@ def render_html(
     if answer.references:
         parts.append(
             f'<details class="cite-refs"{" open" if references_open else ""}>'
-            f'<summary>{_esc(labels["references"])} ({len(answer.references)})</summary>'
+            f"<summary>{_esc(labels['references'])} ({len(answer.references)})</summary>"
             f'<ol class="cite-ref-list" aria-label="{_esc(labels["references"])}">'
         )
         for ref in answer.references:
@@ -592,7 +599,8 @@ def render_html(
                 before, span, after, page = _context(source, c.source_start, c.source_end)
                 page_html = (
                     f'<span class="cite-passage-page">{_esc(_page_text((page, page), labels))}</span>'
-                    if page is not None else ""
+                    if page is not None
+                    else ""
                 )
                 passages.append(
                     f'<li class="cite-passage" id="{p}-c-{cid}" tabindex="-1">{page_html}'
@@ -604,8 +612,11 @@ def render_html(
                 f'<li class="cite-ref" id="{p}-ref-{ref.number}"><span class="cite-ref-num">[{ref.number}]</span>'
                 f'<div class="cite-ref-body">{_link(source.url, title_html, "cite-ref-title")} '
                 f"{_source_meta(ref, [c for _, c in cited], labels)}{_url_line(source)}"
-                + (f'<ul class="cite-passages" aria-label="{_esc(labels["cited"])}">{"".join(passages)}</ul>'
-                   if passages else "")
+                + (
+                    f'<ul class="cite-passages" aria-label="{_esc(labels["cited"])}">{"".join(passages)}</ul>'
+                    if passages
+                    else ""
+                )
                 + "</div></li>"
             )
         parts.append("</ol></details>")
@@ -624,7 +635,7 @@ def render_html(
                 parts.append(
                     f'<section class="cite-source" data-ref="{ref.number}" hidden>'
                     f'<h2 class="cite-source-head" tabindex="-1">[{ref.number}] '
-                    f'{_link(source.url, title_html, "cite-ref-title")}</h2>'
+                    f"{_link(source.url, title_html, 'cite-ref-title')}</h2>"
                     f"{_source_meta(ref, [c for _, c in cited], labels)}{_url_line(source)}"
                     f'<div class="cite-source-body">{_source_body(source, spans, labels)}</div></section>'
                 )

@@ -31,19 +31,27 @@ def rescore(answer: CitedAnswer, scorer: SupportScorer, *, threshold: float) -> 
     if not isinstance(answer, CitedAnswer):
         raise TypeError(f"rescore expects a CitedAnswer, got {type(answer).__name__}")
     if not callable(scorer):
-        raise TypeError(f"scorer must be a callable taking (claim, cited_text) pairs, got {type(scorer).__name__}")
+        raise TypeError(
+            f"scorer must be a callable taking (claim, cited_text) pairs, got {type(scorer).__name__}"
+        )
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
         raise TypeError(f"threshold must be a finite number, got {threshold!r}")
     pairs = [(block.text, c.cited_text) for block in answer.content for c in block.citations or []]
     scores = list(scorer(pairs)) if pairs else []
     if len(scores) != len(pairs):
-        raise CiteError(f"the scorer returned {len(scores)} scores for {len(pairs)} (claim, cited_text) pairs")
+        raise CiteError(
+            f"the scorer returned {len(scores)} scores for {len(pairs)} (claim, cited_text) pairs"
+        )
     for i, score in enumerate(scores):
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
-            raise CiteError(f"the scorer's score {i} for {pairs[i][0][:60]!r} is {score!r}; scores must be numbers in 0..1")
+            raise CiteError(
+                f"the scorer's score {i} for {pairs[i][0][:60]!r} is {score!r}; scores must be numbers in 0..1"
+            )
     rescored = iter(float(s) for s in scores)
     content = [
-        block.model_copy(update={"citations": [c.model_copy(update={"support": next(rescored)}) for c in block.citations]})
+        block.model_copy(
+            update={"citations": [c.model_copy(update={"support": next(rescored)}) for c in block.citations]}
+        )
         if block.citations
         else block
         for block in answer.content

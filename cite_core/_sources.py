@@ -152,7 +152,9 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
         return _Item(index, "blocks", texts, fields, {**nested, **data}, score=score)
     key = next((k for k in _TEXT_KEYS if k in data), None)
     if key is None:
-        raise SourceError(f"a dict item needs a 'text' key (or 'pages' or 'blocks'); keys: {sorted(data)}", index=index)
+        raise SourceError(
+            f"a dict item needs a 'text' key (or 'pages' or 'blocks'); keys: {sorted(data)}", index=index
+        )
     text = _check_text(data.pop(key), index, f"'{key}'")
     start_key = next((k for k in _START_KEYS if data.get(k) is not None), None)
     doc_start = _int(data.pop(start_key), start_key, index, 0) if start_key else None
@@ -160,7 +162,15 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     page = _int(page, "page", index, 1) if page is not None else None
     kind: SourceKind = "pages" if page is not None else "text"
     return _Item(
-        index, kind, [text], fields, {**nested, **data}, doc_start=doc_start, page=page, score=score, mergeable=True
+        index,
+        kind,
+        [text],
+        fields,
+        {**nested, **data},
+        doc_start=doc_start,
+        page=page,
+        score=score,
+        mergeable=True,
     )
 
 
@@ -176,7 +186,10 @@ def _check_page(page: Any, index: int, number: int) -> str:
 def _block_text(block: Any, index: int, number: int) -> str:
     if isinstance(block, Mapping):
         if block.get("type", "text") != "text":
-            raise SourceError(f"content block {number} has type {block.get('type')!r}; only text blocks can be cited", index=index)
+            raise SourceError(
+                f"content block {number} has type {block.get('type')!r}; only text blocks can be cited",
+                index=index,
+            )
         block = block.get("text")
     return _check_text(block, index, f"content block {number}")
 
@@ -279,8 +292,10 @@ def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, None]]:
             if out and out[-1][3] == p.page:
                 prev_text, prev_start = out[-1][0], out[-1][1]
                 prev_end = prev_start + len(prev_text)
-                if start <= prev_end and prev_text[start - prev_start:] == text[: prev_end - start]:
-                    out[-1][0] = prev_text + text[prev_end - start:] if start + len(text) > prev_end else prev_text
+                if start <= prev_end and prev_text[start - prev_start :] == text[: prev_end - start]:
+                    out[-1][0] = (
+                        prev_text + text[prev_end - start :] if start + len(text) > prev_end else prev_text
+                    )
                     continue
             out.append([text, start, None, p.page])
         return [(t, s, pg, None) for t, s, _, pg in out]

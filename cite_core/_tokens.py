@@ -37,8 +37,11 @@ COUNT_CACHE_MAX_CHARS = 65536
 
 
 def _cache_dirs() -> list[Path]:
-    dirs = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR"),
-            os.path.join(tempfile.gettempdir(), "data-gym-cache")]
+    dirs = [
+        os.environ.get("TIKTOKEN_CACHE_DIR"),
+        os.environ.get("DATA_GYM_CACHE_DIR"),
+        os.path.join(tempfile.gettempdir(), "data-gym-cache"),
+    ]
     dirs += [os.path.join(p, "llama_index", "core", "_static", "tiktoken_cache") for p in sys.path if p]
     seen, out = set(), []
     for d in dirs:

@@ -18,8 +18,15 @@ from collections.abc import Iterator
 from cite_core import CitationStream, build_messages, number_sources
 
 DOCUMENTS = [
-    {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/colors"},
-    {"text": "Water is essential for life. Most of the Earth's surface is covered by oceans.", "title": "Water"},
+    {
+        "text": "The grass is green. The sky is blue.",
+        "title": "My Document",
+        "url": "https://example.org/colors",
+    },
+    {
+        "text": "Water is essential for life. Most of the Earth's surface is covered by oceans.",
+        "title": "Water",
+    },
     {"text": "The Sun produces energy by nuclear fusion of hydrogen into helium.", "title": "The Sun"},
 ]
 
@@ -32,12 +39,16 @@ def chat_stream(messages: list[dict[str, str]]) -> Iterator[str]:
     if not base_url:
         yield from (SCRIPTED[i : i + 7] for i in range(0, len(SCRIPTED), 7))
         return
-    body = json.dumps({"model": os.environ.get("CITE_MODEL", "default"), "messages": messages, "stream": True})
+    body = json.dumps(
+        {"model": os.environ.get("CITE_MODEL", "default"), "messages": messages, "stream": True}
+    )
     request = urllib.request.Request(
         base_url.rstrip("/") + "/chat/completions",
         data=body.encode(),
-        headers={"Content-Type": "application/json",
-                 "Authorization": f"Bearer {os.environ.get('CITE_API_KEY', 'none')}"},
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": f"Bearer {os.environ.get('CITE_API_KEY', 'none')}",
+        },
     )
     with urllib.request.urlopen(request, timeout=120) as response:
         for raw in response:
@@ -67,7 +78,7 @@ def main(question: str) -> int:
     for ref in answer.references:
         print(f"[{ref.number}] {ref.title}" + (f" <{ref.url}>" if ref.url else ""))
     for citation in answer.citations:
-        print(f"  [{citation.reference}] \"{citation.cited_text}\" (support {citation.support:.2f})")
+        print(f'  [{citation.reference}] "{citation.cited_text}" (support {citation.support:.2f})')
     if answer.invalid_markers:
         print("markers pointing at no source:", ", ".join(answer.invalid_markers))
     print(json.dumps(answer.to_anthropic(), indent=2, ensure_ascii=False))

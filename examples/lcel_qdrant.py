@@ -40,8 +40,7 @@ CORPUS = {
         "Moonlight is sunlight reflected from the Moon's surface."
     ),
     "tides.md": (
-        "Tides\n\n"
-        "Tides are the rise and fall of sea levels. They are caused mainly by the Moon's gravity."
+        "Tides\n\nTides are the rise and fall of sea levels. They are caused mainly by the Moon's gravity."
     ),
 }
 
@@ -80,8 +79,11 @@ def chunks() -> list[Document]:
         position = 0
         for paragraph in text.split("\n\n")[1:]:
             position = text.index(paragraph, position)
-            out.append(Document(page_content=paragraph, metadata={"source": name, "title": title,
-                                                                  "start_index": position}))
+            out.append(
+                Document(
+                    page_content=paragraph, metadata={"source": name, "title": title, "start_index": position}
+                )
+            )
             position += len(paragraph)
     return out
 
@@ -126,8 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\n")
     print(answer.to_markdown(style="plain"))
     for citation in answer.citations:
-        print(f"[{citation.reference}] {citation.cited_text!r} (chars {citation.start_char_index}-"
-              f"{citation.end_char_index} of {answer.references[citation.reference - 1].source.document_id})")
+        print(
+            f"[{citation.reference}] {citation.cited_text!r} (chars {citation.start_char_index}-"
+            f"{citation.end_char_index} of {answer.references[citation.reference - 1].source.document_id})"
+        )
     return 0
 
 

@@ -112,8 +112,11 @@ def make_index() -> VectorStoreIndex:
     url = os.environ.get("QDRANT_URL")
     client = QdrantClient(url=url) if url else QdrantClient(":memory:")  # or QdrantClient(path="./qdrant")
     store = QdrantVectorStore(collection_name="kessby", client=client)
-    return VectorStoreIndex(nodes(), storage_context=StorageContext.from_defaults(vector_store=store),
-                            embed_model=HashingEmbedding())
+    return VectorStoreIndex(
+        nodes(),
+        storage_context=StorageContext.from_defaults(vector_store=store),
+        embed_model=HashingEmbedding(),
+    )
 
 
 def nodes() -> list[Any]:
@@ -151,8 +154,9 @@ async def async_main(llm: LLM) -> None:
     url = os.environ.get("QDRANT_URL")
     aclient = AsyncQdrantClient(url=url) if url else AsyncQdrantClient(":memory:")
     store = QdrantVectorStore(collection_name="kessby_async", aclient=aclient)  # aclient= for aquery()
-    index = VectorStoreIndex([], storage_context=StorageContext.from_defaults(vector_store=store),
-                             embed_model=HashingEmbedding())
+    index = VectorStoreIndex(
+        [], storage_context=StorageContext.from_defaults(vector_store=store), embed_model=HashingEmbedding()
+    )
     await index.ainsert_nodes(nodes())  # in memory, the async client holds its own copy of the data
     engine = CiteQueryEngine.from_args(index, llm=llm, similarity_top_k=10)
     show(await engine.aquery(QUESTION))

@@ -19,13 +19,20 @@ from urllib.parse import parse_qs, urlsplit
 
 from cite_core import CitationStream, number_sources
 
-SOURCES = number_sources([
-    {"text": "The Sun produces energy by nuclear fusion. Hydrogen nuclei fuse into helium in its core.",
-     "title": "How the Sun shines", "url": "https://example.org/sun"},
-    {"text": "Sunlight takes about eight minutes to reach the Earth.", "title": "Light travel time"},
-])
-ANSWER = ("The Sun produces its energy by nuclear fusion [1]: hydrogen fuses into helium in its core [1]. "
-          "That light needs about eight minutes to reach us [2].")
+SOURCES = number_sources(
+    [
+        {
+            "text": "The Sun produces energy by nuclear fusion. Hydrogen nuclei fuse into helium in its core.",
+            "title": "How the Sun shines",
+            "url": "https://example.org/sun",
+        },
+        {"text": "Sunlight takes about eight minutes to reach the Earth.", "title": "Light travel time"},
+    ]
+)
+ANSWER = (
+    "The Sun produces its energy by nuclear fusion [1]: hydrogen fuses into helium in its core [1]. "
+    "That light needs about eight minutes to reach us [2]."
+)
 
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Streaming citations</title>
 <style>body{font:16px/1.6 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem}
@@ -61,7 +68,7 @@ def sse(event: str, data: dict) -> bytes:
 class Handler(BaseHTTPRequestHandler):
     delay = 0.02
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         url = urlsplit(self.path)
         if url.path == "/":
             body = PAGE.encode()

@@ -54,7 +54,9 @@ class _Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     llm: Runnable[Any, Any]
     name: str | None = "generate"
 
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         return self._call_with_config(self._invoke, input, config)
 
     async def ainvoke(
@@ -73,7 +75,9 @@ class _Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         async for chunk in self._atransform_stream_with_config(input, self._atransform, config):
             yield chunk
 
-    def _invoke(self, input: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig) -> Any:
+    def _invoke(
+        self, input: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Any:
         child = patch_config(config, callbacks=run_manager.get_child())
         return {**input, "message": self.llm.invoke(self.prompt.invoke(input, child), child)}
 
@@ -95,7 +99,10 @@ class _Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             yield AddableDict(message=chunk)
 
     async def _atransform(
-        self, input: AsyncIterator[dict[str, Any]], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+        self,
+        input: AsyncIterator[dict[str, Any]],
+        run_manager: AsyncCallbackManagerForChainRun,
+        config: RunnableConfig,
     ) -> AsyncIterator[dict[str, Any]]:
         prompt = AddableDict()
         async for chunk in input:

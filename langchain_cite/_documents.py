@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 import logging
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.documents import Document
@@ -18,8 +18,24 @@ _DOCUMENT_ID_KEYS = ("document_id", "doc_id", "source", "url", "file_path")
 """Metadata naming the original document, best first: chunks sharing it merge into one source."""
 _PASSED_THROUGH = ("title", "url", "author", "context")
 _INTERPRETED = frozenset(
-    {"text", "page_content", "content", "pages", "blocks", "first_page", "page", "score", "metadata", "type",
-     "start_index", "start_char_idx", "doc_start", "start_char", "document_id", *_PASSED_THROUGH}
+    {
+        "text",
+        "page_content",
+        "content",
+        "pages",
+        "blocks",
+        "first_page",
+        "page",
+        "score",
+        "metadata",
+        "type",
+        "start_index",
+        "start_char_idx",
+        "doc_start",
+        "start_char",
+        "document_id",
+        *_PASSED_THROUGH,
+    }
 )
 """Keys cite_core reads from an item: Document metadata never reaches it under these names unconverted."""
 
@@ -38,7 +54,9 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     for key in _PASSED_THROUGH:
         if isinstance(meta.get(key), (str, int, float)) and not isinstance(meta.get(key), bool):
             item[key] = meta[key]
-    doc_id = next((meta[k] for k in _DOCUMENT_ID_KEYS if isinstance(meta.get(k), (str, int)) and meta[k] != ""), None)
+    doc_id = next(
+        (meta[k] for k in _DOCUMENT_ID_KEYS if isinstance(meta.get(k), (str, int)) and meta[k] != ""), None
+    )
     if doc_id is not None:
         item["document_id"] = str(doc_id)
     source = meta.get("source")

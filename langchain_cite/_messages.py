@@ -21,7 +21,9 @@ _TEXT = frozenset({"text", "output_text", "text_delta"})
 def _describe(output: Any) -> str:
     if isinstance(output, BaseMessage):
         if isinstance(output.content, list):
-            kinds = sorted({b.get("type", "?") if isinstance(b, Mapping) else type(b).__name__ for b in output.content})
+            kinds = sorted(
+                {b.get("type", "?") if isinstance(b, Mapping) else type(b).__name__ for b in output.content}
+            )
             return f"{type(output).__name__} with content blocks {kinds}"
         return f"{type(output).__name__} with {type(output.content).__name__} content"
     return type(output).__name__

@@ -72,13 +72,15 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
         return True
 
     @property
-    def OutputType(self) -> Any:  # noqa: N802 - LangChain's name
+    def OutputType(self) -> Any:
         return StreamItem
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
         return self._call_with_config(self._parse, input, config, run_type="parser")
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> CitedRagAnswer:
         return await self._acall_with_config(self._aparse, input, config, run_type="parser")
 
     def transform(
@@ -89,7 +91,9 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     async def atransform(
         self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[StreamItem]:
-        async for item in self._atransform_stream_with_config(input, self._atransform, config, run_type="parser"):
+        async for item in self._atransform_stream_with_config(
+            input, self._atransform, config, run_type="parser"
+        ):
             yield item
 
     def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[StreamItem]:

@@ -94,7 +94,11 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         if self.encoding is not None:
             options["encoding"] = self.encoding
         prompt = build_prompt(
-            question, numbered, system_template=self.system_template, user_template=self.user_template, **options
+            question,
+            numbered,
+            system_template=self.system_template,
+            user_template=self.user_template,
+            **options,
         )
         sources = prompt.sources
         native = self.native and bool(sources)
@@ -108,7 +112,9 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             "sources": sources,
             "dropped": prompt.dropped,
             "context": format_sources(sources, style=self.style),
-            "instructions": citation_instructions(len(sources), style=self.style, template=self.system_template),
+            "instructions": citation_instructions(
+                len(sources), style=self.style, template=self.system_template
+            ),
             "messages": messages,
             "native": native,
         }

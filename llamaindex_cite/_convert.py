@@ -69,10 +69,17 @@ class NumberedNodes:
         group = self.nodes[number]
         texts = [node.node.get_content(metadata_mode=MetadataMode.NONE) for node in group]
         chosen = [node for node, text in zip(group, texts) if any(c in text for c in cited_texts)] or group
-        return [annotate(node, {REFERENCE_NUMBER_KEY: reference, SOURCE_NUMBER_KEY: number}) for node in chosen]
+        return [
+            annotate(node, {REFERENCE_NUMBER_KEY: reference, SOURCE_NUMBER_KEY: number}) for node in chosen
+        ]
 
     def response(
-        self, answer: CitedAnswer, *, raw: str, shown: Sequence[Source] | None = None, dropped: Sequence[Source] = ()
+        self,
+        answer: CitedAnswer,
+        *,
+        raw: str,
+        shown: Sequence[Source] | None = None,
+        dropped: Sequence[Source] = (),
     ) -> Response:
         """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
         sources = self.sources if shown is None else shown
@@ -168,16 +175,24 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def annotate(node: NodeWithScore, values: dict[str, Any], *, shown: dict[str, Any] | None = None) -> NodeWithScore:
+def annotate(
+    node: NodeWithScore, values: dict[str, Any], *, shown: dict[str, Any] | None = None
+) -> NodeWithScore:
     """A copy of ``node`` with ``values`` in its metadata (hidden from LLM and embeddings) and ``shown`` first."""
     inner = node.node
-    metadata = {**(shown or {}), **{k: v for k, v in inner.metadata.items() if k not in (shown or {})}, **values}
+    metadata = {
+        **(shown or {}),
+        **{k: v for k, v in inner.metadata.items() if k not in (shown or {})},
+        **values,
+    }
     hidden = [k for k in _HIDDEN if k in values]
-    copy = inner.model_copy(update={
-        "metadata": metadata,
-        "excluded_llm_metadata_keys": list(dict.fromkeys([*inner.excluded_llm_metadata_keys, *hidden])),
-        "excluded_embed_metadata_keys": list(
-            dict.fromkeys([*inner.excluded_embed_metadata_keys, *hidden, *(shown or {})])
-        ),
-    })
+    copy = inner.model_copy(
+        update={
+            "metadata": metadata,
+            "excluded_llm_metadata_keys": list(dict.fromkeys([*inner.excluded_llm_metadata_keys, *hidden])),
+            "excluded_embed_metadata_keys": list(
+                dict.fromkeys([*inner.excluded_embed_metadata_keys, *hidden, *(shown or {})])
+            ),
+        }
+    )
     return NodeWithScore(node=copy, score=node.score)

@@ -19,7 +19,13 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, TokenBudgetError, build_prompt, parse_answer
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    CitationPrompt,
+    TokenBudgetError,
+    build_prompt,
+    parse_answer,
+)
 
 from ._convert import NumberedNodes, number_nodes
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
@@ -44,9 +50,12 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     node_postprocessors: list[BaseNodePostprocessor] = Field(
         default_factory=list, description="Applied to the retrieved nodes, in order, before numbering them."
     )
-    streaming: bool = Field(default=False, description="Return a streaming response from query() and aquery().")
+    streaming: bool = Field(
+        default=False, description="Return a streaming response from query() and aquery()."
+    )
     merge_chunks: bool = Field(
-        default=True, description="Give chunks of one document (same ref_doc_id) one number and one reference."
+        default=True,
+        description="Give chunks of one document (same ref_doc_id) one number and one reference.",
     )
     max_prompt_tokens: int | None = Field(
         default=None,
@@ -58,14 +67,18 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     prompt_style: Literal["markers", "sentences"] = Field(
         default="markers", description="Cite sources by [n] markers, or sentences by [n:s] markers."
     )
-    system_template: str | None = Field(default=None, description="Replaces cite_core's system prompt template.")
+    system_template: str | None = Field(
+        default=None, description="Replaces cite_core's system prompt template."
+    )
     user_template: str | None = Field(default=None, description="Replaces cite_core's user prompt template.")
     unsupported_threshold: float = Field(
         default=DEFAULT_UNSUPPORTED_THRESHOLD,
         description="Citations whose support is below this are listed as unsupported on the cited answer.",
     )
     encoding: Any = Field(
-        default=None, exclude=True, description="tiktoken encoding (name, object or str -> int function) for the budget."
+        default=None,
+        exclude=True,
+        description="tiktoken encoding (name, object or str -> int function) for the budget.",
     )
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
 
@@ -100,7 +113,9 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             nodes = await postprocessor.apostprocess_nodes(nodes, query_bundle=query_bundle)
         return nodes
 
-    def prompt(self, query_bundle: QueryBundle, nodes: list[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
+    def prompt(
+        self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
+    ) -> tuple[NumberedNodes, CitationPrompt]:
         """Number the nodes and build the one prompt that shows them (whole sources, within budget).
 
         cite_core drops whole sources, lowest ranked first. When the top source alone is too big (chunks
@@ -120,15 +135,24 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             except TokenBudgetError:
                 too_many = middle
         if best is None:
-            raise TokenBudgetError(f"not even the top-ranked node fits the prompt budget of {self._budget()} tokens")
+            raise TokenBudgetError(
+                f"not even the top-ranked node fits the prompt budget of {self._budget()} tokens"
+            )
         best[0].left_out = list(nodes[fits:])
         return best
 
-    def _prompt(self, query_bundle: QueryBundle, nodes: list[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
+    def _prompt(
+        self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
+    ) -> tuple[NumberedNodes, CitationPrompt]:
         numbered = number_nodes(nodes, merge=self.merge_chunks)
         prompt = build_prompt(
-            query_bundle.query_str, numbered.sources, style=self.prompt_style, max_tokens=self._budget(),
-            encoding=self.encoding, system_template=self.system_template, user_template=self.user_template,
+            query_bundle.query_str,
+            numbered.sources,
+            style=self.prompt_style,
+            max_tokens=self._budget(),
+            encoding=self.encoding,
+            system_template=self.system_template,
+            user_template=self.user_template,
         )
         return numbered, prompt
 
@@ -147,7 +171,11 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         if self.streaming:
             deltas = (r.delta or "" for r in self.llm.stream_chat(messages))
             return CitedStreamingResponse.start(
-                deltas, numbered, prompt.sources, prompt.dropped, unsupported_threshold=self.unsupported_threshold
+                deltas,
+                numbered,
+                prompt.sources,
+                prompt.dropped,
+                unsupported_threshold=self.unsupported_threshold,
             )
         raw = self.llm.chat(messages).message.content or ""
         return self._respond(numbered, prompt, raw)
@@ -160,7 +188,11 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         if self.streaming:
             deltas = _adeltas(await self.llm.astream_chat(messages))
             return AsyncCitedStreamingResponse.start(
-                deltas, numbered, prompt.sources, prompt.dropped, unsupported_threshold=self.unsupported_threshold
+                deltas,
+                numbered,
+                prompt.sources,
+                prompt.dropped,
+                unsupported_threshold=self.unsupported_threshold,
             )
         raw = (await self.llm.achat(messages)).message.content or ""
         return self._respond(numbered, prompt, raw)

@@ -23,7 +23,9 @@ class _Citer:
     appended to ``source_nodes`` at once.
     """
 
-    def __init__(self, response: Any, numbered: NumberedNodes, shown: Sequence[Source], threshold: float) -> None:
+    def __init__(
+        self, response: Any, numbered: NumberedNodes, shown: Sequence[Source], threshold: float
+    ) -> None:
         self.response = response
         self.numbered = numbered
         self.stream = CitationStream(list(shown), unsupported_threshold=threshold)
@@ -42,10 +44,14 @@ class _Citer:
         response.answer = answer
         response.response_txt = answer.text
         response.source_nodes = self.numbered.cited_nodes(answer)
-        response.metadata.update(answer_metadata(
-            answer, raw="".join(self.raw), sources=response.metadata["sources"],
-            dropped=response.metadata["dropped_sources"],
-        ))
+        response.metadata.update(
+            answer_metadata(
+                answer,
+                raw="".join(self.raw),
+                sources=response.metadata["sources"],
+                dropped=response.metadata["dropped_sources"],
+            )
+        )
 
     def render(self, events: Iterable[StreamEvent]) -> Iterator[str]:
         for event in events:
@@ -81,8 +87,13 @@ class CitedStreamingResponse(StreamingResponse):
 
     @classmethod
     def start(
-        cls, deltas: Iterable[str], numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequence[Source],
-        *, unsupported_threshold: float,
+        cls,
+        deltas: Iterable[str],
+        numbered: NumberedNodes,
+        shown: Sequence[Source],
+        dropped: Sequence[Source],
+        *,
+        unsupported_threshold: float,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
         response = cls(response_gen=iter(()), metadata=_metadata(numbered, shown, dropped))
@@ -126,8 +137,13 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
 
     @classmethod
     def start(
-        cls, deltas: AsyncIterator[str], numbered: NumberedNodes, shown: Sequence[Source],
-        dropped: Sequence[Source], *, unsupported_threshold: float,
+        cls,
+        deltas: AsyncIterator[str],
+        numbered: NumberedNodes,
+        shown: Sequence[Source],
+        dropped: Sequence[Source],
+        *,
+        unsupported_threshold: float,
     ) -> AsyncCitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, shown, dropped))

@@ -25,11 +25,11 @@ def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> 
     by_number = {s.number: s for s in sources}
     for citation in answer.citations:
         source = by_number[citation.document_index + 1]
-        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
+        assert source.text[citation.source_start : citation.source_end] == citation.cited_text
         assert citation.cited_text.strip()
         assert 1 <= citation.reference <= len(answer.references)
         if citation.type == "char_location" and not source.document_coordinates:
-            assert source.text[citation.start_char_index:citation.end_char_index] == citation.cited_text
+            assert source.text[citation.start_char_index : citation.end_char_index] == citation.cited_text
     first_seen = list(dict.fromkeys(c.document_index + 1 for c in answer.citations))
     assert sorted(r.source.number for r in answer.references) == sorted(first_seen)
     if "<cit" not in text.lower():
@@ -43,7 +43,9 @@ def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> 
     json.loads(answer.model_dump_json())  # always serialisable, surrogates included
 
 
-def check_stream_equals_whole(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, list[Any]]:
+def check_stream_equals_whole(
+    text: str, cuts: list[int], sources: list[Source]
+) -> tuple[CitedAnswer, list[Any]]:
     """Stream ``text`` cut at ``cuts``: the same answer and text as the whole parse, which passes
     ``check_answer``. Returns the whole answer and the stream's events."""
     from cite_core import parse_answer

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["DATA_DIR", "Split", "available", "load_json", "load_jsonl", "split", "read_text"]
+__all__ = ["DATA_DIR", "Split", "available", "load_json", "load_jsonl", "read_text", "split"]
 
 Split = Literal["dev", "test", "all"]
 

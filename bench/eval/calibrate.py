@@ -44,8 +44,9 @@ def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
     return xs, ys
 
 
-def fit_logistic(xs: list[tuple[float, ...]], ys: list[bool], *, l2: float = 1e-3, steps: int = 4000,
-                 rate: float = 0.5) -> list[float]:
+def fit_logistic(
+    xs: list[tuple[float, ...]], ys: list[bool], *, l2: float = 1e-3, steps: int = 4000, rate: float = 0.5
+) -> list[float]:
     """Logistic regression by batch gradient descent: [bias, w1, ...]."""
     w = [0.0] * (len(xs[0]) + 1)
     n = len(xs)
@@ -78,7 +79,12 @@ def _scores(w: list[float], xs: list[list[tuple[float, ...]]]) -> list[float]:
 
 
 def cross_validate(
-    xs: list[list[tuple[float, ...]]], ys: list[bool], *, folds: int = 10, shuffles: int = 3, steps: int = 2000
+    xs: list[list[tuple[float, ...]]],
+    ys: list[bool],
+    *,
+    folds: int = 10,
+    shuffles: int = 3,
+    steps: int = 2000,
 ) -> tuple[float, float]:
     """Mean balanced accuracy and AUROC over ``shuffles`` k-fold splits of dev: weights and threshold
     fitted on the training folds, scored on the held-out fold (all folds pooled, each shifted by its
@@ -120,7 +126,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     scores = _scores(w, xs)
     threshold, bacc = best_threshold(scores, ys)
     print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
-    print(f"SUPPORT_THRESHOLD = {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}")
+    print(
+        f"SUPPORT_THRESHOLD = {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}"
+    )
     return {"weights": w, "threshold": threshold}
 
 

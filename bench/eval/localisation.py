@@ -36,6 +36,7 @@ def _as_answer(claim: str, markers: str = "[1]") -> str:
 
 # -- WiCE -------------------------------------------------------------------------------------------
 
+
 def wice_cases(which: str) -> list[dict[str, Any]]:
     """Supported and partially supported WiCE claims of a split: claim, evidence text, gold spans."""
     cases = []
@@ -47,23 +48,24 @@ def wice_cases(which: str) -> list[dict[str, Any]]:
             spans.append((pos, pos + len(sentence)))
             pos += len(sentence) + 1
         gold_sets = [set(s) for s in record["supporting_sentences"]]
-        cases.append({
-            "claim": record["claim"],
-            "text": "\n".join(record["evidence"]),
-            "evidence": record["evidence"],
-            "spans": spans,
-            "gold": set().union(*gold_sets),
-            "gold_sets": gold_sets,
-        })
+        cases.append(
+            {
+                "claim": record["claim"],
+                "text": "\n".join(record["evidence"]),
+                "evidence": record["evidence"],
+                "spans": spans,
+                "gold": set().union(*gold_sets),
+                "gold_sets": gold_sets,
+            }
+        )
     return cases
 
 
 def _covered(spans: list[tuple[int, int]], cited: tuple[int, int]) -> set[int]:
     """Evidence sentences of which the cited span holds at least half."""
-    return {
-        i for i, (a, b) in enumerate(spans)
-        if b > a and char_overlap((a, b), cited) * 2 >= (b - a)
-    } or {i for i, span in enumerate(spans) if char_overlap(span, cited) > 0}
+    return {i for i, (a, b) in enumerate(spans) if b > a and char_overlap((a, b), cited) * 2 >= (b - a)} or {
+        i for i, span in enumerate(spans) if char_overlap(span, cited) > 0
+    }
 
 
 def wice(which: str = "test") -> dict[str, Any]:
@@ -114,8 +116,13 @@ def quotesum(which: str = "test") -> dict[str, Any]:
     for record in split(load_jsonl(QUOTESUM), which):  # type: ignore[arg-type]
         texts = {s["n"]: s["text"] for s in record["sources"]}
         numbers = sorted(texts)
-        sources = number_sources([{"text": texts[n], "title": s.get("title")} for n, s in
-                                  sorted(((s["n"], s) for s in record["sources"]))], merge=False)
+        sources = number_sources(
+            [
+                {"text": texts[n], "title": s.get("title")}
+                for n, s in sorted((s["n"], s) for s in record["sources"])
+            ],
+            merge=False,
+        )
         index = {n: i for i, n in enumerate(numbers)}
         plain, quotes = _unquote(record["summary"])
         for start, end in split_sentences(plain):
@@ -134,15 +141,19 @@ def quotesum(which: str = "test") -> dict[str, Any]:
                 hit.append(shared > 0)
                 recall.append(shared / sum(b - a for a, b in gold))
                 precision.append(shared / max(1, ours[1] - ours[0]))
-    return {"citations": len(hit), "overlaps_quote": mean(hit), "quote_recall": mean(recall),
-            "quote_precision": mean(precision)}
+    return {
+        "citations": len(hit),
+        "overlaps_quote": mean(hit),
+        "quote_recall": mean(recall),
+        "quote_precision": mean(precision),
+    }
 
 
 def _unquote(summary: str) -> tuple[str, list[tuple[int, int, int, str]]]:
     """The summary without quote markup, and each quote's (start, end, source n, text)."""
     out, quotes, pos, length = [], [], 0, 0
     for m in _QUOTE.finditer(summary):
-        out.append(summary[pos:m.start()])
+        out.append(summary[pos : m.start()])
         length += m.start() - pos
         quotes.append((length, length + len(m.group(2)), int(m.group(1)), m.group(2)))
         out.append(m.group(2))
@@ -153,6 +164,7 @@ def _unquote(summary: str) -> tuple[str, list[tuple[int, int, int, str]]]:
 
 
 # -- Anthropic cookbook -----------------------------------------------------------------------------
+
 
 def cookbook(which: str = "all") -> dict[str, Any]:
     """Claude's cited blocks, each given back as an answer sentence citing the same document(s)."""

@@ -46,7 +46,9 @@ def run(split: str = "all") -> dict[str, Any]:
         ours = [c.document_index + 1 for c in answer.citations]
         gold_total += len(gold)
         found += len(ours)
-        resolved += sum(1 for a, b in zip(gold, ours) if a == b) if len(gold) == len(ours) else _lcs(gold, ours)
+        resolved += (
+            sum(1 for a, b in zip(gold, ours) if a == b) if len(gold) == len(ours) else _lcs(gold, ours)
+        )
         invented += max(0, len(ours) - len(gold)) + len(answer.invalid_markers)
         exact_answers += gold == ours and not answer.invalid_markers
     return {

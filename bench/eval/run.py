@@ -49,12 +49,22 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     if "skipped" in m:
         rows.append(("ExpertQA markers", "skipped", m["skipped"]))
     else:
-        rows.append(("ExpertQA markers resolved to gold passage",
-                     f"{m['resolved_to_gold_passage']}/{m['gold_markers']}", "all; none invented: "
-                     f"{m['invented_or_invalid']} extra/invalid; {m['answers_exact']}/{m['answers']} answers exact"))
+        rows.append(
+            (
+                "ExpertQA markers resolved to gold passage",
+                f"{m['resolved_to_gold_passage']}/{m['gold_markers']}",
+                "all; none invented: "
+                f"{m['invented_or_invalid']} extra/invalid; {m['answers_exact']}/{m['answers']} answers exact",
+            )
+        )
     w = r["wice"]
-    add("WiCE top-1 gold sentence", w, "top1", "target >= 0.92; idf-overlap baseline "
-        + (_f(w.get("baseline_idf_overlap_top1")) + " here, 0.81 in data README"))
+    add(
+        "WiCE top-1 gold sentence",
+        w,
+        "top1",
+        "target >= 0.92; idf-overlap baseline "
+        + (_f(w.get("baseline_idf_overlap_top1")) + " here, 0.81 in data README"),
+    )
     add("WiCE sentence precision", w, "precision")
     add("WiCE sentence recall (best gold set)", w, "recall")
     q = r["quotesum"]
@@ -64,22 +74,44 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     add("Cookbook: overlaps Claude's cited_text", c, "overlaps_claude", "all (5 citations, nothing tuned)")
     add("Cookbook: char Jaccard with Claude's span", c, "char_jaccard")
     v = r["verification"]
-    for key, label in (("attributionbench", "AttributionBench"), ("expertqa", "ExpertQA Complete vs Partial")):
+    for key, label in (
+        ("attributionbench", "AttributionBench"),
+        ("expertqa", "ExpertQA Complete vs Partial"),
+    ):
         s = v[key]
-        add(f"{label} balanced acc @ {v['threshold']}", s, "balanced_accuracy",
-            ("target >= 0.80; " if key == "attributionbench" else "") + "lexical baseline best-threshold "
-            + (_f(s.get("baseline_oracle_balanced_accuracy")) if "skipped" not in s else ""))
-        add(f"{label} AUROC", s, "auroc", "lexical baseline " + (_f(s.get("baseline_auroc")) if "skipped" not in s else ""))
+        add(
+            f"{label} balanced acc @ {v['threshold']}",
+            s,
+            "balanced_accuracy",
+            ("target >= 0.80; " if key == "attributionbench" else "")
+            + "lexical baseline best-threshold "
+            + (_f(s.get("baseline_oracle_balanced_accuracy")) if "skipped" not in s else ""),
+        )
+        add(
+            f"{label} AUROC",
+            s,
+            "auroc",
+            "lexical baseline " + (_f(s.get("baseline_auroc")) if "skipped" not in s else ""),
+        )
     p = r["posthoc"]
     add("attribute(): original citations recovered", p, "recovered")
     add("attribute(): our citations matching Complete", p, "precision_vs_complete")
     if "skipped" not in p:
-        rows.append(("attribute(): citations on Missing-support claims", str(p["citations_on_missing_claims"]),
-                     f"{p['missing_claims_cited']}/{p['missing_claims']} such claims cited; "
-                     f"{p['citations_on_partial_pairs']} on Partial pairs"))
+        rows.append(
+            (
+                "attribute(): citations on Missing-support claims",
+                str(p["citations_on_missing_claims"]),
+                f"{p['missing_claims_cited']}/{p['missing_claims']} such claims cited; "
+                f"{p['citations_on_partial_pairs']} on Partial pairs",
+            )
+        )
     for lang, section in r["multilingual"].items():
-        add(f"{lang.upper()} localisation top-1", section, "top1",
-            f"{section.get('cases', 0)} cases; precision {_f(section.get('precision', float('nan')))}")
+        add(
+            f"{lang.upper()} localisation top-1",
+            section,
+            "top1",
+            f"{section.get('cases', 0)} cases; precision {_f(section.get('precision', float('nan')))}",
+        )
     return rows
 
 

@@ -59,7 +59,9 @@ def evaluate(scorer: SupportScorer | None) -> dict[str, Any]:
     dev = attributionbench(scorer, "dev")
     threshold, dev_bacc = best_threshold([s for s, _ in dev], [y for _, y in dev])
     result: dict[str, Any] = {"threshold": threshold, "dev_balanced_accuracy": dev_bacc}
-    sets = [("attributionbench", attributionbench)] + ([("expertqa", expertqa)] if available(EXPERTQA) else [])
+    sets = [("attributionbench", attributionbench)] + (
+        [("expertqa", expertqa)] if available(EXPERTQA) else []
+    )
     for name, pairs_of in sets:
         pairs = pairs_of(scorer, "test")
         scores, labels = [s for s, _ in pairs], [y for _, y in pairs]
@@ -72,21 +74,28 @@ def evaluate(scorer: SupportScorer | None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m bench.eval.scorer", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.eval.scorer",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--scorer", required=True, help="'lexical' or 'module:factory'")
     args = parser.parse_args(argv)
     result = evaluate(load_scorer(args.scorer))
     if "skipped" in result:
         print(f"skipped: {result['skipped']}")
         return result
-    print(f"scorer {args.scorer}: threshold {result['threshold']:.3f} chosen on AttributionBench dev "
-          f"(dev balanced accuracy {result['dev_balanced_accuracy']:.3f})")
+    print(
+        f"scorer {args.scorer}: threshold {result['threshold']:.3f} chosen on AttributionBench dev "
+        f"(dev balanced accuracy {result['dev_balanced_accuracy']:.3f})"
+    )
     for name in ("attributionbench", "expertqa"):
         if name in result:
             row = result[name]
-            print(f"  {name} test: balanced accuracy {row['balanced_accuracy']:.3f}, AUROC {row['auroc']:.3f} "
-                  f"({row['pairs']} pairs)")
+            print(
+                f"  {name} test: balanced accuracy {row['balanced_accuracy']:.3f}, AUROC {row['auroc']:.3f} "
+                f"({row['pairs']} pairs)"
+            )
     return result
 
 

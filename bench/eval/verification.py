@@ -26,10 +26,16 @@ from cite_core._scoring import SUPPORT_THRESHOLD
 from ._data import available, load_jsonl, split
 from ._metrics import auroc, balanced_accuracy, best_threshold
 from .localisation import _as_answer
-from .markers import FILE as EXPERTQA, expertqa_sources
+from .markers import FILE as EXPERTQA
+from .markers import expertqa_sources
 
 __all__ = [
-    "attributionbench_cases", "attributionbench_pairs", "best_support", "expertqa_cases", "expertqa_pairs", "run",
+    "attributionbench_cases",
+    "attributionbench_pairs",
+    "best_support",
+    "expertqa_cases",
+    "expertqa_pairs",
+    "run",
     "score_table",
 ]
 
@@ -79,7 +85,9 @@ def expertqa_cases(which: str) -> Iterator[tuple[str, list[Any], bool, str, str]
             yield _as_answer(plain, marks), sources, label == "Complete", plain, evidence
 
 
-def best_support(text: str | None, sources: list[Any], rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None) -> float:
+def best_support(
+    text: str | None, sources: list[Any], rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None
+) -> float:
     """The best ``support`` among the citations of the parsed answer (none: 0), after ``rescorer``."""
     if text is None:
         return 0.0
@@ -91,14 +99,18 @@ def best_support(text: str | None, sources: list[Any], rescorer: Callable[[Cited
 
 def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
     """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
-    return [(best_support(text, sources), label, _word_share(claim, evidence))
-            for text, sources, label, claim, evidence in attributionbench_cases(which)]
+    return [
+        (best_support(text, sources), label, _word_share(claim, evidence))
+        for text, sources, label, claim, evidence in attributionbench_cases(which)
+    ]
 
 
 def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
     """(our support, Complete?, lexical baseline) for each judged, cited ExpertQA claim of a split."""
-    return [(best_support(text, sources), label, _word_share(claim, evidence))
-            for text, sources, label, claim, evidence in expertqa_cases(which)]
+    return [
+        (best_support(text, sources), label, _word_share(claim, evidence))
+        for text, sources, label, claim, evidence in expertqa_cases(which)
+    ]
 
 
 def _word_share(claim: str, evidence: str) -> float:

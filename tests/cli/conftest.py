@@ -98,12 +98,15 @@ class FakeModel:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 model.requests.append(body)
-                prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
+                prompt = "\n".join(
+                    m["content"] for m in body["messages"] if isinstance(m.get("content"), str)
+                )
                 numbers = dict(
-                    (title, number) for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
+                    (title, number)
+                    for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
                 )
                 answer = model.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
                 self.send_response(200)
@@ -112,9 +115,17 @@ class FakeModel:
                 pieces = re.findall(r".{1,7}", answer, re.S)
                 for i, piece in enumerate(pieces + [None]):
                     chunk = {
-                        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
-                        "choices": [{"index": 0, "delta": {"content": piece} if piece else {},
-                                     "finish_reason": None if piece else "stop"}],
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"content": piece} if piece else {},
+                                "finish_reason": None if piece else "stop",
+                            }
+                        ],
                     }
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()

@@ -47,12 +47,16 @@ def test_ingest_and_ask_extractive(corpus: Path, workdir: Path, capsys: pytest.C
     assert "Why is the sky blue?" in page and "cite-marker" in page
 
 
-def test_json_output_has_the_anthropic_shape(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_output_has_the_anthropic_shape(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     code, out, err = run(capsys, "ask", "When did Rayleigh describe the scattering of light?", "--json")
     assert code == 0, err
     message = json.loads(out)
-    assert message["type"] == "message" and message["role"] == "assistant" and message["model"] == "extractive"
+    assert (
+        message["type"] == "message" and message["role"] == "assistant" and message["model"] == "extractive"
+    )
     cited = [b for b in message["content"] if b.get("citations")]
     assert cited
     for block in message["content"]:
@@ -60,8 +64,14 @@ def test_json_output_has_the_anthropic_shape(corpus: Path, workdir: Path, capsys
     pdf = [c for b in cited for c in b["citations"] if c["type"] == "page_location"]
     assert pdf, message
     citation = pdf[0]
-    assert set(citation) == {"type", "cited_text", "document_index", "document_title",
-                             "start_page_number", "end_page_number"}
+    assert set(citation) == {
+        "type",
+        "cited_text",
+        "document_index",
+        "document_title",
+        "start_page_number",
+        "end_page_number",
+    }
     assert citation["document_title"] == "optics"
     assert (citation["start_page_number"], citation["end_page_number"]) == (2, 3)
     assert "1871" in citation["cited_text"]
@@ -75,19 +85,29 @@ def test_chinese_question(corpus: Path, workdir: Path, capsys: pytest.CaptureFix
     assert '1. <a id="ref-1"></a>天空' in out
 
 
-def test_ask_with_openai_compatible_server(corpus: Path, workdir: Path, fake_model: FakeModel,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_ask_with_openai_compatible_server(
+    corpus: Path, workdir: Path, fake_model: FakeModel, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
-    code, out, err = run(capsys, "ask", "Why is the sky blue and who described it?", "--base-url", fake_model.url,
-                         "--model", "recorded")
+    code, out, err = run(
+        capsys,
+        "ask",
+        "Why is the sky blue and who described it?",
+        "--base-url",
+        fake_model.url,
+        "--model",
+        "recorded",
+    )
     assert code == 0, err
     assert "extractive" not in out + err
     request = fake_model.requests[0]
     assert request["model"] == "recorded" and request["stream"] is True
     assert "Rayleigh" in json.dumps(request["messages"])
     first, rest = out.split("\n", 1)
-    assert first == ("The sky is blue because shorter wavelengths are scattered much more strongly[1]. "
-                     "Rayleigh described this scattering in 1871[2]. An invented source.")
+    assert first == (
+        "The sky is blue because shorter wavelengths are scattered much more strongly[1]. "
+        "Rayleigh described this scattering in 1871[2]. An invented source."
+    )
     assert "[1] sky" in rest and "[2] optics" in rest and "p. 2" in rest
     assert "[42]" not in out
 
@@ -102,9 +122,13 @@ def test_ask_with_openai_compatible_server(corpus: Path, workdir: Path, fake_mod
     assert [c["document_title"] for b in blocks for c in b.get("citations", [])] == ["sky", "optics"]
 
 
-def test_streaming_prints_markers_as_they_resolve(corpus: Path, workdir: Path, fake_model: FakeModel,
-                                                  capsys: pytest.CaptureFixture[str],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_streaming_prints_markers_as_they_resolve(
+    corpus: Path,
+    workdir: Path,
+    fake_model: FakeModel,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import sys as _sys
 
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
@@ -131,7 +155,7 @@ def test_unreachable_qdrant(workdir: Path, corpus: Path, capsys: pytest.CaptureF
     for argv in (["ingest", str(corpus)], ["ask", "anything"]):
         code, out, err = run(capsys, *argv, "--qdrant-url", url)
         assert code == 2
-        assert err.strip() .startswith(f"cite: error: cannot reach Qdrant at {url}")
+        assert err.strip().startswith(f"cite: error: cannot reach Qdrant at {url}")
         assert len(err.strip().splitlines()) == 1
 
 
@@ -159,7 +183,9 @@ def test_empty_folder(workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     assert not (workdir / ".cite").exists()
 
 
-def test_unreadable_files_are_named(workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_files_are_named(
+    workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad_pdf = tmp_path / "broken.pdf"
     bad_pdf.write_bytes(b"%PDF-1.4 this is not really a pdf")
     code, out, err = run(capsys, "ingest", str(bad_pdf))
@@ -182,7 +208,9 @@ def test_unreadable_files_are_named(workdir: Path, tmp_path: Path, capsys: pytes
         assert code == 2 and err.startswith(f"cite: error: cannot read {locked}")
 
 
-def test_reingest_replaces_a_document(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_reingest_replaces_a_document(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")[0] == 0
     (corpus / "sky.txt").write_text("The sky is green on planet Zorg, said nobody.\n", encoding="utf-8")
     assert run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")[0] == 0
@@ -192,8 +220,9 @@ def test_reingest_replaces_a_document(corpus: Path, workdir: Path, capsys: pytes
     assert "Zorg" in text and "Rayleigh" not in text
 
 
-def test_model_without_langchain_is_a_clear_error(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_without_langchain_is_a_clear_error(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     monkeypatch.setitem(sys.modules, "langchain", None)
     monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
@@ -217,13 +246,24 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     work = tmp_path / "sub"
     work.mkdir()
-    done = subprocess.run([sys.executable, "-m", "cite_cli", "ask", "Why?"], cwd=work, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "cite_cli", "ask", "Why?"], cwd=work, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 2 and "no index yet" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "cite_cli", "ingest", str(corpus)], cwd=work, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "cite_cli", "ingest", str(corpus)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
-    done = subprocess.run([sys.executable, "-m", "cite_cli", "ask", "Why are leaves green?"], cwd=work, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "cite_cli", "ask", "Why are leaves green?"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "reflects green light" in done.stdout and "\033[" not in done.stdout

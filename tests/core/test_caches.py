@@ -37,19 +37,23 @@ def test_a_chunk_shared_by_two_sources_keeps_each_sources_offsets() -> None:
     clear_caches()
     alone = number_sources([CHUNKS[1]])[0]
     # the same chunk text as the second chunk of a merged document: its units are shifted to it
-    merged = number_sources([
-        {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
-        {"text": CHUNKS[1], "document_id": "d", "start_index": 500},
-    ])[0]
+    merged = number_sources(
+        [
+            {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
+            {"text": CHUNKS[1], "document_id": "d", "start_index": 500},
+        ]
+    )[0]
     units_alone = source_units(alone)
     units_merged = source_units(merged)
     second = merged.segments[1]
     shifted = [u for u in units_merged if u.segment == 1]
-    assert [(u.start + second.start, u.end + second.start, 1, u.terms) for u in units_alone] == [tuple(u) for u in shifted]
+    assert [(u.start + second.start, u.end + second.start, 1, u.terms) for u in units_alone] == [
+        tuple(u) for u in shifted
+    ]
     for unit in units_merged:
         segment = merged.segments[unit.segment]
         assert segment.start <= unit.start < unit.end <= segment.end
-        assert merged.text[unit.start:unit.end].strip() == merged.text[unit.start:unit.end]
+        assert merged.text[unit.start : unit.end].strip() == merged.text[unit.start : unit.end]
 
 
 def test_units_of_a_cached_chunk_are_not_shared_mutably_between_sources() -> None:
@@ -84,7 +88,9 @@ def test_ascii_tokeniser_finds_the_unicode_tokeniser_tokens(text: str) -> None:
     assert _scoring._ASCII_TOKEN.findall(lowered) == _scoring._TOKEN.findall(lowered)
 
 
-@pytest.mark.parametrize("word", ["nations", "realization", "fulness", "running", "is", "2019s", "studies", "ied"])
+@pytest.mark.parametrize(
+    "word", ["nations", "realization", "fulness", "running", "is", "2019s", "studies", "ied"]
+)
 def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
     expected = word
     if not (word.isdigit() or len(word) <= 3):
@@ -96,7 +102,9 @@ def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
     assert _scoring._stem.__wrapped__(word) == expected
 
 
-_MARKERISH = st.lists(st.sampled_from(PIECES + ["[12]", "[3](", "[4]x", "[123456]", "[1234567]"]), max_size=12).map("".join)
+_MARKERISH = st.lists(
+    st.sampled_from(PIECES + ["[12]", "[3](", "[4]x", "[123456]", "[1234567]"]), max_size=12
+).map("".join)
 
 
 @given(_MARKERISH, st.booleans())
@@ -129,11 +137,17 @@ def test_named_encoding_counts_are_remembered_and_equal_tiktokens() -> None:
     assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
 
 
-_TERMS = st.sampled_from(["grass", "green", "sky", "blue", "water", "life", "pari", "museum", "2019", "草", "绿色"])
+_TERMS = st.sampled_from(
+    ["grass", "green", "sky", "blue", "water", "life", "pari", "museum", "2019", "草", "绿色"]
+)
 
 
-@given(st.lists(st.lists(_TERMS, max_size=12), min_size=1, max_size=15), st.lists(_TERMS, min_size=1, max_size=8))
-def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(units: list[list[str]], claim: list[str]) -> None:
+@given(
+    st.lists(st.lists(_TERMS, max_size=12), min_size=1, max_size=15), st.lists(_TERMS, min_size=1, max_size=8)
+)
+def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
+    units: list[list[str]], claim: list[str]
+) -> None:
     stats = _scoring.TermStats.from_units(units)
     weights = _scoring.claim_weights(claim, stats)
     counts = [_localize._counts(tuple(u)) for u in units]
@@ -150,15 +164,19 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(units: list[
                 if f:
                     score += idf * f * (k1 + 1) / (f + norm)
         expected.append(score)
-    assert _scoring.bm25_postings(weights, _scoring.build_postings(counts), lengths, stats.avg_len) == expected
+    assert (
+        _scoring.bm25_postings(weights, _scoring.build_postings(counts), lengths, stats.avg_len) == expected
+    )
     assert _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len) == expected
 
 
 def test_postings_of_a_merged_source_index_its_own_units() -> None:
-    merged = number_sources([
-        {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
-        {"text": CHUNKS[2], "document_id": "d", "start_index": 900},
-    ])[0]
+    merged = number_sources(
+        [
+            {"text": CHUNKS[0], "document_id": "d", "start_index": 0},
+            {"text": CHUNKS[2], "document_id": "d", "start_index": 900},
+        ]
+    )[0]
     units = source_units(merged)
     postings = _localize._postings(merged)
     for term, entries in postings.items():

@@ -8,10 +8,12 @@ from cite_core import extractive_answer, number_sources, parse_answer
 
 
 def test_best_sentences_with_markers_that_cite_them_exactly() -> None:
-    sources = number_sources([
-        "The Sun produces energy by nuclear fusion. It is a star.",
-        "Water boils at 100 degrees. Ice melts at 0 degrees.",
-    ])
+    sources = number_sources(
+        [
+            "The Sun produces energy by nuclear fusion. It is a star.",
+            "Water boils at 100 degrees. Ice melts at 0 degrees.",
+        ]
+    )
     text = extractive_answer("How does the Sun produce energy?", sources, max_sentences=1)
     assert text == "The Sun produces energy by nuclear fusion [1]."
     (citation,) = parse_answer(text, sources).citations
@@ -26,7 +28,10 @@ def test_lead_in_sentences_are_not_answers() -> None:
 
 def test_nothing_matches_and_bad_arguments() -> None:
     sources = number_sources(["Water boils at 100 degrees."])
-    assert extractive_answer("Quantum chromodynamics?", sources) == "The sources do not contain an answer to this question."
+    assert (
+        extractive_answer("Quantum chromodynamics?", sources)
+        == "The sources do not contain an answer to this question."
+    )
     with pytest.raises(ValueError, match="question must be a non-empty string"):
         extractive_answer("  ", sources)
     with pytest.raises(ValueError, match="max_sentences must be at least 1"):

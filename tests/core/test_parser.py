@@ -16,13 +16,15 @@ PARIS = "Paris is the capital of France. It has many museums."
 
 @pytest.fixture
 def sources():
-    return number_sources([
-        {"text": GRASS, "title": "My Document", "url": "https://example.org/d"},
-        WATER,
-        {"text": PARIS, "title": "France"},
-        "Filler four.",
-        "Filler five.",
-    ])
+    return number_sources(
+        [
+            {"text": GRASS, "title": "My Document", "url": "https://example.org/d"},
+            WATER,
+            {"text": PARIS, "title": "France"},
+            "Filler four.",
+            "Filler five.",
+        ]
+    )
 
 
 def cited_numbers(answer: CitedAnswer) -> list[int]:
@@ -32,11 +34,30 @@ def cited_numbers(answer: CitedAnswer) -> list[int]:
 @pytest.mark.parametrize(
     ("marker", "numbers"),
     [
-        ("[1]", [1]), ("[1][2]", [1, 2]), ("[1, 2]", [1, 2]), ("[1,2][3]", [1, 2, 3]), ("[1-3]", [1, 2, 3]),
-        ("[1–3]", [1, 2, 3]), ("[[1]]", [1]), ("【1】", [1]), ("［1］", [1]), ("[^1]", [1]), ("[Source 1]", [1]),
-        ("(Source 1)", [1]), ("[Doc 1]", [1]), ("[ID:1]", [1]), ("[ 1 ]", [1]), ("[1](https://example.org/x)", [1]),
-        ("[1] [2]", [1, 2]), ("[1], [2]", [1, 2]), ("[Sources 1, 3]", [1, 3]), ("【１】", [1]), ("[1; 2]", [1, 2]),
-        ("(Sources 1 and 2)", [1, 2]), ("[source: 2]", [2]), ("[Document 3]", [3]),
+        ("[1]", [1]),
+        ("[1][2]", [1, 2]),
+        ("[1, 2]", [1, 2]),
+        ("[1,2][3]", [1, 2, 3]),
+        ("[1-3]", [1, 2, 3]),
+        ("[1–3]", [1, 2, 3]),
+        ("[[1]]", [1]),
+        ("【1】", [1]),
+        ("［1］", [1]),
+        ("[^1]", [1]),
+        ("[Source 1]", [1]),
+        ("(Source 1)", [1]),
+        ("[Doc 1]", [1]),
+        ("[ID:1]", [1]),
+        ("[ 1 ]", [1]),
+        ("[1](https://example.org/x)", [1]),
+        ("[1] [2]", [1, 2]),
+        ("[1], [2]", [1, 2]),
+        ("[Sources 1, 3]", [1, 3]),
+        ("【１】", [1]),
+        ("[1; 2]", [1, 2]),
+        ("(Sources 1 and 2)", [1, 2]),
+        ("[source: 2]", [2]),
+        ("[Document 3]", [3]),
     ],
 )
 def test_marker_shapes_real_models_write(sources, marker, numbers) -> None:
@@ -60,8 +81,13 @@ def test_cit_tags_from_the_spanish_seed(sources) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Use `arr[1]` here.", "```\nx = a[1]\n```\n", "- [ ] todo\n- [x] done", "See [the docs](https://x.org).",
-        "A range [a-b] and [foo].", "Array (1) and (see 2).", "~~~\n[2]\n~~~",
+        "Use `arr[1]` here.",
+        "```\nx = a[1]\n```\n",
+        "- [ ] todo\n- [x] done",
+        "See [the docs](https://x.org).",
+        "A range [a-b] and [foo].",
+        "Array (1) and (see 2).",
+        "~~~\n[2]\n~~~",
     ],
 )
 def test_what_is_not_a_citation(sources, text) -> None:
@@ -70,9 +96,18 @@ def test_what_is_not_a_citation(sources, text) -> None:
     assert answer.text == text and answer.plain_text == text
 
 
-@pytest.mark.parametrize(("marker", "invalid"), [("[0]", ["[0]"]), ("[7]", ["[7]"]), ("[2019]", ["[2019]"]),
-                                                 ("[1, 7]", ["[7]"]), ("[4-9]", ["[6]", "[7]", "[8]", "[9]"]),
-                                                 ("[Source 9]", ["[Source 9]"]), ("[1-200]", ["[1-200]"])])
+@pytest.mark.parametrize(
+    ("marker", "invalid"),
+    [
+        ("[0]", ["[0]"]),
+        ("[7]", ["[7]"]),
+        ("[2019]", ["[2019]"]),
+        ("[1, 7]", ["[7]"]),
+        ("[4-9]", ["[6]", "[7]", "[8]", "[9]"]),
+        ("[Source 9]", ["[Source 9]"]),
+        ("[1-200]", ["[1-200]"]),
+    ],
+)
 def test_out_of_range_markers_are_reported_not_linked(sources, marker, invalid) -> None:
     answer = parse_answer(f"The grass is green {marker}.", sources)
     assert answer.invalid_markers == invalid
@@ -81,14 +116,18 @@ def test_out_of_range_markers_are_reported_not_linked(sources, marker, invalid) 
 
 
 def test_references_deduplicated_in_order_of_first_appearance_and_renumbered(sources) -> None:
-    answer = parse_answer("Paris is the capital [3]. Water is essential [2]. The grass is green [3][1].", sources)
+    answer = parse_answer(
+        "Paris is the capital [3]. Water is essential [2]. The grass is green [3][1].", sources
+    )
     assert [(r.number, r.source.number) for r in answer.references] == [(1, 3), (2, 2), (3, 1)]
     assert answer.text == "Paris is the capital [1]. Water is essential [2]. The grass is green [1][3]."
     assert [c.reference for c in answer.citations] == [1, 2, 1, 3]
 
 
 def test_each_marker_group_cites_the_claim_before_it(sources) -> None:
-    answer = parse_answer("The grass is green [1] and the sky is blue [1]. Water is essential for life [2].", sources)
+    answer = parse_answer(
+        "The grass is green [1] and the sky is blue [1]. Water is essential for life [2].", sources
+    )
     cited = [(b.text, [c.cited_text for c in b.citations]) for b in answer.content if b.citations]
     assert cited == [
         ("The grass is green", ["The grass is green."]),
@@ -111,8 +150,13 @@ def test_marker_after_the_period_and_marker_before_the_claim(sources) -> None:
 
 
 def test_reference_list_written_by_the_model_is_removed(sources) -> None:
-    for tail in ("\n\nSources:\n[1] My Document\n[3] France", "\n\n## References\n1. My Document",
-                 "\n\n[1] My Document, https://example.org/d", "\n\n[^1]: My Document", "\n\n**Sources:** [1], [3]"):
+    for tail in (
+        "\n\nSources:\n[1] My Document\n[3] France",
+        "\n\n## References\n1. My Document",
+        "\n\n[1] My Document, https://example.org/d",
+        "\n\n[^1]: My Document",
+        "\n\n**Sources:** [1], [3]",
+    ):
         answer = parse_answer("The grass is green [1]." + tail, sources)
         assert [r.source.number for r in answer.references] == [1], tail
         assert answer.removed_reference_list is not None and answer.removed_reference_list.strip(), tail
@@ -150,12 +194,25 @@ def test_support_scores_and_unsupported_flags(sources) -> None:
 
 def test_anthropic_shape_and_json_round_trip(sources) -> None:
     answer = parse_answer("The grass is green [1]. Intro only.", sources)
-    assert answer.to_anthropic() == {"content": [
-        {"type": "text", "text": "The grass is green", "citations": [{
-            "type": "char_location", "cited_text": "The grass is green.", "document_index": 0,
-            "document_title": "My Document", "start_char_index": 0, "end_char_index": 19}]},
-        {"type": "text", "text": ". Intro only."},
-    ]}
+    assert answer.to_anthropic() == {
+        "content": [
+            {
+                "type": "text",
+                "text": "The grass is green",
+                "citations": [
+                    {
+                        "type": "char_location",
+                        "cited_text": "The grass is green.",
+                        "document_index": 0,
+                        "document_title": "My Document",
+                        "start_char_index": 0,
+                        "end_char_index": 19,
+                    }
+                ],
+            },
+            {"type": "text", "text": ". Intro only."},
+        ]
+    }
     again = CitedAnswer.model_validate_json(answer.model_dump_json())
     assert again == answer
     json.dumps(answer.to_anthropic())
@@ -165,7 +222,9 @@ def test_markdown_lists_only_cited_sources(sources) -> None:
     md = parse_answer("Paris [3]. Grass [1].", sources).to_markdown(style="plain")
     assert md.startswith("Paris [1]. Grass [2].")
     references = md.split("References", 1)[1]
-    assert references.index("France") < references.index("My Document") and "https://example.org/d" in references
+    assert (
+        references.index("France") < references.index("My Document") and "https://example.org/d" in references
+    )
     assert "Water" not in md
     footnotes = parse_answer("Paris [3].", sources).to_markdown(style="footnotes")
     assert "Paris [^1]." in footnotes and "[^1]: France" in footnotes
@@ -183,7 +242,7 @@ def test_stream_events_for_one_character_chunks(sources) -> None:
     assert "".join(d.text for d in deltas) == answer.plain_text == "The grass is green and water matters."
     assert [e.citation.cited_text for e in citations] == ["The grass is green.", WATER]
     first = citations[0]
-    assert answer.plain_text[first.claim_start:first.claim_end] == "The grass is green"
+    assert answer.plain_text[first.claim_start : first.claim_end] == "The grass is green"
     assert answer == parse_answer(text, sources)
 
 
@@ -196,7 +255,9 @@ def test_citation_event_arrives_as_soon_as_the_marker_closes(sources) -> None:
 
 def test_only_an_unfinished_marker_is_held_back(sources) -> None:
     stream = CitationStream(sources)
-    released = "".join(e.text for e in stream.feed("Some text here and [" + "1, " * 10) if e.type == "text_delta")
+    released = "".join(
+        e.text for e in stream.feed("Some text here and [" + "1, " * 10) if e.type == "text_delta"
+    )
     assert released == "Some text here and"
     released = "".join(e.text for e in stream.feed(". more") if e.type == "text_delta")
     assert released.startswith(" [1, 1")  # not a marker after all: released at once

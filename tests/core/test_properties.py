@@ -19,19 +19,68 @@ settings.register_profile("ci", max_examples=150, deadline=None, suppress_health
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-SOURCES = number_sources([
-    {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d"},
-    "Water is essential for life.",
-    {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
-    {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
-    {"blocks": ["Tea is hot.", "Ice is cold."]},
-])
+SOURCES = number_sources(
+    [
+        {
+            "text": "The grass is green. The sky is blue.",
+            "title": "My Document",
+            "url": "https://example.org/d",
+        },
+        "Water is essential for life.",
+        {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+        {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
+        {"blocks": ["Tea is hot.", "Ice is cold."]},
+    ]
+)
 
 PIECES = [
-    "a", "b", " ", ".", "\n", "[", "]", "1", "2", "7", ",", "-", "–", "^", "(", ")", "`", "<", ">", "【", "】",
-    "[1]", "[2]", "[5]", "[0]", "[9]", "[Source 1]", "(Source 2)", "[1, 3]", "[2-4]", "[[3]]", "[^1]", "[1:2]",
-    "<CIT chunk_id='1' sentences='1-2'>", "</CIT>", "```\n", "\nSources:\n", "\n[1] My Document", "[^1]: x",
-    "[1](https://x.org/a)", "The grass is green", "Paris. ", "¿Qué? ", "中文。", "  ", "- [ ] ", "Dr. Smith ",
+    "a",
+    "b",
+    " ",
+    ".",
+    "\n",
+    "[",
+    "]",
+    "1",
+    "2",
+    "7",
+    ",",
+    "-",
+    "–",
+    "^",
+    "(",
+    ")",
+    "`",
+    "<",
+    ">",
+    "【",
+    "】",
+    "[1]",
+    "[2]",
+    "[5]",
+    "[0]",
+    "[9]",
+    "[Source 1]",
+    "(Source 2)",
+    "[1, 3]",
+    "[2-4]",
+    "[[3]]",
+    "[^1]",
+    "[1:2]",
+    "<CIT chunk_id='1' sentences='1-2'>",
+    "</CIT>",
+    "```\n",
+    "\nSources:\n",
+    "\n[1] My Document",
+    "[^1]: x",
+    "[1](https://x.org/a)",
+    "The grass is green",
+    "Paris. ",
+    "¿Qué? ",
+    "中文。",
+    "  ",
+    "- [ ] ",
+    "Dr. Smith ",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map("".join) | st.text(max_size=60)
 
@@ -42,8 +91,13 @@ def expertqa_answers() -> list[tuple[str, list[Source]]]:
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         by_n = {p["n"]: p for p in row["passages"]}
-        items = [{"text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)", "url": by_n.get(n, {}).get("url")}
-                 for n in range(1, max(by_n) + 1)]
+        items = [
+            {
+                "text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)",
+                "url": by_n.get(n, {}).get("url"),
+            }
+            for n in range(1, max(by_n) + 1)
+        ]
         out.append((row["answer"], number_sources(items)))
     return out
 

@@ -6,8 +6,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from cite_core import number_sources, parse_answer
 
 SUBSET = Path(__file__).resolve().parent.parent / "data" / "expertqa_subset.jsonl"
@@ -22,8 +20,13 @@ def _check(rows: list[dict]) -> tuple[int, int]:
     markers = resolved = 0
     for row in rows:
         by_n = {p["n"]: p for p in row["passages"]}
-        items = [{"text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)", "url": by_n.get(n, {}).get("url")}
-                 for n in range(1, max(by_n, default=0) + 1)]
+        items = [
+            {
+                "text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)",
+                "url": by_n.get(n, {}).get("url"),
+            }
+            for n in range(1, max(by_n, default=0) + 1)
+        ]
         sources = number_sources(items)
         answer = parse_answer(row["answer"], sources)
         expected = [int(n) for group in MARKER_GROUP.findall(row["answer"]) for n in group.split(",")]
@@ -33,7 +36,7 @@ def _check(rows: list[dict]) -> tuple[int, int]:
         # every marker resolved to its passage (a group repeating a source cites it once)
         assert sorted(set(got)) == sorted(set(expected)), row["id"]
         for c in answer.citations:
-            assert sources[c.document_index].text[c.source_start:c.source_end] == c.cited_text
+            assert sources[c.document_index].text[c.source_start : c.source_end] == c.cited_text
         resolved += len(got)
     return markers, resolved
 

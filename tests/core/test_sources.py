@@ -11,30 +11,45 @@ from cite_core._sources import SEGMENT_SEPARATOR
 
 
 def test_strings_and_dicts_are_numbered_in_rank_order() -> None:
-    sources = number_sources([
-        {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d",
-         "author": "Ann", "lang": "en"},
-        "Water is essential for life.",
-    ])
+    sources = number_sources(
+        [
+            {
+                "text": "The grass is green. The sky is blue.",
+                "title": "My Document",
+                "url": "https://example.org/d",
+                "author": "Ann",
+                "lang": "en",
+            },
+            "Water is essential for life.",
+        ]
+    )
     assert [s.number for s in sources] == [1, 2]
     assert sources[0].text == "The grass is green. The sky is blue."
-    assert (sources[0].title, sources[0].url, sources[0].author) == ("My Document", "https://example.org/d", "Ann")
+    assert (sources[0].title, sources[0].url, sources[0].author) == (
+        "My Document",
+        "https://example.org/d",
+        "Ann",
+    )
     assert sources[0].metadata == {"lang": "en"}
     assert sources[1].title is None and sources[1].label == "Source 2"
 
 
 def test_nested_metadata_dict_is_flattened_and_kept() -> None:
-    (source,) = number_sources([{"text": "abc def", "metadata": {"title": "T", "source": "a.txt", "tags": ["x"]}}])
+    (source,) = number_sources(
+        [{"text": "abc def", "metadata": {"title": "T", "source": "a.txt", "tags": ["x"]}}]
+    )
     assert source.title == "T"
     assert source.metadata == {"source": "a.txt", "tags": ["x"]}
 
 
 def test_chunks_of_one_document_merge_at_the_rank_of_the_best_chunk() -> None:
-    sources = number_sources([
-        {"text": "Second part.", "document_id": "d", "start_index": 20, "title": "Doc"},
-        "Other document.",
-        {"text": "First part here.", "document_id": "d", "start_index": 0},
-    ])
+    sources = number_sources(
+        [
+            {"text": "Second part.", "document_id": "d", "start_index": 20, "title": "Doc"},
+            "Other document.",
+            {"text": "First part here.", "document_id": "d", "start_index": 0},
+        ]
+    )
     assert len(sources) == 2
     doc = sources[0]
     assert doc.number == 1 and doc.title == "Doc" and doc.metadata["merged_chunks"] == 2
@@ -51,10 +66,12 @@ def test_merge_can_be_turned_off() -> None:
 
 def test_overlapping_chunks_are_coalesced_using_their_offsets() -> None:
     doc = "The grass is green. The sky is blue. Water is wet."
-    sources = number_sources([
-        {"text": doc[0:30], "document_id": "d", "start_index": 0},
-        {"text": doc[20:], "document_id": "d", "start_index": 20},
-    ])
+    sources = number_sources(
+        [
+            {"text": doc[0:30], "document_id": "d", "start_index": 0},
+            {"text": doc[20:], "document_id": "d", "start_index": 20},
+        ]
+    )
     assert len(sources[0].segments) == 1
     assert sources[0].text == doc
 
@@ -65,12 +82,14 @@ def test_citations_use_document_coordinates_when_chunks_know_their_start() -> No
     answer = parse_answer("The sky is blue [1].", sources)
     (citation,) = answer.citations
     assert citation.cited_text == "The sky is blue."
-    assert doc[citation.start_char_index:citation.end_char_index] == citation.cited_text
-    assert sources[0].text[citation.source_start:citation.source_end] == citation.cited_text
+    assert doc[citation.start_char_index : citation.end_char_index] == citation.cited_text
+    assert sources[0].text[citation.source_start : citation.source_end] == citation.cited_text
 
 
 def test_pages_are_cited_by_page_number() -> None:
-    sources = number_sources([{"pages": ["Page one talks about cats.", "Page two talks about dogs."], "title": "Pets"}])
+    sources = number_sources(
+        [{"pages": ["Page one talks about cats.", "Page two talks about dogs."], "title": "Pets"}]
+    )
     assert sources[0].kind == "pages" and sources[0].pages == (1, 2)
     (citation,) = parse_answer("Dogs are discussed [1].", sources).citations
     assert citation.type == "page_location"
@@ -79,15 +98,21 @@ def test_pages_are_cited_by_page_number() -> None:
 
 
 def test_chunk_with_page_metadata_is_a_paged_source() -> None:
-    sources = number_sources([{"text": "Cats purr.", "page": 4, "document_id": "p"},
-                              {"text": "Dogs bark.", "page": 7, "document_id": "p"}])
+    sources = number_sources(
+        [
+            {"text": "Cats purr.", "page": 4, "document_id": "p"},
+            {"text": "Dogs bark.", "page": 7, "document_id": "p"},
+        ]
+    )
     assert sources[0].kind == "pages" and sources[0].pages == (4, 7)
     (citation,) = parse_answer("Dogs bark [1].", sources).citations
     assert (citation.start_page_number, citation.end_page_number) == (7, 8)
 
 
 def test_custom_content_blocks_are_cited_by_block_index() -> None:
-    sources = number_sources([{"blocks": ["First block about tea.", {"type": "text", "text": "Second about coffee."}]}])
+    sources = number_sources(
+        [{"blocks": ["First block about tea.", {"type": "text", "text": "Second about coffee."}]}]
+    )
     (citation,) = parse_answer("Coffee is covered [1].", sources).citations
     assert citation.type == "content_block_location"
     assert (citation.start_block_index, citation.end_block_index) == (1, 2)
@@ -95,11 +120,21 @@ def test_custom_content_blocks_are_cited_by_block_index() -> None:
 
 
 def test_anthropic_document_blocks() -> None:
-    sources = number_sources([
-        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "The grass is green."},
-         "title": "My Document", "context": "Trustworthy.", "citations": {"enabled": True}},
-        {"type": "document", "source": {"type": "content", "content": [{"type": "text", "text": "Block A."}]}},
-    ])
+    sources = number_sources(
+        [
+            {
+                "type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": "The grass is green."},
+                "title": "My Document",
+                "context": "Trustworthy.",
+                "citations": {"enabled": True},
+            },
+            {
+                "type": "document",
+                "source": {"type": "content", "content": [{"type": "text", "text": "Block A."}]},
+            },
+        ]
+    )
     assert sources[0].kind == "text" and sources[0].context == "Trustworthy."
     assert sources[1].kind == "blocks"
 
@@ -107,8 +142,18 @@ def test_anthropic_document_blocks() -> None:
 def test_pdf_document_block_is_read_by_page(tmp_path) -> None:
     pytest.importorskip("pypdf")
     pdf = _tiny_pdf(["Hello from page one.", "Second page text."])
-    sources = number_sources([{"type": "document", "source": {
-        "type": "base64", "media_type": "application/pdf", "data": base64.b64encode(pdf).decode()}}])
+    sources = number_sources(
+        [
+            {
+                "type": "document",
+                "source": {
+                    "type": "base64",
+                    "media_type": "application/pdf",
+                    "data": base64.b64encode(pdf).decode(),
+                },
+            }
+        ]
+    )
     assert sources[0].kind == "pages" and len(sources[0].segments) == 2
     assert "Second page" in sources[0].segments[1].text
 
@@ -121,8 +166,10 @@ def _tiny_pdf(pages: list[str]) -> bytes:
         page_id, content_id = 3 + 2 * i, 4 + 2 * i
         kids.append(f"{page_id} 0 R")
         stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET"
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R "
-                       f"/Resources << /Font << /F1 {3 + 2 * len(pages)} 0 R >> >> >>")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R "
+            f"/Resources << /Font << /F1 {3 + 2 * len(pages)} 0 R >> >> >>"
+        )
         objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
     objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>"
     objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
@@ -156,7 +203,10 @@ def test_source_objects_are_renumbered() -> None:
         ([{"text": "x", "start_index": -3}], "item 0: 'start_index' must be >= 0"),
         ([{"text": "x", "metadata": ["not", "a", "dict"]}], "item 0: 'metadata' must be a dict"),
         ([{"pages": []}], "item 0: 'pages' must be a non-empty list"),
-        ([{"type": "document", "source": {"type": "url", "url": "https://x"}}], "unsupported document source type"),
+        (
+            [{"type": "document", "source": {"type": "url", "url": "https://x"}}],
+            "unsupported document source type",
+        ),
     ],
 )
 def test_bad_items_get_clear_errors(items, message) -> None:
@@ -175,8 +225,14 @@ def test_numeric_metadata_is_converted_to_text() -> None:
 
 
 def test_nested_metadata_is_never_read_as_structure() -> None:
-    (source,) = number_sources([{"text": "Hello.", "metadata": {"pages": ["Other"], "page": 0, "text": "x",
-                                                                  "start_index": 5, "title": "T"}}])
+    (source,) = number_sources(
+        [
+            {
+                "text": "Hello.",
+                "metadata": {"pages": ["Other"], "page": 0, "text": "x", "start_index": 5, "title": "T"},
+            }
+        ]
+    )
     assert (source.text, source.kind, source.title) == ("Hello.", "text", "T")
     assert source.metadata == {"pages": ["Other"], "page": 0, "text": "x", "start_index": 5}
     assert source.segments[0].doc_start is None

@@ -15,17 +15,23 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_core_example_offline() -> None:
-    out = subprocess.run([sys.executable, str(EXAMPLES / "core_any_chat_api.py"), "What color is the grass?"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "core_any_chat_api.py"), "What color is the grass?"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.startswith("The grass is green[1], and the sky above it is blue[1].")
-    assert "[1] My Document <https://example.org/colors>" in out and '"cited_text": "The grass is green."' in out
+    assert (
+        "[1] My Document <https://example.org/colors>" in out and '"cited_text": "The grass is green."' in out
+    )
 
 
 class _Completions(BaseHTTPRequestHandler):
     answer = "The Sun fuses hydrogen into helium [3]. Grass is green [1]."
     seen: list[dict] = []
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).seen.append(body)
         self.send_response(200)
@@ -44,10 +50,18 @@ def test_core_example_against_a_local_openai_compatible_server() -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Completions)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        env = {"CITE_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1", "CITE_MODEL": "local",
-               "PATH": "/usr/bin:/bin"}
-        out = subprocess.run([sys.executable, str(EXAMPLES / "core_any_chat_api.py"), "How does the Sun shine?"],
-                             capture_output=True, text=True, check=True, env=env).stdout
+        env = {
+            "CITE_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
+            "CITE_MODEL": "local",
+            "PATH": "/usr/bin:/bin",
+        }
+        out = subprocess.run(
+            [sys.executable, str(EXAMPLES / "core_any_chat_api.py"), "How does the Sun shine?"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        ).stdout
     finally:
         server.shutdown()
     assert out.startswith("The Sun fuses hydrogen into helium[1]. Grass is green[2].")
@@ -69,8 +83,10 @@ def test_streaming_web_page_example() -> None:
     finally:
         server.shutdown()
     assert "EventSource" in page
-    events = [(block.split("\n")[0][7:], json.loads(block.split("\n")[1][6:]))
-              for block in stream.strip().split("\n\n")]
+    events = [
+        (block.split("\n")[0][7:], json.loads(block.split("\n")[1][6:]))
+        for block in stream.strip().split("\n\n")
+    ]
     kinds = [kind for kind, _ in events]
     assert kinds.count("text_delta") > 5 and kinds.count("citations_delta") == 3 and kinds[-1] == "done"
     text = "".join(data["text"] for kind, data in events if kind == "text_delta")

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.integration
 QUESTION = "What colour is the grass, and what covers most of the Earth's surface?"
 DOCUMENTS = [
     ("The grass is green. The sky is blue.", {"title": "Colours", "source": "colours.txt"}),
-    ("Water is essential for life. Oceans cover about 71 percent of the Earth's surface.",
-     {"title": "Water", "source": "water.txt"}),
+    (
+        "Water is essential for life. Oceans cover about 71 percent of the Earth's surface.",
+        {"title": "Water", "source": "water.txt"},
+    ),
     ("The Moon orbits the Earth about every 27 days.", {"title": "Moon", "source": "moon.txt"}),
 ]
 
@@ -39,7 +41,7 @@ def _check(answer) -> None:  # type: ignore[no-untyped-def]
     assert answer.invalid_markers == []
     for citation in answer.citations:
         source = answer.references[citation.reference - 1].source
-        assert source.text[citation.source_start:citation.source_end] == citation.cited_text
+        assert source.text[citation.source_start : citation.source_end] == citation.cited_text
     titles = {r.source.title for r in answer.references}
     assert titles <= {"Colours", "Water", "Moon"} and titles & {"Colours", "Water"}
 
@@ -49,7 +51,9 @@ def test_openai_streams_cited_answers() -> None:
     langchain_openai = pytest.importorskip("langchain_openai")
     from langchain_cite import CitedAnswer, create_cited_rag_chain
 
-    llm = langchain_openai.ChatOpenAI(model=os.environ.get("CITE_TEST_OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    llm = langchain_openai.ChatOpenAI(
+        model=os.environ.get("CITE_TEST_OPENAI_MODEL", "gpt-4o-mini"), temperature=0
+    )
     chain = create_cited_rag_chain(_retriever(), llm)
     items = list(chain.stream(QUESTION))
     assert len(items) > 3 and isinstance(items[-1], CitedAnswer)

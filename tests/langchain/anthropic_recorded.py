@@ -14,7 +14,9 @@ from typing import Any
 
 from .conftest import sse
 
-COOKBOOK = Path(__file__).resolve().parents[3] / "shared" / "data" / "anthropic_cookbook_citations_examples.json"
+COOKBOOK = (
+    Path(__file__).resolve().parents[3] / "shared" / "data" / "anthropic_cookbook_citations_examples.json"
+)
 
 
 def load_examples() -> dict[str, dict[str, Any]]:
@@ -49,26 +51,52 @@ def api_content(example: dict[str, Any]) -> list[dict[str, Any]]:
 
 def message(content: list[dict[str, Any]], model: str) -> dict[str, Any]:
     return {
-        "id": "msg_recorded", "type": "message", "role": "assistant", "model": model, "content": content,
-        "stop_reason": "end_turn", "stop_sequence": None, "usage": {"input_tokens": 1200, "output_tokens": 90},
+        "id": "msg_recorded",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1200, "output_tokens": 90},
     }
 
 
 def stream_events(content: list[dict[str, Any]], model: str, *, piece: int = 7) -> list[str]:
     """The Messages API stream: citations_delta before the text of a cited block, except in odd blocks."""
     start = message([], model) | {"stop_reason": None, "usage": {"input_tokens": 1200, "output_tokens": 1}}
-    events = [sse({"type": "message_start", "message": start}, "message_start"), sse({"type": "ping"}, "ping")]
+    events = [
+        sse({"type": "message_start", "message": start}, "message_start"),
+        sse({"type": "ping"}, "ping"),
+    ]
     for index, block in enumerate(content):
         citations = block.get("citations") or []
         opening = {"type": "text", "text": ""} | ({"citations": []} if citations else {})
-        events.append(sse({"type": "content_block_start", "index": index, "content_block": opening},
-                          "content_block_start"))
+        events.append(
+            sse(
+                {"type": "content_block_start", "index": index, "content_block": opening},
+                "content_block_start",
+            )
+        )
         deltas = [{"type": "citations_delta", "citation": c} for c in citations]
-        texts = [{"type": "text_delta", "text": block["text"][i : i + piece]} for i in range(0, len(block["text"]), piece)]
-        for delta in (texts + deltas if index % 2 else deltas + texts):
-            events.append(sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta"))
+        texts = [
+            {"type": "text_delta", "text": block["text"][i : i + piece]}
+            for i in range(0, len(block["text"]), piece)
+        ]
+        for delta in texts + deltas if index % 2 else deltas + texts:
+            events.append(
+                sse({"type": "content_block_delta", "index": index, "delta": delta}, "content_block_delta")
+            )
         events.append(sse({"type": "content_block_stop", "index": index}, "content_block_stop"))
-    events.append(sse({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                       "usage": {"output_tokens": 90}}, "message_delta"))
+    events.append(
+        sse(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 90},
+            },
+            "message_delta",
+        )
+    )
     events.append(sse({"type": "message_stop"}, "message_stop"))
     return events

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
-from langchain_core.callbacks import CallbackManagerForRetrieverRun  # noqa: E402
-from langchain_core.documents import Document  # noqa: E402
-from langchain_core.retrievers import BaseRetriever  # noqa: E402
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
 
 QUESTION = "How does the Sun produce energy?"
 
@@ -48,7 +48,9 @@ class ListRetriever(BaseRetriever):
 
     documents: list[Document]
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
         return list(self.documents)
 
 
@@ -81,7 +83,7 @@ class LocalServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append((self.path, body))

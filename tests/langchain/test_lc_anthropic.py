@@ -95,9 +95,14 @@ def test_switching_models_keeps_the_application_code(example: dict[str, Any], lo
     """The same code gets the same kind of answer from Claude (native) and from any model (markers)."""
     server = local_server(anthropic_route(api_content(example)))
     claude = chain_for(example, server).invoke(example["question"])
-    retriever = ListRetriever(documents=[Document(page_content=d["text"], metadata={"title": d["title"]})
-                                         for d in example["documents"]])
-    fake = FakeListChatModel(responses=["You'll get an email with a tracking number once your order ships [4]."])
+    retriever = ListRetriever(
+        documents=[
+            Document(page_content=d["text"], metadata={"title": d["title"]}) for d in example["documents"]
+        ]
+    )
+    fake = FakeListChatModel(
+        responses=["You'll get an email with a tracking number once your order ships [4]."]
+    )
     other = create_cited_rag_chain(retriever, fake).invoke(example["question"])
     for answer in (claude, other):
         assert answer.references[0].source.title == "Order Tracking Information"

@@ -24,7 +24,10 @@ def sources_of(example: dict[str, Any]) -> list[Any]:
     if example["name"] == "custom_content_documents":
         items = [{"blocks": [d["text"]], "title": d["title"]} for d in example["documents"]]
     else:
-        items = [{"text": d["text"], "title": d["title"], "context": d.get("context")} for d in example["documents"]]
+        items = [
+            {"text": d["text"], "title": d["title"], "context": d.get("context")}
+            for d in example["documents"]
+        ]
     return number_sources(items)
 
 
@@ -50,7 +53,9 @@ def test_recorded_responses_map_to_cited_answers(name: str, examples: dict[str, 
         source = sources[citation.document_index]
         assert source.text[citation.source_start : citation.source_end] == citation.cited_text
         assert citation.to_anthropic() == {k: v for k, v in raw.items()}
-    assert [ref.source.title for ref in answer.references] == list(dict.fromkeys(c["document_title"] for c in recorded))
+    assert [ref.source.title for ref in answer.references] == list(
+        dict.fromkeys(c["document_title"] for c in recorded)
+    )
     assert answer.invalid_markers == []
     assert answer.to_anthropic() == {"content": content}
 
@@ -74,30 +79,76 @@ def test_streamed_events_equal_the_whole_response(name: str, examples: dict[str,
 
 def test_text_is_released_before_the_block_closes() -> None:
     stream = AnthropicCitationStream(["The grass is green."])
-    citation = {"type": "char_location", "cited_text": "The grass is green.", "document_index": 0,
-                "start_char_index": 0, "end_char_index": 19}
-    assert stream.feed({"type": "content_block_delta", "index": 0,
-                        "delta": {"type": "citations_delta", "citation": citation}}) == []
-    assert stream.feed({"type": "content_block_delta", "index": 0,
-                        "delta": {"type": "text_delta", "text": "the grass is green"}}) == [TextDelta(text="the grass is green")]
+    citation = {
+        "type": "char_location",
+        "cited_text": "The grass is green.",
+        "document_index": 0,
+        "start_char_index": 0,
+        "end_char_index": 19,
+    }
+    assert (
+        stream.feed(
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "citations_delta", "citation": citation},
+            }
+        )
+        == []
+    )
+    assert stream.feed(
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "the grass is green"},
+        }
+    ) == [TextDelta(text="the grass is green")]
     [delta] = stream.feed({"type": "content_block_stop", "index": 0})
     assert isinstance(delta, CitationsDelta) and (delta.claim_start, delta.claim_end) == (0, 18)
     assert stream.finish().text == "the grass is green [1]"
 
 
 def test_pages_and_document_offsets() -> None:
-    sources = number_sources([
-        {"pages": ["Intro page.", "Water is essential for life. It covers the Earth."], "title": "PDF"},
-        {"text": "Second chunk. The sky is blue.", "document_id": "d", "start_index": 100},
-    ])
+    sources = number_sources(
+        [
+            {"pages": ["Intro page.", "Water is essential for life. It covers the Earth."], "title": "PDF"},
+            {"text": "Second chunk. The sky is blue.", "document_id": "d", "start_index": 100},
+        ]
+    )
     content = [
-        {"type": "text", "text": "Water matters", "citations": [
-            {"type": "page_location", "cited_text": "Water is essential for life.", "document_index": 0,
-             "start_page_number": 2, "end_page_number": 3}]},
-        {"type": "text", "text": " and the sky is blue", "citations": [
-            {"type": "char_location", "cited_text": "The sky is blue.", "document_index": 1,
-             "start_char_index": 14, "end_char_index": 30},
-            {"type": "char_location", "cited_text": "x", "document_index": 5, "start_char_index": 0, "end_char_index": 1}]},
+        {
+            "type": "text",
+            "text": "Water matters",
+            "citations": [
+                {
+                    "type": "page_location",
+                    "cited_text": "Water is essential for life.",
+                    "document_index": 0,
+                    "start_page_number": 2,
+                    "end_page_number": 3,
+                }
+            ],
+        },
+        {
+            "type": "text",
+            "text": " and the sky is blue",
+            "citations": [
+                {
+                    "type": "char_location",
+                    "cited_text": "The sky is blue.",
+                    "document_index": 1,
+                    "start_char_index": 14,
+                    "end_char_index": 30,
+                },
+                {
+                    "type": "char_location",
+                    "cited_text": "x",
+                    "document_index": 5,
+                    "start_char_index": 0,
+                    "end_char_index": 1,
+                },
+            ],
+        },
     ]
     answer = from_anthropic_content(content, sources)
     page, char = answer.citations
@@ -109,22 +160,50 @@ def test_pages_and_document_offsets() -> None:
 
 
 def test_documents_for_claude_and_back() -> None:
-    sources = number_sources([
-        {"text": "Plain text.", "title": "T", "context": "ctx"},
-        {"blocks": ["One.", "Two."]},
-        {"pages": ["P1.", "P2."]},
-    ])
+    sources = number_sources(
+        [
+            {"text": "Plain text.", "title": "T", "context": "ctx"},
+            {"blocks": ["One.", "Two."]},
+            {"pages": ["P1.", "P2."]},
+        ]
+    )
     docs = to_anthropic_documents(sources)
-    assert docs[0] == {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "Plain text."},
-                       "citations": {"enabled": True}, "title": "T", "context": "ctx"}
-    assert docs[1]["source"] == {"type": "content", "content": [{"type": "text", "text": "One."}, {"type": "text", "text": "Two."}]}
-    content = [{"type": "text", "text": "p2", "citations": [
-        {"type": "content_block_location", "cited_text": "P2.", "document_index": 2, "start_block_index": 1, "end_block_index": 2}]}]
+    assert docs[0] == {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "Plain text."},
+        "citations": {"enabled": True},
+        "title": "T",
+        "context": "ctx",
+    }
+    assert docs[1]["source"] == {
+        "type": "content",
+        "content": [{"type": "text", "text": "One."}, {"type": "text", "text": "Two."}],
+    }
+    content = [
+        {
+            "type": "text",
+            "text": "p2",
+            "citations": [
+                {
+                    "type": "content_block_location",
+                    "cited_text": "P2.",
+                    "document_index": 2,
+                    "start_block_index": 1,
+                    "end_block_index": 2,
+                }
+            ],
+        }
+    ]
     [citation] = from_anthropic_content(content, sources).citations
     assert isinstance(citation, PageLocation) and citation.start_page_number == 2
 
 
 def test_non_text_blocks() -> None:
-    assert from_anthropic_content([{"type": "thinking", "thinking": "..."}, {"type": "text", "text": "Hi."}], ["x"]).text == "Hi."
+    assert (
+        from_anthropic_content(
+            [{"type": "thinking", "thinking": "..."}, {"type": "text", "text": "Hi."}], ["x"]
+        ).text
+        == "Hi."
+    )
     with pytest.raises(ValueError, match="'tool_use' content block"):
         from_anthropic_content([{"type": "tool_use", "id": "1", "name": "f", "input": {}}], ["x"])

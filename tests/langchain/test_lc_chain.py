@@ -39,7 +39,10 @@ def check_stream(items: list[Any], expected: CitedAnswer) -> None:
 def check_answer(answer: CitedAnswer) -> None:
     assert isinstance(answer, CitedRagAnswer)
     assert answer.text == ANSWER
-    assert [ref.source.title for ref in answer.references] == ["The Sun", "The Moon"]  # two chunks of sun.txt: one source
+    assert [ref.source.title for ref in answer.references] == [
+        "The Sun",
+        "The Moon",
+    ]  # two chunks of sun.txt: one source
     sun = answer.references[0].source
     for citation in answer.citations:
         source = sun if citation.document_index == 0 else answer.references[1].source
@@ -65,7 +68,9 @@ async def test_async_invoke_and_stream_agree(make_model: Any, retriever: ListRet
 
 
 def test_stream_marker_split_across_chunks_is_held(retriever: ListRetriever) -> None:
-    items = list(create_cited_rag_chain(retriever, fake_list("Hydrogen fuses into helium [1].")).stream(QUESTION))
+    items = list(
+        create_cited_rag_chain(retriever, fake_list("Hydrogen fuses into helium [1].")).stream(QUESTION)
+    )
     texts = [i.text for i in items if isinstance(i, TextDelta)]
     assert "[" not in "".join(texts) and "".join(texts) == "Hydrogen fuses into helium."
     kinds = [type(i).__name__ for i in items]
@@ -90,8 +95,11 @@ async def test_astream_events_show_run_names_and_tags(retriever: ListRetriever) 
     names = {e["name"] for e in events}
     assert {"cited_rag_chain", "retrieve", "CitationSources", "generate", "CitationOutputParser"} <= names
     assert {"ListRetriever", "FakeListChatModel"} <= names
-    parser_chunks = [e["data"]["chunk"] for e in events
-                     if e["name"] == "CitationOutputParser" and e["event"] == "on_parser_stream"]
+    parser_chunks = [
+        e["data"]["chunk"]
+        for e in events
+        if e["name"] == "CitationOutputParser" and e["event"] == "on_parser_stream"
+    ]
     assert len(parser_chunks) > 10
     model_chunks = [e for e in events if e["event"] == "on_chat_model_stream"]
     assert len(model_chunks) == len(ANSWER)

@@ -19,6 +19,6 @@ def test_docs_snippets_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(blocks) >= 5
     namespace: dict[str, object] = {}
     for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102 - our own documentation
+        exec(compile(block, str(DOC), "exec"), namespace)
     out = capsys.readouterr().out
     assert "[1]" in out and "hydrogen fuses into helium" in out

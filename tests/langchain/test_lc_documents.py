@@ -14,8 +14,13 @@ def test_metadata_becomes_source_fields() -> None:
     doc = Document(
         page_content="Water boils at 100 degrees.",
         id="chunk-7",
-        metadata={"source": "https://example.org/water", "title": "Water", "url": "https://example.org/water",
-                  "author": "Ada", "lang": "en"},
+        metadata={
+            "source": "https://example.org/water",
+            "title": "Water",
+            "url": "https://example.org/water",
+            "author": "Ada",
+            "lang": "en",
+        },
     )
     [source] = documents_to_sources([doc])
     assert source.number == 1
@@ -55,7 +60,9 @@ def test_pdf_pages_are_zero_based_in_langchain() -> None:
 
 
 def test_qdrant_point_id_and_collection_are_kept() -> None:
-    doc = Document(page_content="Chunk.", metadata={"_id": "9f1c", "_collection_name": "docs", "source": "a.md"})
+    doc = Document(
+        page_content="Chunk.", metadata={"_id": "9f1c", "_collection_name": "docs", "source": "a.md"}
+    )
     [source] = documents_to_sources([doc])
     assert source.metadata["chunk_id"] == "9f1c"
     assert source.metadata["_collection_name"] == "docs"
@@ -63,7 +70,9 @@ def test_qdrant_point_id_and_collection_are_kept() -> None:
 
 
 def test_metadata_never_collides_with_core_keys() -> None:
-    doc = Document(page_content="Text.", metadata={"pages": 12, "type": "document", "start_index": -1, "score": "x"})
+    doc = Document(
+        page_content="Text.", metadata={"pages": 12, "type": "document", "start_index": -1, "score": "x"}
+    )
     [source] = documents_to_sources([doc])
     assert source.kind == "text"
     assert source.segments[0].doc_start is None

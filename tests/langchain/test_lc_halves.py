@@ -50,7 +50,7 @@ def test_users_own_prompt_template(retriever: ListRetriever) -> None:
     )
     answer = chain.invoke(QUESTION)
     assert isinstance(answer, CitedRagAnswer) and answer.text == ANSWER
-    assert "<source number=\"1\" title=\"The Sun\">" in seen[0].messages[1].content
+    assert '<source number="1" title="The Sun">' in seen[0].messages[1].content
     streamed = list(chain.stream(QUESTION.replace("?", "!")))
     assert len(streamed) > 10
 
@@ -63,10 +63,14 @@ def test_parser_takes_documents_and_a_string() -> None:
 
 def test_parser_streams_message_chunks_and_custom_keys() -> None:
     parser = CitationOutputParser(sources_key="src", message_key="out")
-    chunks = [{"src": ["Cats purr when content."]}] + [{"out": AIMessageChunk(content=c)} for c in "Cats purr [1]."]
+    chunks = [{"src": ["Cats purr when content."]}] + [
+        {"out": AIMessageChunk(content=c)} for c in "Cats purr [1]."
+    ]
     items = list(parser.transform(iter(chunks)))
     assert "".join(i.text for i in items if isinstance(i, TextDelta)) == "Cats purr."
-    assert items[-1] == parser.invoke({"src": ["Cats purr when content."], "out": AIMessage(content="Cats purr [1].")})
+    assert items[-1] == parser.invoke(
+        {"src": ["Cats purr when content."], "out": AIMessage(content="Cats purr [1].")}
+    )
 
 
 def test_parser_without_sources_says_what_to_do() -> None:
@@ -83,7 +87,9 @@ def test_parser_refuses_native_citations_in_marker_mode() -> None:
 
 
 def test_reasoning_blocks_are_skipped() -> None:
-    message = AIMessage(content=[{"type": "reasoning", "reasoning": "hmm [2]"}, {"type": "text", "text": "Cats purr [1]."}])
+    message = AIMessage(
+        content=[{"type": "reasoning", "reasoning": "hmm [2]"}, {"type": "text", "text": "Cats purr [1]."}]
+    )
     answer = CitationOutputParser().invoke({"sources": ["Cats purr."], "message": message})
     assert answer.text == "Cats purr [1]." and answer.invalid_markers == []
 
@@ -111,5 +117,9 @@ def test_empty_sources_prompt_tells_the_model() -> None:
 
 def test_itemgetter_messages_work_with_any_model(documents: list[Document]) -> None:
     model = FakeListChatModel(responses=[ANSWER])
-    chain = CitationSources() | RunnablePassthrough.assign(message=itemgetter("messages") | model) | CitationOutputParser()
+    chain = (
+        CitationSources()
+        | RunnablePassthrough.assign(message=itemgetter("messages") | model)
+        | CitationOutputParser()
+    )
     assert chain.invoke({"question": QUESTION, "documents": documents}).text == ANSWER

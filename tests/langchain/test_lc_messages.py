@@ -26,11 +26,16 @@ def test_annotations_point_into_the_message_text() -> None:
         assert note["cited_text"] == citation.cited_text
         extras = note["extras"]
         assert extras["reference"] == citation.reference
-        assert sources[extras["document_index"]].text[extras["source_start"] : extras["source_end"]] == note["cited_text"]
+        assert (
+            sources[extras["document_index"]].text[extras["source_start"] : extras["source_end"]]
+            == note["cited_text"]
+        )
         assert extras["location_type"] == "char_location"
     assert annotations[0]["title"] == "The Sun" and annotations[0]["extras"]["document_id"] == "sun.txt"
     assert annotations[-1]["url"] == "https://example.org/moon" and "url" not in annotations[0]
-    assert block["text"][annotations[0]["start_index"]:annotations[0]["end_index"]].startswith("The Sun produces")
+    assert block["text"][annotations[0]["start_index"] : annotations[0]["end_index"]].startswith(
+        "The Sun produces"
+    )
     refs = message.response_metadata["references"]
     assert [r["number"] for r in refs] == [1, 2] and refs[1]["title"] == "The Moon"
 

@@ -36,16 +36,38 @@ def openai_route(answer: str) -> Any:
         assert path == "/v1/chat/completions", path
         base = {"id": "chatcmpl-rec", "created": int(time.time()), "model": body["model"]}
         if not body.get("stream"):
-            choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+            choice = {
+                "index": 0,
+                "message": {"role": "assistant", "content": answer},
+                "finish_reason": "stop",
+            }
             usage = {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}
-            return 200, "application/json", {**base, "object": "chat.completion", "choices": [choice], "usage": usage}
+            return (
+                200,
+                "application/json",
+                {**base, "object": "chat.completion", "choices": [choice], "usage": usage},
+            )
         events = []
         for i in range(0, len(answer), 3):
             delta = {"content": answer[i : i + 3], **({"role": "assistant"} if i == 0 else {})}
-            events.append(sse({**base, "object": "chat.completion.chunk",
-                               "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}))
-        events.append(sse({**base, "object": "chat.completion.chunk",
-                           "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+            events.append(
+                sse(
+                    {
+                        **base,
+                        "object": "chat.completion.chunk",
+                        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                    }
+                )
+            )
+        events.append(
+            sse(
+                {
+                    **base,
+                    "object": "chat.completion.chunk",
+                    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                }
+            )
+        )
         events.append(sse("[DONE]"))
         return 200, "text/event-stream", events
 

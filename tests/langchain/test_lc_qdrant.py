@@ -76,12 +76,13 @@ def test_same_code_points_at_a_server(monkeypatch: pytest.MonkeyPatch, example: 
 def test_any_retriever_works_with_the_vector_store_api(example: ModuleType) -> None:
     from langchain_qdrant import QdrantVectorStore
 
-    store = QdrantVectorStore.from_documents(example.chunks(), example.HashingEmbeddings(), location=":memory:",
-                                             collection_name="other")
-    retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3, "fetch_k": 6})
-    answer = create_cited_rag_chain(retriever, FakeListChatModel(responses=["Tides follow the Moon [1]."])).invoke(
-        "What causes tides?"
+    store = QdrantVectorStore.from_documents(
+        example.chunks(), example.HashingEmbeddings(), location=":memory:", collection_name="other"
     )
+    retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3, "fetch_k": 6})
+    answer = create_cited_rag_chain(
+        retriever, FakeListChatModel(responses=["Tides follow the Moon [1]."])
+    ).invoke("What causes tides?")
     assert len(answer.references) == 1
 
 
@@ -90,7 +91,11 @@ def test_example_runs_as_a_script(tmp_path: Path) -> None:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     result = subprocess.run(
         [sys.executable, str(EXAMPLE), "--path", str(tmp_path / "q"), "How does the Sun produce energy?"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     assert "hydrogen fuses into helium [1]" in result.stdout

@@ -15,16 +15,15 @@ import pytest
 pytest.importorskip("llama_index.core")
 pytest.importorskip("llama_index.vector_stores.qdrant")
 
-from llama_index.core.base.base_retriever import BaseRetriever  # noqa: E402
-from llama_index.core import Document, StorageContext, VectorStoreIndex  # noqa: E402
-from llama_index.core.bridge.pydantic import Field, PrivateAttr  # noqa: E402
-from llama_index.core.embeddings import BaseEmbedding  # noqa: E402
-from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata  # noqa: E402
-from llama_index.core.node_parser import SentenceSplitter  # noqa: E402
-from llama_index.core.schema import NodeWithScore, QueryBundle  # noqa: E402
-from qdrant_client import AsyncQdrantClient, QdrantClient  # noqa: E402
-
-from llama_index.vector_stores.qdrant import QdrantVectorStore  # noqa: E402
+from llama_index.core import Document, StorageContext, VectorStoreIndex
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.embeddings import BaseEmbedding
+from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
+from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.vector_stores.qdrant import QdrantVectorStore
+from qdrant_client import AsyncQdrantClient, QdrantClient
 
 QUESTION = "What did Mara Lind do as a child, growing up in Kessby?"
 
@@ -81,7 +80,9 @@ def documents() -> list[Document]:
         ),
     ]
     docs += [
-        Document(text=text, metadata={"file_name": "seabirds.pdf", "page_label": str(page)}, id_=f"guide-p{page}")
+        Document(
+            text=text, metadata={"file_name": "seabirds.pdf", "page_label": str(page)}, id_=f"guide-p{page}"
+        )
         for page, text in enumerate(GUIDE_PAGES, start=1)
     ]
     return docs
@@ -117,7 +118,9 @@ class HashEmbedding(BaseEmbedding):
 class ReplayLLM(CustomLLM):
     """Replays recorded answers, streaming them one character at a time; records every prompt."""
 
-    answers: dict[str, str] = Field(default_factory=dict, description="Answer by question (found in the prompt).")
+    answers: dict[str, str] = Field(
+        default_factory=dict, description="Answer by question (found in the prompt)."
+    )
     default: str = Field(default="I do not know.", description="Answer when no question matches.")
     context_window: int = Field(default=8000, description="Reported context window.")
     num_output: int = Field(default=256, description="Reported room for the answer.")
@@ -129,7 +132,9 @@ class ReplayLLM(CustomLLM):
 
     @property
     def metadata(self) -> LLMMetadata:
-        return LLMMetadata(context_window=self.context_window, num_output=self.num_output, model_name="replay")
+        return LLMMetadata(
+            context_window=self.context_window, num_output=self.num_output, model_name="replay"
+        )
 
     def _answer(self, prompt: str) -> str:
         self._prompts.append(prompt)
@@ -149,8 +154,11 @@ class ReplayLLM(CustomLLM):
 
 
 SPLITTER = SentenceSplitter(
-    chunk_size=100, chunk_overlap=0,
-    id_func=lambda i, doc: str(uuid.uuid5(uuid.NAMESPACE_URL, f"{doc.doc_id}/{i}")),  # stable ids, stable ties
+    chunk_size=100,
+    chunk_overlap=0,
+    id_func=lambda i, doc: str(
+        uuid.uuid5(uuid.NAMESPACE_URL, f"{doc.doc_id}/{i}")
+    ),  # stable ids, stable ties
 )
 
 
@@ -185,7 +193,9 @@ def qdrant_index(embed_model: HashEmbedding) -> Iterator[VectorStoreIndex]:
     client = QdrantClient(":memory:")
     store = QdrantVectorStore(collection_name=f"c{uuid.uuid4().hex}", client=client)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Payload indexes have no effect")  # embedded Qdrant's notice
+        warnings.filterwarnings(
+            "ignore", message="Payload indexes have no effect"
+        )  # embedded Qdrant's notice
         index = VectorStoreIndex(
             nodes(), storage_context=StorageContext.from_defaults(vector_store=store), embed_model=embed_model
         )

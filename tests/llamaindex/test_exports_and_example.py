@@ -56,7 +56,11 @@ def test_example_runs_offline_with_the_fake_llm():
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "llamaindex_qdrant.py")],
-        capture_output=True, text=True, env=env, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
     )
     out = result.stdout
     expected = (

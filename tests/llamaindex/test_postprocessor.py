@@ -32,7 +32,11 @@ def test_numbers_nodes_and_records_sentence_spans(qdrant_index):
         assert [tuple(s) for s in spans] == split_sentences(text)
         assert node.node.metadata[CITE_AS_KEY] == f"[{node.node.metadata[SOURCE_NUMBER_KEY]}]"
         shown = node.node.get_content(metadata_mode=MetadataMode.LLM)
-        assert shown.startswith(f"{CITE_AS_KEY}: [") and SENTENCES_KEY not in shown and SOURCE_NUMBER_KEY not in shown
+        assert (
+            shown.startswith(f"{CITE_AS_KEY}: [")
+            and SENTENCES_KEY not in shown
+            and SOURCE_NUMBER_KEY not in shown
+        )
         embedded = node.node.get_content(metadata_mode=MetadataMode.EMBED)
         assert CITE_AS_KEY not in embedded
     assert all(CITE_AS_KEY not in n.node.metadata for n in retrieved)  # the input nodes are not mutated
@@ -43,7 +47,9 @@ def test_existing_engine_cites_with_its_own_prompt(qdrant_index, llm):
     assert len(llm.prompts) == 1 and "cite_as: [3]" in llm.prompts[0] and "Context:" in llm.prompts[0]
     cited = CitePostprocessor().cite(response)
     assert str(cited) == DISPLAY
-    ours = CiteQueryEngine.from_args(qdrant_index, llm=ReplayLLM(answers={QUESTION: ANSWER}), similarity_top_k=10)
+    ours = CiteQueryEngine.from_args(
+        qdrant_index, llm=ReplayLLM(answers={QUESTION: ANSWER}), similarity_top_k=10
+    )
     expected = ours.query(QUESTION)
     assert [n.node.node_id for n in cited.source_nodes] == [n.node.node_id for n in expected.source_nodes]
     assert cited.metadata["invalid_markers"] == ["[42]"]

@@ -9,10 +9,10 @@ from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, docume
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
+from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import QdrantClient
 
 from cite_core import PageLocation, TokenBudgetError
-from llama_index.vector_stores.qdrant import QdrantVectorStore
 from llamaindex_cite import (
     REFERENCE_NUMBER_KEY,
     SOURCE_NUMBER_KEY,
@@ -70,7 +70,9 @@ def test_metadata_carries_anthropic_citations_in_document_coordinates(qdrant_ind
     for c in citations:
         source = sources[c["document_index"]]
         if c["type"] == "char_location":  # offsets in the original document, not in the chunk
-            assert DOCS[source.document_id].text[c["start_char_index"] : c["end_char_index"]] == c["cited_text"]
+            assert (
+                DOCS[source.document_id].text[c["start_char_index"] : c["end_char_index"]] == c["cited_text"]
+            )
             assert c["document_title"] in ("mara_lind.txt", "The Kessby lighthouse")
         else:
             assert (c["start_page_number"], c["end_page_number"]) == (1, 2)
@@ -99,7 +101,9 @@ def test_stream_and_query_agree(qdrant_index, llm):
         tokens.append(token)
         nodes_seen.append(len(streaming.source_nodes))
     assert len(tokens) > 100  # the model's characters flow through, not one final block
-    assert nodes_seen[10] == 0 and 0 < nodes_seen[len(tokens) // 2] < len(whole.source_nodes)  # resolved on the way
+    assert nodes_seen[10] == 0 and 0 < nodes_seen[len(tokens) // 2] < len(
+        whole.source_nodes
+    )  # resolved on the way
     assert "".join(tokens) == str(whole) == str(streaming) == DISPLAY
     assert ids(streaming) == ids(whole)
     assert streaming.answer == whole.metadata["cited_answer"] == streaming.metadata["cited_answer"]
@@ -137,15 +141,19 @@ async def test_async_streaming(async_qdrant_index, llm):
 def test_qdrant_on_disk_path(tmp_path, embed_model, llm):
     client = QdrantClient(path=str(tmp_path / "qdrant"))
     store = QdrantVectorStore(collection_name="corpus", client=client)
-    index = VectorStoreIndex(nodes(), storage_context=StorageContext.from_defaults(vector_store=store),
-                             embed_model=embed_model)
+    index = VectorStoreIndex(
+        nodes(), storage_context=StorageContext.from_defaults(vector_store=store), embed_model=embed_model
+    )
     response = CiteQueryEngine.from_args(index, llm=llm, similarity_top_k=10).query(QUESTION)
     assert str(response) == DISPLAY
     client.close()
 
 
 def plain_nodes(*texts: str) -> list[NodeWithScore]:
-    return [NodeWithScore(node=TextNode(text=t, id_=str(uuid.uuid4())), score=1.0 - i / 10) for i, t in enumerate(texts)]
+    return [
+        NodeWithScore(node=TextNode(text=t, id_=str(uuid.uuid4())), score=1.0 - i / 10)
+        for i, t in enumerate(texts)
+    ]
 
 
 def test_any_retriever_plain_nodes():
@@ -164,10 +172,12 @@ def test_context_window_drops_whole_sources_lowest_ranked_first():
     response = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm).query("Facts?")
     shown, dropped = response.metadata["sources"], response.metadata["dropped_sources"]
     assert shown and dropped and len(shown) + len(dropped) == 6
-    assert response.metadata["dropped_nodes"] == retrieved[len(shown):]
+    assert response.metadata["dropped_nodes"] == retrieved[len(shown) :]
     assert [s.text for s in shown] == texts[: len(shown)]  # the best ones, whole
     assert all(text in llm.prompts[0] for text in texts[: len(shown)])
-    assert not any(text[:20] in llm.prompts[0] for text in texts[len(shown):])  # the rest not at all, not cut
+    assert not any(
+        text[:20] in llm.prompts[0] for text in texts[len(shown) :]
+    )  # the rest not at all, not cut
     assert len(llm.prompts) == 1
 
 
@@ -199,7 +209,9 @@ def test_page_citation_type(qdrant_index, llm):
 
 def test_nodes_without_text_are_not_sources():
     retrieved = plain_nodes("Real text.", " ")
-    response = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=ReplayLLM(default="Yes [1].")).query("Q?")
+    response = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=ReplayLLM(default="Yes [1].")).query(
+        "Q?"
+    )
     assert len(response.metadata["sources"]) == 1 and ids(response) == [retrieved[0].node.node_id]
 
 
@@ -207,9 +219,15 @@ def test_one_big_document_leaves_out_lowest_ranked_chunks_whole():
     """All chunks of one document merge into one source; when that is too big, the worst chunks go."""
     chunks = [f"Chunk {i} says: " + " ".join(f"fact{i}x{j}" for j in range(80)) + "." for i in range(8)]
     retrieved = [
-        NodeWithScore(node=TextNode(text=t, id_=f"n{i}", start_char_idx=i * 1000,
-                                    relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc")}),
-                      score=1.0 - i / 10)
+        NodeWithScore(
+            node=TextNode(
+                text=t,
+                id_=f"n{i}",
+                start_char_idx=i * 1000,
+                relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="doc")},
+            ),
+            score=1.0 - i / 10,
+        )
         for i, t in enumerate(chunks)
     ]
     llm = ReplayLLM(default="A fact [1].", context_window=1500, num_output=200)

@@ -26,7 +26,9 @@ def both(qdrant_index):
 
 def test_theirs_resplits_into_labelled_chunks_and_loses_offsets_ours_keeps_nodes(both):
     theirs, ours, retrieved = both
-    assert all(n.node.get_content().startswith(f"Source {i}:\n") for i, n in enumerate(theirs.source_nodes, 1))
+    assert all(
+        n.node.get_content().startswith(f"Source {i}:\n") for i, n in enumerate(theirs.source_nodes, 1)
+    )
     assert all(n.node.start_char_idx is None for n in theirs.source_nodes)
     originals = {n.node.node_id: n.node for n in retrieved}
     for node in ours.source_nodes:
@@ -57,13 +59,19 @@ def test_theirs_numbers_chunks_ours_merges_documents(both):
 
 
 def long_nodes() -> list[NodeWithScore]:
-    long = " ".join(f"Sentence {i} of the long report mentions the harbour wall number {i}." for i in range(38))
+    long = " ".join(
+        f"Sentence {i} of the long report mentions the harbour wall number {i}." for i in range(38)
+    )
     texts = [long] + [f"Short note {i} about the tides and the lighthouse keeper." for i in range(4)]
     return [
         NodeWithScore(
-            node=TextNode(text=t, id_=str(uuid.uuid4()), start_char_idx=0, end_char_idx=len(t), relationships={
-                NodeRelationship.SOURCE: RelatedNodeInfo(node_id=f"doc{i}")
-            }),
+            node=TextNode(
+                text=t,
+                id_=str(uuid.uuid4()),
+                start_char_idx=0,
+                end_char_idx=len(t),
+                relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=f"doc{i}")},
+            ),
             score=1.0 - i / 10,
         )
         for i, t in enumerate(texts)

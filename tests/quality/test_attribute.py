@@ -14,17 +14,29 @@ def test_adds_markers_to_supported_sentences_only() -> None:
         "The Eiffel Tower was completed in 1889. Paris is the capital of France. Bananas are yellow.", SOURCES
     )
     assert isinstance(answer, CitedAnswer)
-    assert answer.text == "The Eiffel Tower was completed in 1889 [1]. Paris is the capital of France [2]. Bananas are yellow."
-    assert [c.cited_text for c in answer.citations] == ["The Eiffel Tower was completed in 1889.",
-                                                         "Paris is the capital of France."]
+    assert (
+        answer.text
+        == "The Eiffel Tower was completed in 1889 [1]. Paris is the capital of France [2]. Bananas are yellow."
+    )
+    assert [c.cited_text for c in answer.citations] == [
+        "The Eiffel Tower was completed in 1889.",
+        "Paris is the capital of France.",
+    ]
     assert [r.source.title for r in answer.references] == ["Tower", "Paris"]
-    assert answer.plain_text == "The Eiffel Tower was completed in 1889. Paris is the capital of France. Bananas are yellow."
+    assert (
+        answer.plain_text
+        == "The Eiffel Tower was completed in 1889. Paris is the capital of France. Bananas are yellow."
+    )
 
 
 def test_same_shape_as_parse_answer() -> None:
     sources = number_sources(SOURCES)
     ours = attribute("The Eiffel Tower was completed in 1889.", sources)
-    direct = parse_answer("The Eiffel Tower was completed in 1889 [1].", sources, unsupported_threshold=ours.unsupported_threshold)
+    direct = parse_answer(
+        "The Eiffel Tower was completed in 1889 [1].",
+        sources,
+        unsupported_threshold=ours.unsupported_threshold,
+    )
     assert ours.model_dump() == direct.model_dump()
 
 

@@ -21,7 +21,10 @@ def test_units_and_stats_are_cached_on_the_source() -> None:
     source = number_sources(["A sentence here. Another one there."])[0]
     assert source_units(source) is source_units(source)
     assert source_stats(source) is source_stats(source)
-    assert [source.text[u.start : u.end] for u in source_units(source)] == ["A sentence here.", "Another one there."]
+    assert [source.text[u.start : u.end] for u in source_units(source)] == [
+        "A sentence here.",
+        "Another one there.",
+    ]
 
 
 def test_long_list_joined_by_the_splitter_is_cut_into_lines() -> None:
@@ -48,4 +51,8 @@ def test_chinese_and_spanish_sentences_are_localised() -> None:
     zh = number_sources(["今天天气很好。阿Q两只手都捏住了自己的辫根。我们去公园散步。"])
     assert parse_answer("阿Q捏住了辫根[1]。", zh).citations[0].cited_text == "阿Q两只手都捏住了自己的辫根。"
     es = number_sources(["El día era claro. Don Quijote salió de su aldea al amanecer. Sancho dormía."])
-    assert parse_answer("Don Quijote salió de la aldea [1].", es).citations[0].cited_text.startswith("Don Quijote")
+    assert (
+        parse_answer("Don Quijote salió de la aldea [1].", es)
+        .citations[0]
+        .cited_text.startswith("Don Quijote")
+    )

@@ -7,12 +7,14 @@ import re
 
 import pytest
 
-from cite_core import CiteError, CitedAnswer, embedding_scorer, number_sources, parse_answer, rescore
+from cite_core import CitedAnswer, CiteError, embedding_scorer, number_sources, parse_answer, rescore
 
-SOURCES = number_sources([
-    "The grass is green. The sky is blue.",
-    "Paris is the capital of France. It has many museums.",
-])
+SOURCES = number_sources(
+    [
+        "The grass is green. The sky is blue.",
+        "Paris is the capital of France. It has many museums.",
+    ]
+)
 ANSWER = parse_answer("The grass is green [1]. Paris has museums [2]. The sky is blue [1].", SOURCES)
 WORD = re.compile(r"\w+")
 
@@ -40,9 +42,11 @@ def test_rescore_replaces_every_support_and_the_threshold() -> None:
 
     result = rescore(ANSWER, scorer, threshold=0.5)
     assert len(calls) == 1  # one batch for the whole answer
-    assert calls[0] == [("The grass is green", "The grass is green."),
-                        ("Paris has museums", "Paris is the capital of France. It has many museums."),
-                        ("The sky is blue", "The sky is blue.")]
+    assert calls[0] == [
+        ("The grass is green", "The grass is green."),
+        ("Paris has museums", "Paris is the capital of France. It has many museums."),
+        ("The sky is blue", "The sky is blue."),
+    ]
     assert [c.support for c in result.citations] == [0.9, 0.1, 0.6]
     assert result.unsupported_threshold == 0.5
     assert [c.cited_text for c in result.unsupported_citations] == [ANSWER.citations[1].cited_text]
@@ -61,8 +65,13 @@ def test_rescore_of_an_answer_without_citations_only_sets_the_threshold() -> Non
 
 @pytest.mark.parametrize(
     ("scores", "message"),
-    [([0.5, 0.5], "returned 2 scores for 3"), ([0.5, 1.5, 0.5], "scores must be numbers in 0..1"),
-     ([0.5, math.nan, 0.5], "score 1"), ([0.5, "high", 0.5], "score 1"), ([True, 0.5, 0.5], "score 0")],
+    [
+        ([0.5, 0.5], "returned 2 scores for 3"),
+        ([0.5, 1.5, 0.5], "scores must be numbers in 0..1"),
+        ([0.5, math.nan, 0.5], "score 1"),
+        ([0.5, "high", 0.5], "score 1"),
+        ([True, 0.5, 0.5], "score 0"),
+    ],
 )
 def test_a_scorer_giving_bad_scores_is_reported(scores: list, message: str) -> None:
     with pytest.raises(CiteError, match=message):
@@ -90,7 +99,9 @@ def test_embedding_scorer_from_a_function_embeds_each_text_once() -> None:
     result = rescore(ANSWER, embedding_scorer(embed), threshold=0.7)
     assert len(batches) == 1 and len(batches[0]) == len(set(batches[0])) == 6
     assert [round(c.support, 6) for c in result.citations] == [1.0, 1.0, 1.0]
-    opposite = embedding_scorer(lambda texts: [[1.0, 0.0] if "[" in t or "green" in t else [-1.0, 0.0] for t in texts])
+    opposite = embedding_scorer(
+        lambda texts: [[1.0, 0.0] if "[" in t or "green" in t else [-1.0, 0.0] for t in texts]
+    )
     assert opposite([("green", "red")]) == [0.0]  # negative cosine is clipped to 0
 
 
@@ -108,7 +119,11 @@ def test_embedding_scorer_reports_a_model_returning_the_wrong_vectors() -> None:
     with pytest.raises(CiteError, match="vectors for"):
         rescore(ANSWER, embedding_scorer(lambda texts: [[1.0]]), threshold=0.5)
     with pytest.raises(CiteError, match="differ in length"):
-        rescore(ANSWER, embedding_scorer(lambda texts: [[1.0] * (i % 2 + 1) for i, _ in enumerate(texts)]), threshold=0.5)
+        rescore(
+            ANSWER,
+            embedding_scorer(lambda texts: [[1.0] * (i % 2 + 1) for i, _ in enumerate(texts)]),
+            threshold=0.5,
+        )
 
 
 def test_the_harness_measures_the_lexical_score_exactly_as_the_evaluation(shared_data) -> None:

@@ -95,7 +95,10 @@ def test_support_features_match_the_weights() -> None:
     from cite_core._scoring import SUPPORT_WEIGHTS
 
     stats = _stats("built in 1889")
-    assert len(support_features(analyze("built in 1889"), analyze("built in 1889"), stats)) == len(SUPPORT_WEIGHTS) - 1
+    assert (
+        len(support_features(analyze("built in 1889"), analyze("built in 1889"), stats))
+        == len(SUPPORT_WEIGHTS) - 1
+    )
 
 
 def test_support_falls_with_each_missing_term() -> None:

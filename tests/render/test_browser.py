@@ -104,9 +104,12 @@ def test_tooltip_highlight_and_keyboard(browser, artifacts: Path, cited) -> None
         "return document.querySelector('.cite-panel .cite-source:not([hidden]) .cite-source-body').textContent"
     )
     assert citation.cited_text in source_text
-    _wait(lambda: browser.execute_script(
-        "var r=document.querySelector('.cite-panel mark.cite-active').getBoundingClientRect();"
-        "return r.top >= 0 && r.bottom <= window.innerHeight"))
+    _wait(
+        lambda: browser.execute_script(
+            "var r=document.querySelector('.cite-panel mark.cite-active').getBoundingClientRect();"
+            "return r.top >= 0 && r.bottom <= window.innerHeight"
+        )
+    )
     browser.save_screenshot(str(artifacts / f"answer-{name}-panel.png"))
 
     # Escape closes the panel and gives focus back to the marker
@@ -179,7 +182,9 @@ def test_xss_corpus_runs_no_script(browser, artifacts: Path) -> None:  # type: i
         cases = {
             "xss-fragment-no-csp.html": fragment_page,
             "xss-full-page.html": render_html(answer, full_page=True, title=PAYLOADS[0]),
-            "xss-no-script.html": fragment_page.replace(render_html(answer), render_html(answer, script=False)),
+            "xss-no-script.html": fragment_page.replace(
+                render_html(answer), render_html(answer, script=False)
+            ),
         }
         for filename, markup in cases.items():
             _load(browser, artifacts / filename, markup)

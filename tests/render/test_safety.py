@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from htmlcheck import check_html
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from htmlcheck import check_html
 from xss_corpus import PAYLOADS, payload_answer
 
 from cite_core import number_sources, parse_answer, safe_url
@@ -55,7 +55,9 @@ def test_only_http_urls_become_links(answer) -> None:  # type: ignore[no-untyped
 
 def test_model_text_never_makes_a_link() -> None:
     sources = number_sources([{"text": "The sky is blue.", "title": "Sky"}])
-    answer = parse_answer("The sky is blue [1](https://evil.example/). See [here](https://evil.example/).", sources)
+    answer = parse_answer(
+        "The sky is blue [1](https://evil.example/). See [here](https://evil.example/).", sources
+    )
     markup = render_html(answer)
     assert "evil.example" not in "".join(check_html(markup).hrefs)
     assert check_html(markup).problems == []
@@ -81,9 +83,10 @@ def test_id_prefix_is_validated() -> None:
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_markdown_escapes_metadata(payload: str) -> None:
-    sources = number_sources([{"text": f"Claim text {payload} here.", "title": payload, "url": payload,
-                               "author": payload}])
-    answer = parse_answer(f"Claim text here [1].", sources)
+    sources = number_sources(
+        [{"text": f"Claim text {payload} here.", "title": payload, "url": payload, "author": payload}]
+    )
+    answer = parse_answer("Claim text here [1].", sources)
     for style in ("links", "footnotes", "plain"):
         md = answer.to_markdown(style=style)  # type: ignore[arg-type]
         refs = md.split("\n\n", 1)[1]
@@ -95,10 +98,17 @@ def test_markdown_escapes_metadata(payload: str) -> None:
 
 
 def test_markdown_styles() -> None:
-    sources = number_sources([
-        {"text": "The grass is green.", "title": "Grass [draft]", "url": "https://example.org/g", "author": "A_B"},
-        {"text": "The sky is blue.", "title": "Sky", "url": "javascript:alert(1)"},
-    ])
+    sources = number_sources(
+        [
+            {
+                "text": "The grass is green.",
+                "title": "Grass [draft]",
+                "url": "https://example.org/g",
+                "author": "A_B",
+            },
+            {"text": "The sky is blue.", "title": "Sky", "url": "javascript:alert(1)"},
+        ]
+    )
     answer = parse_answer("Grass is green [1]. The sky is blue [2]. Code `x[1]` stays.", sources)
     links = answer.to_markdown()
     assert "Grass is green [\\[1\\]](#ref-1)." in links
@@ -115,15 +125,23 @@ def test_markdown_styles() -> None:
 @settings(max_examples=150, deadline=None)
 @given(
     title=st.text(max_size=40),
-    url=st.text(max_size=40) | st.sampled_from(PAYLOADS) | st.just("https://ok.example/a?b=<c>&d=\"e\""),
+    url=st.text(max_size=40) | st.sampled_from(PAYLOADS) | st.just('https://ok.example/a?b=<c>&d="e"'),
     body=st.text(min_size=1, max_size=60),
     answer_text=st.text(max_size=60),
 )
 def test_arbitrary_strings_stay_text(title: str, url: str, body: str, answer_text: str) -> None:
     if not body.strip():
         body = "x" + body
-    sources = number_sources([{"text": body, "title": title.strip() or None, "url": url.strip() or None,
-                               "author": title.strip() or None}])
+    sources = number_sources(
+        [
+            {
+                "text": body,
+                "title": title.strip() or None,
+                "url": url.strip() or None,
+                "author": title.strip() or None,
+            }
+        ]
+    )
     answer = parse_answer(answer_text + " [1]", sources)
     for full_page in (False, True):
         markup = render_html(answer, full_page=full_page, title=title or "t")

@@ -62,10 +62,12 @@ def test_non_finite_scores_and_fields_are_source_errors(value: float) -> None:
 
 
 def test_finite_scores_are_kept_and_merged_chunks_keep_the_best() -> None:
-    (source,) = number_sources([
-        {"text": "A.", "document_id": "d", "score": 0.25},
-        {"text": "B.", "document_id": "d", "score": 0.75},
-    ])
+    (source,) = number_sources(
+        [
+            {"text": "A.", "document_id": "d", "score": 0.25},
+            {"text": "B.", "document_id": "d", "score": 0.75},
+        ]
+    )
     assert source.score == 0.75
 
 
@@ -76,15 +78,22 @@ def test_model_text_that_is_not_a_str_is_a_type_error() -> None:
 
 
 def test_duplicate_titles_and_urls_never_merge_different_documents() -> None:
-    sources = number_sources([
-        {"text": "Alpha text.", "title": "Same", "url": "https://example.org/same"},
-        {"text": "Beta text.", "title": "Same", "url": "https://example.org/same"},
-        {"text": "Gamma text.", "title": "Same", "document_id": "g"},
-        {"text": "Delta text.", "title": "Same", "document_id": "h"},
-    ])
+    sources = number_sources(
+        [
+            {"text": "Alpha text.", "title": "Same", "url": "https://example.org/same"},
+            {"text": "Beta text.", "title": "Same", "url": "https://example.org/same"},
+            {"text": "Gamma text.", "title": "Same", "document_id": "g"},
+            {"text": "Delta text.", "title": "Same", "document_id": "h"},
+        ]
+    )
     assert [s.text for s in sources] == ["Alpha text.", "Beta text.", "Gamma text.", "Delta text."]
     answer = parse_answer("Alpha [1]. Beta [2]. Gamma [3]. Delta [4].", sources)
-    assert [r.source.text for r in answer.references] == ["Alpha text.", "Beta text.", "Gamma text.", "Delta text."]
+    assert [r.source.text for r in answer.references] == [
+        "Alpha text.",
+        "Beta text.",
+        "Gamma text.",
+        "Delta text.",
+    ]
 
 
 def nested(depth: int) -> dict:

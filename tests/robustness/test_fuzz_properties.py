@@ -18,30 +18,117 @@ settings.register_profile("ci", max_examples=150, deadline=None, suppress_health
 settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-SOURCES = number_sources([
-    {"text": "The grass is green. The sky is blue.\r\nWater is wet.", "title": "My Document",
-     "url": "https://example.org/d"},
-    "Water is essential for life. 水是生命之源。",
-    {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
-    {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
-    {"blocks": ["Tea is hot.", "Ice is cold."]},
-    {"text": "Dr. Smith said so. ¿Qué pasa? El Sr. García llegó.", "document_id": "d6", "start_index": 10},
-])
+SOURCES = number_sources(
+    [
+        {
+            "text": "The grass is green. The sky is blue.\r\nWater is wet.",
+            "title": "My Document",
+            "url": "https://example.org/d",
+        },
+        "Water is essential for life. 水是生命之源。",
+        {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+        {"pages": ["Cats purr. Cats sleep.", "Dogs bark."], "title": "Pets"},
+        {"blocks": ["Tea is hot.", "Ice is cold."]},
+        {
+            "text": "Dr. Smith said so. ¿Qué pasa? El Sr. García llegó.",
+            "document_id": "d6",
+            "start_index": 10,
+        },
+    ]
+)
 VALID = range(1, len(SOURCES) + 1)
 
 MARKERS = [
-    "[1]", "[2]", "[6]", "[0]", "[7]", "[42]", "[2019]", "[99999999999999999999]", "[123456]", "[1234567]",
-    "[1-3]", "[3-1]", "[1–99]", "[1-1000000]", "[1, 2]", "[1,2][3]", "[[1]]", "[[[2]]]", "[[1]", "[1]]",
-    "【1】", "［2］", "〔3〕", "【1]", "[^1]", "[Source 1]", "(Source 2)", "[Doc 3]", "[ID:4]", "[ 5 ]",
-    "[１]", "[１２]", "[1](https://example.org/x)", "[2](javascript:alert(1))", "[1:2]", "[2:1-3]",
-    "[1:9-1]", "[3:0]", "[1:2][3:1]", "[1:99999999]", "<CIT chunk_id='1' sentences='1-2'>", "</CIT>",
-    "<cit source=2>", "<CIT chunk_id=\"7\">", "<CIT>", "</cit >", "<CIT chunk_id='3' sentences='2'>",
+    "[1]",
+    "[2]",
+    "[6]",
+    "[0]",
+    "[7]",
+    "[42]",
+    "[2019]",
+    "[99999999999999999999]",
+    "[123456]",
+    "[1234567]",
+    "[1-3]",
+    "[3-1]",
+    "[1–99]",
+    "[1-1000000]",
+    "[1, 2]",
+    "[1,2][3]",
+    "[[1]]",
+    "[[[2]]]",
+    "[[1]",
+    "[1]]",
+    "【1】",
+    "［2］",
+    "〔3〕",
+    "【1]",
+    "[^1]",
+    "[Source 1]",
+    "(Source 2)",
+    "[Doc 3]",
+    "[ID:4]",
+    "[ 5 ]",
+    "[１]",
+    "[１２]",
+    "[1](https://example.org/x)",
+    "[2](javascript:alert(1))",
+    "[1:2]",
+    "[2:1-3]",
+    "[1:9-1]",
+    "[3:0]",
+    "[1:2][3:1]",
+    "[1:99999999]",
+    "<CIT chunk_id='1' sentences='1-2'>",
+    "</CIT>",
+    "<cit source=2>",
+    '<CIT chunk_id="7">',
+    "<CIT>",
+    "</cit >",
+    "<CIT chunk_id='3' sentences='2'>",
 ]
 PIECES = MARKERS + [
-    "a", " ", ".", "!", "?", "。", "\n", "\r\n", "\r", "\t", "[", "]", "(", ")", "<", ">", "`", "```\n", "~~~\n",
-    "\nSources:\n", "\n## References\n", "\n[1] My Document, https://example.org/d\n", "\n[^1]: note\n",
-    "- [ ] ", "- [x] ", "The grass is green", "Paris ", "水是生命之源", "Dr. ", "e.g. ", "¿Qué? ",
-    "\u200b", "\u202e", "\ufeff", "\U0001f600", "é", "e\u0301", "\x00", "\ud800", "\udfff", "\ud83d\ude00",
+    "a",
+    " ",
+    ".",
+    "!",
+    "?",
+    "。",
+    "\n",
+    "\r\n",
+    "\r",
+    "\t",
+    "[",
+    "]",
+    "(",
+    ")",
+    "<",
+    ">",
+    "`",
+    "```\n",
+    "~~~\n",
+    "\nSources:\n",
+    "\n## References\n",
+    "\n[1] My Document, https://example.org/d\n",
+    "\n[^1]: note\n",
+    "- [ ] ",
+    "- [x] ",
+    "The grass is green",
+    "Paris ",
+    "水是生命之源",
+    "Dr. ",
+    "e.g. ",
+    "¿Qué? ",
+    "\u200b",
+    "\u202e",
+    "\ufeff",
+    "\U0001f600",
+    "é",
+    "e\u0301",
+    "\x00",
+    "\ud800",
+    "\udfff",
+    "\ud83d\ude00",
 ]
 unicode_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=80)
 texts = st.one_of(
@@ -59,7 +146,9 @@ def test_hostile_text_parses_and_streams_identically(text: str, cuts: list[int])
             assert 0 <= event.claim_start <= event.claim_end <= len(whole.plain_text)
 
 
-@given(st.lists(st.sampled_from(MARKERS), min_size=1, max_size=6), st.sampled_from(["Grass is green", "水", ""]))
+@given(
+    st.lists(st.sampled_from(MARKERS), min_size=1, max_size=6), st.sampled_from(["Grass is green", "水", ""])
+)
 def test_markers_split_at_every_position_equal_the_whole_parse(markers: list[str], claim: str) -> None:
     text = f"{claim} {''.join(markers)}. Next claim {markers[0]}"
     whole = parse_answer(text, SOURCES)
@@ -79,8 +168,11 @@ def test_references_are_exactly_the_valid_numbers_written(numbers: list[int]) ->
     check_answer(answer, SOURCES, text)
 
 
-@given(st.integers(min_value=1, max_value=6), st.integers(min_value=0, max_value=12),
-       st.integers(min_value=0, max_value=12))
+@given(
+    st.integers(min_value=1, max_value=6),
+    st.integers(min_value=0, max_value=12),
+    st.integers(min_value=0, max_value=12),
+)
 def test_sentence_style_markers_cite_exact_text_or_fall_back(source: int, lo: int, hi: int) -> None:
     answer = parse_answer(f"Some claim about water [{source}:{lo}-{hi}].", SOURCES)
     (citation,) = answer.citations

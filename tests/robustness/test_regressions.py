@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from cite_core import number_sources, parse_answer
 
-SOURCES = number_sources([
-    {"text": "The grass is green. The sky is blue.", "title": "My Document", "url": "https://example.org/d"},
-    "Water is essential for life.",
-    {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
-])
+SOURCES = number_sources(
+    [
+        {
+            "text": "The grass is green. The sky is blue.",
+            "title": "My Document",
+            "url": "https://example.org/d",
+        },
+        "Water is essential for life.",
+        {"text": "Paris is the capital of France. It has many museums.", "title": "France"},
+    ]
+)
 
 
 def first_seen(answer) -> list[int]:  # type: ignore[no-untyped-def]
@@ -22,7 +28,6 @@ def test_marker_inside_an_unclosed_tag_keeps_references_in_order_of_appearance()
         answer = parse_answer(text, SOURCES)
         assert [r.source.number for r in answer.references] == first_seen(answer)
         assert [r.number for r in answer.references] == [1, 2]
-
 
 
 def test_a_tag_claim_is_the_whole_tagged_text_even_with_markers_inside() -> None:
