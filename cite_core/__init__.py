@@ -43,6 +43,7 @@ from ._prompt import (
 from ._render import render_html, render_markdown, safe_url
 from ._rescore import SupportScorer, embedding_scorer, rescore
 from ._segment import split_sentences
+from ._session import CitationSession
 from ._sources import number_sources, pdf_pages
 from ._tokens import get_encoding, token_counter
 
@@ -54,6 +55,7 @@ __all__ = [
     "CharLocation",
     "Citation",
     "CitationPrompt",
+    "CitationSession",
     "CitationStream",
     "CitationsDelta",
     "CiteError",

@@ -13,6 +13,7 @@ EXPECTED = {
     "CharLocation",
     "Citation",
     "CitationPrompt",
+    "CitationSession",
     "CitationStream",
     "CitationsDelta",
     "CiteError",
