@@ -6,11 +6,12 @@ Page numbers are 1-based with an exclusive end, as in Anthropic's Citations API.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
-from pydantic_core import PydanticSerializationError
+
+from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
+from ._metadata import metadata_json, metadata_problem
 
 __all__ = [
     "CharLocation",
@@ -29,71 +30,6 @@ __all__ = [
 ]
 
 SourceKind = Literal["text", "pages", "blocks"]
-
-_CONTAINERS = (dict, list, tuple, set, frozenset)
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def has_surrogate(text: str) -> bool:
-    """Whether ``text`` holds a code point U+D800..U+DFFF, the only ones strict UTF-8 cannot encode.
-    Encoding is 6x faster than searching with a regex (5 us per KB of non-ASCII text)."""
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def surrogate_problem(text: str, what: str) -> str | None:
-    """Why ``text`` cannot be used (a lone surrogate: no valid UTF-8, so no JSON), or None."""
-    found = _SURROGATE.search(text) if has_surrogate(text) else None
-    if found is None:
-        return None
-    return (
-        f"{what} contains a lone surrogate (U+{ord(found.group()):04X}) at offset {found.start()}; "
-        "it cannot be encoded as UTF-8 (decode the original bytes with errors='replace')"
-    )
-
-
-MAX_METADATA_DEPTH = 100
-"""Metadata nested deeper than this is refused (JSON serialisation would exceed its recursion limit)."""
-
-
-def metadata_problem(metadata: dict[Any, Any]) -> str | None:
-    """Why ``metadata`` cannot be kept (a non-string key, nesting deeper than ``MAX_METADATA_DEPTH``, a lone
-    surrogate in a string), or None."""
-    for key in metadata:
-        if not isinstance(key, str):
-            return f"metadata keys must be strings, got {type(key).__name__} {key!r}"
-    stack: list[tuple[Any, int]] = [(metadata, 1)]  # containers only
-    while stack:  # iterative: no recursion limit to hit on hostile input
-        value, depth = stack.pop()
-        if depth > MAX_METADATA_DEPTH:
-            return f"metadata is nested more than {MAX_METADATA_DEPTH} levels deep"
-        children = [*value, *value.values()] if isinstance(value, dict) else value
-        for child in children:
-            if isinstance(child, str):
-                problem = surrogate_problem(child, "a metadata string")
-                if problem:
-                    return problem
-            elif isinstance(child, _CONTAINERS):
-                stack.append((child, depth + 1))
-    return None
-
-
-def _jsonable(value: Any) -> Any:
-    """A JSON-safe copy of metadata that pydantic cannot serialise (unknown types become their ``str``)."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8")  # lone surrogates become "?"
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return str(value)
 
 
 class Segment(BaseModel):
@@ -157,10 +93,7 @@ class Source(BaseModel):
 
     @field_serializer("metadata", mode="wrap", when_used="json")
     def _metadata_json(self, value: dict[str, Any], handler: Any) -> Any:
-        try:
-            return handler(value)
-        except PydanticSerializationError:  # an object pydantic does not know: keep its str, drop nothing
-            return _jsonable(value)
+        return metadata_json(value, handler)  # never fails: values JSON has no type for become text
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Source):

@@ -8,8 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from ._exceptions import SourceError
-from ._models import Segment, Source, SourceKind, metadata_problem, surrogate_problem
+from ._metadata import metadata_problem, surrogate_problem
+from ._models import Segment, Source, SourceKind
 
 __all__ = ["SEGMENT_SEPARATOR", "number_sources", "pdf_pages"]
 
@@ -273,15 +276,19 @@ def _build(number: int, item: _Item) -> Source:
     kind = item.kind
     if item.merged and any(m.kind != kind for m in item.merged):
         kind = "text"  # a document mixing paged and unpaged chunks is cited by characters
-    source = Source(
-        number=number,
-        text=SEGMENT_SEPARATOR.join(s.text for s in segments),
-        kind=kind,
-        segments=tuple(segments),
-        metadata=metadata,
-        score=max(scores) if scores else None,
-        **item.fields,
-    )
+    try:
+        source = Source(
+            number=number,
+            text=SEGMENT_SEPARATOR.join(s.text for s in segments),
+            kind=kind,
+            segments=tuple(segments),
+            metadata=metadata,
+            score=max(scores) if scores else None,
+            **item.fields,
+        )
+    except ValidationError as exc:  # e.g. merged chunks whose metadata together exceed the size bound
+        problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise SourceError(problems, index=item.index) from exc
     source._item_indices = (item.index, *(m.index for m in item.merged))
     return source
 

@@ -163,3 +163,91 @@ def test_lone_surrogates_in_model_text_become_replacement_characters_at_the_same
     assert answer.plain_text == "The grass\ufffd is green. Sky\ufffd."
     assert len(answer.citations) == 2
     assert answer.model_dump_json() and answer.to_html() and answer.to_markdown()
+
+
+def shared_pairs(depth: int) -> list:
+    """The issue's DAG: each level a list holding the level below twice (as YAML aliases make)."""
+    value: object = "x"
+    for _ in range(depth):
+        value = [value, value]
+    return value  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("depth", [26, 30, 60])
+def test_shared_references_are_walked_once_and_their_written_size_is_bounded(depth: int) -> None:
+    # walked path by path this took 81 s at depth 26; written out it would be 2**depth values
+    with pytest.raises(SourceError, match="more than 10,000,000 values and characters written out"):
+        number_sources([{"text": "a b.", "metadata": {"k": shared_pairs(depth)}}])
+
+
+def test_shared_references_within_the_bound_are_kept_and_written_in_full() -> None:
+    value = shared_pairs(12)
+    (source,) = number_sources([{"text": "a b.", "metadata": {"k": value}}])
+    assert source.metadata["k"] is value
+    assert source.model_dump_json().count('"x"') == 2**12
+
+
+def test_a_bound_reached_only_by_merging_chunks_is_a_source_error() -> None:
+    big = "y" * 6_000_000
+    items = [{"text": "A.", "document_id": "d", "a": big}, {"text": "B.", "document_id": "d", "b": big}]
+    assert len(number_sources(items, merge=False)) == 2
+    with pytest.raises(SourceError, match=r"item 0: .*more than 10,000,000"):
+        number_sources(items)
+
+
+def test_wide_metadata_sharing_one_list_is_kept_while_its_written_size_fits() -> None:
+    strings = [f"value {i}" for i in range(100_000)]  # 1.1 million characters and values
+    (source,) = number_sources([{"text": "abc", "metadata": {"many": strings, "same": [strings] * 5}}])
+    assert source.metadata["many"] is strings
+    with pytest.raises(SourceError, match="more than 10,000,000"):
+        number_sources([{"text": "abc", "metadata": {"many": strings, "same": [strings] * 9}}])
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (b"\x8f\xa3", "8fa3"),  # not UTF-8 (a digest): hex digits
+        (b"plain", "plain"),  # UTF-8: its text
+        (bytearray(b"\xff"), "ff"),
+        (memoryview(b"ok"), "ok"),
+        ({"nested": [b"\x00\x8f"]}, {"nested": ["008f"]}),
+    ],
+)
+def test_bytes_in_metadata_are_kept_and_written_as_text(value: object, written: object) -> None:
+    import json
+
+    answer = parse_answer("The sky is blue [1].", [{"text": "The sky is blue.", "metadata": {"sha1": value}}])
+    assert answer.references[0].source.metadata["sha1"] is value  # the Python value is untouched
+    dumped = json.loads(answer.model_dump_json())
+    assert dumped["references"][0]["source"]["metadata"]["sha1"] == written
+    assert answer.to_html() and answer.to_markdown()
+
+
+def test_metadata_that_breaks_str_or_serialisation_still_writes_out() -> None:
+    import datetime
+    import json
+
+    class BrokenStr:
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+    when = datetime.date(2024, 5, 1)
+    metadata = {"bad": BrokenStr(), "raw": b"\x8f", "when": when}
+    answer = parse_answer("abc [1].", [{"text": "abc", "metadata": metadata}])
+    source = json.loads(answer.model_dump_json())["references"][0]["source"]
+    assert source["metadata"]["bad"] == "<BrokenStr>"
+    assert source["metadata"]["raw"] == "8f"
+    assert source["metadata"]["when"] == "2024-05-01"  # as pydantic writes a date
+    assert answer.to_html()
+
+
+def test_langchain_document_with_bytes_metadata_renders() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.documents import Document
+
+    from langchain_cite import documents_to_sources
+
+    document = Document(page_content="The sky is blue.", metadata={"sha1": b"\x8f\xa3"})
+    answer = parse_answer("The sky is blue [1].", documents_to_sources([document]))
+    assert '"sha1":"8fa3"' in answer.model_dump_json()
+    assert "The sky is blue" in answer.to_html()
