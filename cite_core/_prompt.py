@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._delimiters import clean_attribute, clean_text
 from ._exceptions import PromptError, TokenBudgetError
 from ._localize import source_units
 from ._models import Source
@@ -33,7 +33,8 @@ PromptStyle = Literal["markers", "sentences"]
 _MARKER_RULES = """\
 - After each claim that uses a source, cite it with its number in square brackets, right after the claim \
 and before the final punctuation: "The grass is green [1]." Cite several sources as [1][3].
-- Cite only the sources given here, numbered 1 to {count}. Never invent a source number or cite anything else."""
+- Cite only the sources given here, numbered 1 to {count}. Never invent a source number or cite anything \
+else."""
 
 _NO_SOURCE_RULES = """\
 - No sources were found for this question. Say that the sources do not contain the answer; do not \
@@ -101,27 +102,15 @@ def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers")
     return "\n\n".join(_format_source(s, style) for s in sources)
 
 
-_DELIMITER = re.compile(r"<(\s*/?\s*source)", re.IGNORECASE)
-
-
-def _clean(text: str) -> str:
-    """Neutralise our delimiters inside source text (what the model sees only; offsets are unaffected)."""
-    return _DELIMITER.sub(r"‹\1", text)
-
-
-def _attr(value: str) -> str:
-    return _clean(value).replace('"', "'").replace("\n", " ")
-
-
 def _format_source(source: Source, style: PromptStyle) -> str:
     attrs = [f'number="{source.number}"']
     for name in ("title", "url", "author"):
         value = getattr(source, name)
         if value:
-            attrs.append(f'{name}="{_attr(value)}"')
+            attrs.append(f'{name}="{clean_attribute(value)}"')
     lines = [f"<source {' '.join(attrs)}>"]
     if source.context:
-        lines.append(f"Context: {_clean(source.context)}")
+        lines.append(f"Context: {clean_text(source.context)}")
     if style == "sentences":
         lines.extend(_numbered_sentences(source))
     else:
@@ -130,7 +119,7 @@ def _format_source(source: Source, style: PromptStyle) -> str:
                 lines.append(f"[page {seg.page}]")
             elif i:
                 lines.append("…")
-            lines.append(_clean(seg.text.strip()))
+            lines.append(clean_text(seg.text.strip()))
     lines.append("</source>")
     return "\n".join(lines)
 
@@ -146,7 +135,7 @@ def _numbered_sentences(source: Source) -> list[str]:
             elif segment:
                 lines.append("…")
         text = " ".join(source.text[unit.start : unit.end].split())
-        lines.append(f"{number}: {_clean(text)}")
+        lines.append(f"{number}: {clean_text(text)}")
     return lines
 
 
@@ -155,8 +144,8 @@ def _format(template: str, what: str, **values: Any) -> str:
         return template.format(**values)
     except (KeyError, IndexError, ValueError) as exc:
         raise PromptError(
-            f"{what} is invalid ({type(exc).__name__}: {exc}); it may use {', '.join('{' + k + '}' for k in values)} "
-            "and must double literal braces"
+            f"{what} is invalid ({type(exc).__name__}: {exc}); it may use "
+            f"{', '.join('{' + k + '}' for k in values)} and must double literal braces"
         ) from exc
 
 
