@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_USER_TEMPLATE",
     "CitationPrompt",
     "Messages",
+    "OverflowPolicy",
     "PromptStyle",
     "build_messages",
     "build_prompt",
@@ -72,15 +74,19 @@ class CitationPrompt:
     """The sources shown to the model, numbered as the model sees them."""
     dropped: list[Source] = field(default_factory=list)
     """Sources left out to fit the token budget (lowest-ranked first)."""
+    truncated: list[Source] = field(default_factory=list)
+    """With ``on_overflow="truncate"``: the whole sources that ``sources`` shows only in part (at most one,
+    the last shown; its shown part is a prefix with the same number and offsets)."""
     token_count: int | None = None
     """Tokens of the messages, when a budget was given."""
 
 
 class Messages(list):  # type: ignore[type-arg]
-    """Chat messages (a plain list of dicts) that also carry ``sources`` and ``dropped``."""
+    """Chat messages (a plain list of dicts) that also carry ``sources``, ``dropped`` and ``truncated``."""
 
     sources: list[Source]
     dropped: list[Source]
+    truncated: list[Source]
     token_count: int | None
 
 
@@ -149,6 +155,9 @@ def _format(template: str, what: str, **values: Any) -> str:
         ) from exc
 
 
+OverflowPolicy = Literal["drop", "truncate"]
+
+
 def build_prompt(
     question: str,
     sources: Sequence[Any],
@@ -158,23 +167,31 @@ def build_prompt(
     encoding: EncodingSpec | None = None,
     system_template: str | None = None,
     user_template: str | None = None,
+    on_overflow: OverflowPolicy = "drop",
 ) -> CitationPrompt:
     """Messages asking for a cited answer to ``question`` over ``sources``, within ``max_tokens``.
 
-    When the prompt exceeds ``max_tokens`` (counted with tiktoken, ``encoding`` by name, object or
-    function), the lowest-ranked sources are dropped whole; the kept ones keep their numbers 1..k.
+    The budget policy: sources are counted (with tiktoken, ``encoding`` by name, object or function) in
+    rank order until one does not fit; it and every lower-ranked source are left out whole
+    (``dropped``), and the kept ones keep their numbers 1..k. With ``on_overflow="drop"`` (the default) a
+    top-ranked source too big on its own is a ``TokenBudgetError``. With ``on_overflow="truncate"`` the
+    first source that does not fit is shown in part instead: cut at the last sentence end that fits (a
+    word end when no sentence fits), as a prefix of its text with the same number and offsets, so the
+    parser cites only what the model saw; the whole source is listed in ``truncated``.
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
+    if on_overflow not in ("drop", "truncate"):
+        raise PromptError(f"on_overflow must be 'drop' or 'truncate', got {on_overflow!r}")
     numbered = list(sources) if all(isinstance(s, Source) for s in sources) else number_sources(sources)
     if [s.number for s in numbered] != list(range(1, len(numbered) + 1)):
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")
     user_template = user_template or DEFAULT_USER_TEMPLATE
     blocks = [_format_source(s, style) for s in numbered]
-    kept, dropped, total = len(numbered), [], None
+    shown, truncated, total = numbered, [], None
     if max_tokens is not None:
-        if max_tokens <= 0:
-            raise PromptError(f"max_tokens must be positive, got {max_tokens}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+            raise PromptError(f"max_tokens must be a positive integer, got {max_tokens!r}")
         count = token_counter(encoding)
         fixed = count(citation_instructions(len(numbered), style=style, template=system_template))
         fixed += count(_format(user_template, "user template", sources="", question=question)) + 8
@@ -182,48 +199,127 @@ def build_prompt(
             raise TokenBudgetError(
                 f"the instructions and question alone take {fixed} tokens, more than max_tokens={max_tokens}"
             )
-        total = fixed
-        kept = 0
-        for block in blocks:  # counted in rank order until the budget is full; the rest are not counted
-            size = count(block) + 2
-            if total + size > max_tokens:
-                break
-            total += size
-            kept += 1
-        if kept == 0 and numbered:
-            raise TokenBudgetError(
-                f"the top-ranked source alone needs {size} tokens but only {max_tokens - fixed} of "
-                f"max_tokens={max_tokens} remain after the instructions and question"
-            )
-        dropped = numbered[kept:]
-        if dropped:
-            logger.warning(
-                "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
-                max_tokens,
-                len(dropped),
-                ", ".join(str(s.number) for s in dropped),
-            )
-    shown = numbered[:kept]
+        shown, blocks, truncated, total = _fit(
+            numbered, blocks, count, max_tokens - fixed, style, on_overflow
+        )
+        total += fixed
+    dropped = numbered[len(shown) :]
+    if dropped:
+        logger.warning(
+            "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
+            max_tokens,
+            len(dropped),
+            ", ".join(str(s.number) for s in dropped),
+        )
     system = citation_instructions(len(shown), style=style, template=system_template)
-    shown_text = "\n\n".join(blocks[:kept]) if kept else NO_SOURCES_TEXT
+    shown_text = "\n\n".join(blocks) if shown else NO_SOURCES_TEXT
     user = _format(user_template, "user template", sources=shown_text, question=question)
     return CitationPrompt(
         messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
         sources=shown,
         dropped=dropped,
+        truncated=truncated,
         token_count=total,
     )
+
+
+_BLOCK_SEPARATOR_TOKENS = 2
+"""Tokens counted for the blank line between two source blocks."""
+
+
+def _fit(
+    numbered: list[Source],
+    blocks: list[str],
+    count: Callable[[str], int],
+    room: int,
+    style: PromptStyle,
+    on_overflow: OverflowPolicy,
+) -> tuple[list[Source], list[str], list[Source], int]:
+    """The sources and blocks that fit in ``room`` tokens, the sources shown in part, and the tokens used."""
+    used, size = 0, 0
+    for kept, block in enumerate(blocks):  # in rank order until the budget is full; the rest are not counted
+        size = count(block) + _BLOCK_SEPARATOR_TOKENS
+        if used + size <= room:
+            used += size
+            continue
+        left = room - used
+        if on_overflow == "truncate":
+
+            def fits(part: Source, left: int = left) -> bool:
+                return count(_format_source(part, style)) + _BLOCK_SEPARATOR_TOKENS <= left
+
+            part = _longest_prefix(numbered[kept], fits)
+            if part is not None:
+                logger.warning(
+                    "token budget: source %d shown in part (%d of %d characters)",
+                    part.number,
+                    len(part.text),
+                    len(numbered[kept].text),
+                )
+                block = _format_source(part, style)
+                used += count(block) + _BLOCK_SEPARATOR_TOKENS
+                return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
+        if kept == 0:
+            subject = "the top-ranked source alone"
+            if on_overflow == "truncate":
+                subject = "not even the first sentence or word of the top-ranked source fits: it alone"
+            raise TokenBudgetError(
+                f"{subject} needs {size} tokens but only {room} of max_tokens remain after the "
+                "instructions and question"
+            )
+        return numbered[:kept], blocks[:kept], [], used
+    return numbered, blocks, [], used
+
+
+def _longest_prefix(source: Source, fits: Callable[[Source], bool]) -> Source | None:
+    """The longest prefix of ``source`` cut at a sentence end (else a word end) for which ``fits`` holds."""
+    ends = [unit.end for unit in source_units(source)]
+    part = _search(source, ends, fits)
+    if part is None:
+        first = ends[0] if ends else len(source.text)
+        words = [m.start() for m in _WORD_END.finditer(source.text, 0, first)]
+        part = _search(source, words, fits)
+    return part
+
+
+_WORD_END = re.compile(r"(?<=\S)\s")
+
+
+def _search(source: Source, cuts: list[int], fits: Callable[[Source], bool]) -> Source | None:
+    best, low, high = None, 0, len(cuts) - 1
+    while low <= high:  # fitting is monotone in the cut: binary search, O(log n) token counts
+        middle = (low + high) // 2
+        candidate = _prefix(source, cuts[middle])
+        if fits(candidate):
+            best, low = candidate, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _prefix(source: Source, end: int) -> Source:
+    """``source`` cut to ``text[:end]``: the same number, offsets and metadata, fewer or shorter segments."""
+    segments = tuple(
+        seg if seg.end <= end else seg.model_copy(update={"text": seg.text[: end - seg.start]})
+        for seg in source.segments
+        if seg.start < end
+    )
+    part = source.model_copy(update={"text": source.text[:end], "segments": segments})
+    part._cache = {}  # derived data (sentence units, terms) belongs to the whole text
+    return part
 
 
 def build_messages(question: str, sources: Sequence[Any], **options: Any) -> Messages:
     """Chat messages for any model: ``[{"role": "system", ...}, {"role": "user", ...}]``.
 
     The returned list also has ``.sources`` (what the model sees: pass these to ``parse_answer``) and
-    ``.dropped`` (sources left out by the token budget). Options are those of ``build_prompt``.
+    ``.dropped`` (sources left out by the token budget) and ``.truncated`` (sources shown in part, with
+    ``on_overflow="truncate"``). Options are those of ``build_prompt``.
     """
     prompt = build_prompt(question, sources, **options)
     messages = Messages(prompt.messages)
     messages.sources = prompt.sources
     messages.dropped = prompt.dropped
+    messages.truncated = prompt.truncated
     messages.token_count = prompt.token_count
     return messages

@@ -22,6 +22,8 @@ SEGMENT_SEPARATOR = "\n\n"
 _TEXT_KEYS = ("text", "page_content", "content")
 _START_KEYS = ("start_index", "start_char_idx", "doc_start", "start_char")
 _FIELDS = ("title", "url", "author", "document_id", "context")
+_CONTENT_KEYS = frozenset((*_TEXT_KEYS, "pages", "blocks"))
+"""Keys of an item whose values are its citable text, checked as text rather than as metadata."""
 
 
 @dataclass
@@ -131,7 +133,7 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     nested = data.pop("metadata", None) or {}
     if not isinstance(nested, Mapping):
         raise SourceError(f"'metadata' must be a dict, got {type(nested).__name__}", index=index)
-    problem = metadata_problem({**nested, **data})
+    problem = metadata_problem({**nested, **{k: v for k, v in data.items() if k not in _CONTENT_KEYS}})
     if problem:
         raise SourceError(problem, index=index)
     # a nested 'metadata' dict (a framework's metadata, passed as it is) may name the descriptive

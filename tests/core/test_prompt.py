@@ -12,6 +12,7 @@ from cite_core import (
     TokenizerUnavailableError,
     build_messages,
     build_prompt,
+    citation_instructions,
     get_encoding,
     number_sources,
     parse_answer,
@@ -112,7 +113,9 @@ def test_custom_templates_and_token_counter(sources) -> None:
         ({"question": None}, "question must be a non-empty string"),
         ({"style": "tags"}, "style must be 'markers' or 'sentences'"),
         ({"user_template": "{nope}"}, "user template is invalid"),
-        ({"max_tokens": 0}, "max_tokens must be positive"),
+        ({"max_tokens": 0}, "max_tokens must be a positive integer"),
+        ({"max_tokens": 10.5}, "max_tokens must be a positive integer"),
+        ({"on_overflow": "shrink"}, "on_overflow must be 'drop' or 'truncate'"),
     ],
 )
 def test_bad_prompt_arguments(sources, kwargs, message) -> None:
@@ -147,3 +150,88 @@ def test_no_sources_tells_the_model_there_are_none() -> None:
     assert messages.sources == []
     assert "No sources were found" in messages[0]["content"] and "1 to 0" not in messages[0]["content"]
     assert "(no sources were found for this question)" in messages[1]["content"]
+
+
+def _budget_leaving(question: str, sources, room: int, style: str = "markers") -> int:
+    """A max_tokens that leaves ``room`` tokens for source blocks after the instructions and question."""
+    from cite_core._prompt import DEFAULT_USER_TEMPLATE
+
+    count = token_counter()
+    fixed = count(citation_instructions(len(sources), style=style))  # type: ignore[arg-type]
+    return fixed + count(DEFAULT_USER_TEMPLATE.format(sources="", question=question)) + 8 + room
+
+
+LONG = " ".join(f"Sentence number {i} says something about topic {i}." for i in range(200))
+
+
+def test_truncate_shows_a_prefix_of_the_top_source_cut_at_a_sentence_end() -> None:
+    sources = number_sources([{"text": LONG, "title": "Long"}, "A second source.", "A third one."])
+    budget = _budget_leaving("Q?", sources, 300)
+    with pytest.raises(TokenBudgetError, match="top-ranked source alone needs"):
+        build_prompt("Q?", sources, max_tokens=budget)
+    prompt = build_prompt("Q?", sources, max_tokens=budget, on_overflow="truncate")
+    (part,) = prompt.sources
+    assert part.number == 1 and part.title == "Long" and part.item_indices == (0,)
+    assert LONG.startswith(part.text) and len(part.text) < len(LONG) and part.text.endswith(".")
+    assert prompt.truncated == [sources[0]] and prompt.dropped == sources[1:]
+    assert prompt.token_count is not None and prompt.token_count <= budget
+    user = prompt.messages[1]["content"]
+    assert part.text in user and LONG not in user
+    # one more sentence would not have fitted
+    longer = LONG[: LONG.index(".", len(part.text) + 1) + 1]
+    too_big = build_prompt("Q?", [{"text": longer, "title": "Long"}], max_tokens=100_000)
+    assert too_big.token_count is not None and too_big.token_count > budget
+    answer = parse_answer("Sentence 0 says something [1].", prompt.sources)
+    assert answer.citations[0].cited_text == "Sentence number 0 says something about topic 0."
+
+
+def test_truncate_cuts_the_first_source_that_does_not_fit_and_drops_the_rest() -> None:
+    sources = number_sources(["Short first source.", LONG, "Third."])
+    budget = _budget_leaving("Q?", sources, 400)
+    prompt = build_prompt("Q?", sources, max_tokens=budget, on_overflow="truncate")
+    assert [s.number for s in prompt.sources] == [1, 2]
+    assert prompt.sources[0] == sources[0] and LONG.startswith(prompt.sources[1].text)
+    assert prompt.truncated == [sources[1]] and prompt.dropped == [sources[2]]
+    messages = build_messages("Q?", sources, max_tokens=budget, on_overflow="truncate")
+    assert messages.truncated == [sources[1]] and messages.sources == prompt.sources
+
+
+def test_a_truncated_merged_source_keeps_document_coordinates() -> None:
+    doc = LONG
+    chunks = [
+        {"text": doc[i : i + 1500], "document_id": "d", "start_index": i} for i in range(0, len(doc), 2000)
+    ]
+    (whole,) = number_sources(chunks)
+    budget = _budget_leaving("Q?", [whole], 600)
+    (part,) = build_prompt("Q?", [whole], max_tokens=budget, on_overflow="truncate").sources
+    assert 1 < len(part.segments) < len(whole.segments)
+    assert [s.doc_start for s in part.segments] == [s.doc_start for s in whole.segments[: len(part.segments)]]
+    assert whole.text.startswith(part.text)
+    last = part.text[part.text.rindex("Sentence") :]
+    answer = parse_answer(f"{last[:-1]} [1].", [part])
+    citation = answer.citations[0]
+    assert doc[citation.start_char_index : citation.end_char_index] == citation.cited_text == last
+
+
+def test_truncate_falls_back_to_word_ends_without_sentence_ends() -> None:
+    words = "word " * 3000
+    budget = _budget_leaving("Q?", [words], 200)
+    prompt = build_prompt("Q?", [words], max_tokens=budget, on_overflow="truncate")
+    (part,) = prompt.sources
+    assert words.startswith(part.text) and part.text.endswith("word") and 50 < len(part.text) < 2000
+
+
+def test_truncate_with_no_room_for_one_word_is_a_budget_error() -> None:
+    budget = _budget_leaving("Q?", [LONG], 3)
+    with pytest.raises(TokenBudgetError, match="not even the first sentence or word"):
+        build_prompt("Q?", [LONG], max_tokens=budget, on_overflow="truncate")
+
+
+def test_truncate_in_sentence_style_keeps_the_sentence_numbers() -> None:
+    sources = number_sources([LONG])
+    budget = _budget_leaving("Q?", sources, 300, "sentences")
+    prompt = build_prompt("Q?", sources, max_tokens=budget, style="sentences", on_overflow="truncate")
+    user = prompt.messages[1]["content"]
+    assert "1: Sentence number 0 says" in user and "4: Sentence number 3 says" in user
+    answer = parse_answer("Topic three [1:4].", prompt.sources)
+    assert answer.citations[0].cited_text == "Sentence number 3 says something about topic 3."

@@ -251,3 +251,10 @@ def test_langchain_document_with_bytes_metadata_renders() -> None:
     answer = parse_answer("The sky is blue [1].", documents_to_sources([document]))
     assert '"sha1":"8fa3"' in answer.model_dump_json()
     assert "The sky is blue" in answer.to_html()
+
+
+def test_the_metadata_size_bound_does_not_count_the_citable_text() -> None:
+    text = "The sky is blue. " * 700_000  # 11.9 million characters
+    (source,) = number_sources([{"text": text, "title": "Big", "lang": "en"}])
+    assert source.text == text and source.metadata == {"lang": "en"}
+    assert number_sources([{"pages": [text[:6_000_000], text[:6_000_000]]}])[0].pages == (1, 2)
