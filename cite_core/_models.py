@@ -26,6 +26,7 @@ __all__ = [
     "StreamEvent",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
 ]
 
 SourceKind = Literal["text", "pages", "blocks"]
@@ -318,6 +319,9 @@ class CitedAnswer(BaseModel):
     """A reference list the model wrote despite instructions, removed from ``text`` and ``content``."""
     unsupported_threshold: float = 0.0
     """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
+    reasoning: str = ""
+    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
+    separately), kept out of ``text``, ``content`` and the citations."""
 
     @property
     def citations(self) -> list[Citation]:
@@ -370,4 +374,11 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
-StreamEvent = Annotated[TextDelta | CitationsDelta, Field(discriminator="type")]
+class ThinkingDelta(BaseModel):
+    """Reasoning text (a thinking section or reasoning fed separately) as it streams."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    thinking: str
+
+
+StreamEvent = Annotated[TextDelta | CitationsDelta | ThinkingDelta, Field(discriminator="type")]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ._localize import Corpus
-from ._markers import NEED, Item, Marker, Tag, match_line_start, match_marker
+from ._markers import NEED, Item, Marker, Tag, ThinkTag, match_line_start, match_marker, match_think
 from ._models import (
     Citation,
     CitationsDelta,
@@ -24,6 +24,7 @@ from ._models import (
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
     has_surrogate,
 )
 from ._scoring import SUPPORT_THRESHOLD, analyze
@@ -46,6 +47,7 @@ _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACE = re.compile(r"\s*")
 
 
 class _Group:
@@ -89,13 +91,16 @@ class CitationStream:
         self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
+        self._pending_thinking: list[str] = []
+        self._reasoning: list[str] = []
+        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
         self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = {}
         self._groups: list[_Group] = []
         # lexer state
-        self._mode = "text"  # text | code | fence | reflist
+        self._mode = "text"  # text | code | fence | reflist | think
         self._code_ticks = 0
         self._fence = ""
         self._line_start = True
@@ -126,6 +131,16 @@ class CitationStream:
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             self._buf += chunk
             self._run()
+        return self._take_events()
+
+    def feed_reasoning(self, text: str) -> list[StreamEvent]:
+        """Add reasoning that arrives apart from the answer (a reasoning content block): it goes to
+        ``CitedAnswer.reasoning`` and streams as ``ThinkingDelta`` events."""
+        if not isinstance(text, str):
+            raise TypeError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
+        if self._finished is not None:
+            raise RuntimeError("CitationStream.feed_reasoning called after finish()")
+        self._think_text(text)
         return self._take_events()
 
     def finish(self) -> CitedAnswer:
@@ -175,6 +190,17 @@ class CitationStream:
                     pos = -pos - 1
                     break
                 continue
+            if mode == "think":
+                pos = self._thinking(buf, pos, eof)
+                if pos < 0:
+                    pos = -pos - 1
+                    break
+                continue
+            if self._skip_space:
+                pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos == n:
+                    break
+                self._skip_space = False
             if self._line_start and not self._line_checked:
                 found = match_line_start(buf, pos, eof, self._names)
                 if found == NEED:
@@ -217,6 +243,14 @@ class CitationStream:
                 self._mode, self._code_ticks = "code", run - pos
                 pos = run
                 continue
+            if char == "<":
+                think = match_think(buf, pos, eof)
+                if think == NEED:
+                    break
+                if isinstance(think, ThinkTag):
+                    self._on_think(think)
+                    pos = think.end
+                    continue
             if char in _OPENERS:
                 found = match_marker(buf, pos, eof)
                 if found == NEED:
@@ -265,6 +299,52 @@ class CitationStream:
                 return run
             pos = run
         return pos
+
+    def _thinking(self, buf: str, pos: int, eof: bool) -> int:
+        """Inside a thinking section: reasoning text up to a closing thinking tag."""
+        n = len(buf)
+        while pos < n:
+            lt = buf.find("<", pos)
+            if lt < 0:
+                self._think_text(buf[pos:])
+                return n
+            if lt > pos:
+                self._think_text(buf[pos:lt])
+                pos = lt
+            found = match_think(buf, pos, eof)
+            if found == NEED:
+                return -pos - 1
+            if isinstance(found, ThinkTag) and found.closing:
+                self._end_think()
+                return found.end
+            self._think_text("<")
+            pos += 1
+        return pos
+
+    def _on_think(self, tag: ThinkTag) -> None:
+        """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
+        self._release_held()
+        self._group_open = False
+        self._group = None
+        if not tag.closing:
+            self._mode = "think"
+        else:
+            self._end_think()
+
+    def _end_think(self) -> None:
+        """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
+        self._mode = "text"
+        self._skip_space = self._plain_len == 0
+        if self._line_start:
+            self._line_checked = False
+
+    def _think_text(self, text: str) -> None:
+        if text:
+            self._reasoning.append(text)
+            if self._emit:
+                if self._pending_text:
+                    self._flush_text()
+                self._pending_thinking.append(text)
 
     def _fence_line(self, buf: str, pos: int, eof: bool) -> int:
         """Inside a fenced code block: whole lines, until a closing fence line."""
@@ -316,6 +396,8 @@ class CitationStream:
         self._display.append(text)
         self._tail.append(text)
         if self._emit:
+            if self._pending_thinking:
+                self._flush_text()
             self._pending_text.append(text)
         self._plain_len += len(text)
         body = text.rstrip(" \t")
@@ -332,6 +414,9 @@ class CitationStream:
         self._prev_char = text[-1]
 
     def _flush_text(self) -> None:
+        if self._pending_thinking:
+            self._events.append(ThinkingDelta(thinking="".join(self._pending_thinking)))
+            self._pending_thinking = []
         if self._pending_text:
             self._events.append(TextDelta(text="".join(self._pending_text)))
             self._pending_text = []
@@ -541,6 +626,7 @@ class CitationStream:
             invalid_markers=self._invalid,
             removed_reference_list=removed if removed.strip() else None,
             unsupported_threshold=self._threshold,
+            reasoning="".join(self._reasoning),
         )
 
 

@@ -29,6 +29,7 @@ EXPECTED = {
     "StreamEvent",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
