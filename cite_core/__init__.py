@@ -30,6 +30,7 @@ from ._models import (
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
@@ -83,6 +84,7 @@ __all__ = [
     "SupportScorer",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",

@@ -30,6 +30,7 @@ EXPECTED = {
     "StreamEvent",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
