@@ -5,18 +5,23 @@ the answer (whole or streaming) into Anthropic-shaped cited text with a referenc
 the markers that appear. All character offsets are 0-based and half-open (``text[start:end]``).
 """
 
+from types import FunctionType
+
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
 from ._exceptions import (
+    ArgumentError,
     CiteError,
     MissingDependencyError,
     PromptError,
     SourceError,
+    StreamClosedError,
     TokenBudgetError,
     TokenizerUnavailableError,
 )
 from ._extractive import extractive_answer
 from ._localize import clear_caches
+from ._metadata import MAX_METADATA_DEPTH, MAX_METADATA_SIZE
 from ._models import (
     CharLocation,
     Citation,
@@ -36,6 +41,8 @@ from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
     CitationPrompt,
     Messages,
+    OverflowPolicy,
+    PromptStyle,
     build_messages,
     build_prompt,
     citation_instructions,
@@ -61,7 +68,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
+    "MAX_METADATA_DEPTH",
+    "MAX_METADATA_SIZE",
     "AnthropicCitationStream",
+    "ArgumentError",
     "CharLocation",
     "Citation",
     "CitationPrompt",
@@ -74,12 +84,15 @@ __all__ = [
     "Messages",
     "MissingDependencyError",
     "Note",
+    "OverflowPolicy",
     "PageLocation",
     "PromptError",
+    "PromptStyle",
     "Reference",
     "Segment",
     "Source",
     "SourceError",
+    "StreamClosedError",
     "StreamEvent",
     "SupportScorer",
     "TextBlock",
@@ -113,3 +126,15 @@ __all__ = [
     "to_anthropic_documents",
     "token_counter",
 ]
+
+
+def _rewrite_module_names() -> None:
+    """Show public classes and functions as ``cite_core.X`` (reprs, tracebacks, pickles), as httpx does."""
+    namespace = globals()
+    for name in __all__:
+        value = namespace[name]
+        if isinstance(value, (type, FunctionType)):
+            value.__module__ = __name__
+
+
+_rewrite_module_names()

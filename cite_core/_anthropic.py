@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus
 from ._models import (
     CharLocation,
@@ -69,7 +70,8 @@ def from_anthropic_content(
     """Map a Messages API ``content`` list (dicts or SDK blocks) over ``sources`` to a ``CitedAnswer``.
 
     ``sources`` are the documents sent, in order (``Source`` objects or items for ``number_sources``).
-    Thinking blocks are skipped; any other non-text block raises ``ValueError`` naming its type.
+    Thinking blocks are skipped; any other non-text block raises ``ArgumentError`` (a ``ValueError``)
+    naming its type.
     """
     stream = AnthropicCitationStream(sources, unsupported_threshold=unsupported_threshold)
     for index, block in enumerate(content):
@@ -109,7 +111,7 @@ class AnthropicCitationStream:
     def feed(self, event: Any) -> list[StreamEvent]:
         """Add one streaming event (a dict or an SDK event); returns the events it completes."""
         if self._finished is not None:
-            raise RuntimeError("AnthropicCitationStream.feed called after finish()")
+            raise StreamClosedError("AnthropicCitationStream.feed called after finish()")
         event = _as_dict(event)
         kind = event.get("type")
         if kind == "content_block_start":
@@ -118,7 +120,7 @@ class AnthropicCitationStream:
             if btype in _SKIPPED_BLOCKS:
                 return []
             if btype != "text":
-                raise ValueError(f"expected text content from the model, got a {btype!r} content block")
+                raise ArgumentError(f"expected text content from the model, got a {btype!r} content block")
             self._open(event.get("index"))
             self._add_text(block.get("text") or "")
             self._raw.extend(_as_dict(c) for c in block.get("citations") or [])
@@ -221,7 +223,7 @@ def _as_dict(value: Any) -> dict[str, Any]:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dict(dump())
-    raise TypeError(f"expected a dict or an Anthropic SDK object, got {type(value).__name__}")
+    raise ArgumentError(f"expected a dict or an Anthropic SDK object, got {type(value).__name__}")
 
 
 def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._exceptions import ArgumentError
 from ._localize import Corpus
 from ._models import CitedAnswer, Source
 from ._parser import parse_answer
@@ -45,7 +46,7 @@ def attribute(
     ``margin`` of the best. ``threshold`` is also the answer's ``unsupported_threshold``.
     """
     if not isinstance(answer_text, str):
-        raise TypeError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
+        raise ArgumentError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
     items = list(sources)
     if not all(isinstance(s, Source) for s in items):
         items = number_sources(items)

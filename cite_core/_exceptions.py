@@ -3,22 +3,28 @@
 Hierarchy::
 
     CiteError
-    ├── SourceError            a source item, its text or its metadata is unusable
-    ├── PromptError            a prompt cannot be built as asked
+    ├── SourceError            a source item, its text or its metadata is unusable (also a ValueError)
+    ├── PromptError            a prompt cannot be built as asked (also a ValueError)
     │   └── TokenBudgetError   the question, instructions or top source do not fit the budget
+    ├── ArgumentError          an argument has the wrong type or value (also a TypeError and a ValueError)
+    ├── StreamClosedError      a stream was fed after finish() (also a RuntimeError)
     ├── TokenizerUnavailableError   no tiktoken encoding could be loaded (offline, unknown name)
     └── MissingDependencyError      an optional extra is not installed (also an ImportError)
 
-Model output never raises: whatever a model writes, ``parse_answer`` returns a ``CitedAnswer``.
+Each also subclasses the built-in exception that callers caught before it existed, so ``except
+ValueError`` keeps working. Model output never raises: whatever a model writes, ``parse_answer``
+returns a ``CitedAnswer``.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentError",
     "CiteError",
     "MissingDependencyError",
     "PromptError",
     "SourceError",
+    "StreamClosedError",
     "TokenBudgetError",
     "TokenizerUnavailableError",
 ]
@@ -47,6 +53,14 @@ class PromptError(CiteError, ValueError):
 
 class TokenBudgetError(PromptError):
     """The instructions, the question or the top-ranked source alone exceed the token budget."""
+
+
+class ArgumentError(CiteError, TypeError, ValueError):
+    """An argument has the wrong type or value (``split_sentences(b"...")``, a ``threshold`` of "high")."""
+
+
+class StreamClosedError(CiteError, RuntimeError):
+    """``feed`` was called on a stream after ``finish()``."""
 
 
 class TokenizerUnavailableError(CiteError, RuntimeError):

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ._exceptions import ArgumentError, PromptError
 from ._localize import source_units
 from ._models import Source
 from ._scoring import TermStats, analyze, bm25_scores, support
@@ -68,9 +69,9 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     ``number_sources`` numbers them). When nothing matches, a plain statement says so.
     """
     if not isinstance(question, str) or not question.strip():
-        raise ValueError(f"question must be a non-empty string, got {question!r}")
+        raise PromptError(f"question must be a non-empty string, got {question!r}")
     if max_sentences < 1:
-        raise ValueError(f"max_sentences must be at least 1, got {max_sentences}")
+        raise ArgumentError(f"max_sentences must be at least 1, got {max_sentences}")
     items = list(sources)
     numbered: list[Source] = items if all(isinstance(s, Source) for s in items) else number_sources(items)
     lang = "zh" if _is_cjk(question) else "en"

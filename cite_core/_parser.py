@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus
 from ._markers import NEED, Item, Marker, Tag, ThinkTag, match_line_start, match_marker, match_think
 from ._models import (
@@ -123,9 +124,9 @@ class CitationStream:
     def feed(self, chunk: str) -> list[StreamEvent]:
         """Add a chunk of model output; returns the text and citation events it completes."""
         if not isinstance(chunk, str):
-            raise TypeError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
+            raise ArgumentError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
         if self._finished is not None:
-            raise RuntimeError("CitationStream.feed called after finish()")
+            raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
             if has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
                 chunk = _SURROGATE.sub("\ufffd", chunk)
@@ -137,9 +138,9 @@ class CitationStream:
         """Add reasoning that arrives apart from the answer (a reasoning content block): it goes to
         ``CitedAnswer.reasoning`` and streams as ``ThinkingDelta`` events."""
         if not isinstance(text, str):
-            raise TypeError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
+            raise ArgumentError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
         if self._finished is not None:
-            raise RuntimeError("CitationStream.feed_reasoning called after finish()")
+            raise StreamClosedError("CitationStream.feed_reasoning called after finish()")
         self._think_text(text)
         return self._take_events()
 
@@ -672,7 +673,7 @@ def parse_answer(
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources. Never raises on any text."""
     if not isinstance(text, str):
-        raise TypeError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
+        raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     stream = CitationStream(sources, unsupported_threshold=unsupported_threshold)
     stream._emit = False  # the events of a whole parse are never read: not built
     stream.feed(text)

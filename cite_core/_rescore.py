@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._exceptions import CiteError
+from ._exceptions import ArgumentError, CiteError
 from ._models import CitedAnswer
 
 __all__ = ["SupportScorer", "embedding_scorer", "rescore"]
@@ -29,13 +29,13 @@ def rescore(answer: CitedAnswer, scorer: SupportScorer, *, threshold: float) -> 
     default one is calibrated for the lexical score only). The scorer is called once, with every
     ``(claim, cited_text)`` pair of the answer; the claim is the text block the citation supports."""
     if not isinstance(answer, CitedAnswer):
-        raise TypeError(f"rescore expects a CitedAnswer, got {type(answer).__name__}")
+        raise ArgumentError(f"rescore expects a CitedAnswer, got {type(answer).__name__}")
     if not callable(scorer):
-        raise TypeError(
+        raise ArgumentError(
             f"scorer must be a callable taking (claim, cited_text) pairs, got {type(scorer).__name__}"
         )
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-        raise TypeError(f"threshold must be a finite number, got {threshold!r}")
+        raise ArgumentError(f"threshold must be a finite number, got {threshold!r}")
     pairs = [(block.text, c.cited_text) for block in answer.content for c in block.citations or []]
     scores = list(scorer(pairs)) if pairs else []
     if len(scores) != len(pairs):
@@ -71,7 +71,7 @@ def embedding_scorer(embed: Any) -> SupportScorer:
     elif callable(embed):
         batch = embed
     else:
-        raise TypeError(
+        raise ArgumentError(
             "embed must be a LangChain Embeddings, a LlamaIndex embedding or a function from texts to vectors, "
             f"got {type(embed).__name__}"
         )

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from ._exceptions import ArgumentError
+
 __all__ = ["split_sentences"]
 
 _LATIN_TERM = ".!?…"
@@ -163,7 +165,7 @@ _NUM_ABBREV = frozenset(
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Return the ``(start, end)`` spans of the sentences of ``text``, in order and trimmed."""
     if not isinstance(text, str):
-        raise TypeError(f"split_sentences() expects a str, got {type(text).__name__}")
+        raise ArgumentError(f"split_sentences() expects a str, got {type(text).__name__}")
     spans: list[tuple[int, int]] = []
     start = _WS.match(text).end()  # first character of the pending sentence
     boundary = 0  # end of the last sentence boundary

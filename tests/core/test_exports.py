@@ -1,15 +1,30 @@
-"""The public names of cite_core are pinned; importing it imports no framework."""
+"""The public surface of cite_core: pinned exactly, shown as ``cite_core``, documented names exported,
+every error a CiteError, private modules used by nobody outside the package, no framework imported."""
 
 from __future__ import annotations
 
+import ast
+import builtins
+import importlib
+import pickle
+import re
 import subprocess
 import sys
+from pathlib import Path
+from types import FunctionType
+
+import pytest
 
 import cite_core
 
-EXPECTED = {
+ROOT = Path(__file__).resolve().parents[2]
+
+EXPECTED = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
+    "MAX_METADATA_DEPTH",
+    "MAX_METADATA_SIZE",
     "AnthropicCitationStream",
+    "ArgumentError",
     "CharLocation",
     "Citation",
     "CitationPrompt",
@@ -21,23 +36,32 @@ EXPECTED = {
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",
+    "Note",
+    "OverflowPolicy",
     "PageLocation",
     "PromptError",
+    "PromptStyle",
     "Reference",
     "Segment",
     "Source",
     "SourceError",
+    "StreamClosedError",
     "StreamEvent",
+    "SupportScorer",
     "TextBlock",
     "TextDelta",
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
+    "answer_notes",
     "attribute",
     "build_messages",
     "build_prompt",
     "citation_instructions",
+    "clear_caches",
+    "content_security_policy",
+    "embedding_scorer",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",
@@ -47,21 +71,189 @@ EXPECTED = {
     "pdf_pages",
     "render_html",
     "render_markdown",
+    "render_terminal",
+    "rescore",
     "safe_url",
     "split_sentences",
+    "strip_controls",
     "to_anthropic_documents",
     "token_counter",
+]
+
+PRIVATE_IMPORT_ALLOWED: dict[str, str] = {
+    # Files that other branches are fixing in parallel; the integrator empties this at merge.
+    "cite_cli/__main__.py": "cli branch: _render._LABELS/_page_text/_pages -> render_terminal/answer_notes",
+    "cite_cli/_llm.py": "cli branch: cite_core._extractive -> cite_core.extractive_answer",
+    "cite_cli/_store.py": "cli branch: cite_core._scoring.analyze",
+    "langchain_cite/_parser.py": "langchain branch: cite_core._anthropic.AnthropicCitationStream",
+    "langchain_cite/_sources.py": "langchain branch: cite_core._anthropic.to_anthropic_documents",
+    "docs/langchain.md": "langchain branch: cite_core._anthropic.from_anthropic_content",
+    "docs/rendering.md": "render branch: cite_core._render.render_html / content_security_policy",
 }
+"""Known offenders of the rule that nothing outside cite_core uses ``cite_core._*`` (file -> who fixes it)."""
+
+SCANNED = ("langchain_cite", "llamaindex_cite", "cite_cli", "examples", "docs", "README.md")
+_PRIVATE_USE = re.compile(r"\bcite_core\._(?!_)\w+|\bfrom\s+cite_core\s+import\s+\(?[^)\n]*\b_(?!_)\w+")
 
 
-def test_exported_names() -> None:
-    assert set(cite_core.__all__) >= EXPECTED
+def test_exported_names_are_pinned_exactly() -> None:
+    assert cite_core.__all__ == EXPECTED
+    assert len(set(EXPECTED)) == len(EXPECTED)
     for name in cite_core.__all__:
         assert hasattr(cite_core, name), name
 
 
+def test_the_star_import_gives_exactly_the_public_names() -> None:
+    namespace: dict[str, object] = {}
+    exec("from cite_core import *", namespace)
+    assert sorted(k for k in namespace if k != "__builtins__") == sorted(EXPECTED)
+
+
+def test_public_classes_and_functions_show_the_package_name() -> None:
+    shown = [name for name in EXPECTED if isinstance(getattr(cite_core, name), (type, FunctionType))]
+    assert {"Source", "CitedAnswer", "CiteError", "number_sources", "parse_answer"} <= set(shown)
+    for name in shown:
+        assert getattr(cite_core, name).__module__ == "cite_core", name
+    assert repr(cite_core.Source) == "<class 'cite_core.Source'>"
+    sources = cite_core.number_sources(["The grass is green."])
+    answer = cite_core.parse_answer("Green [1].", sources)
+    assert pickle.loads(pickle.dumps(answer)) == answer  # pickles find the classes under their new name
+    assert cite_core.CitedAnswer.model_validate_json(answer.model_dump_json()) == answer
+
+
+def test_every_error_is_a_cite_error_and_keeps_its_builtin_base() -> None:
+    expected_bases = {
+        "SourceError": ValueError,
+        "PromptError": ValueError,
+        "TokenBudgetError": ValueError,
+        "ArgumentError": (TypeError, ValueError),
+        "StreamClosedError": RuntimeError,
+        "TokenizerUnavailableError": RuntimeError,
+        "MissingDependencyError": ImportError,
+    }
+    errors = [n for n in EXPECTED if isinstance(getattr(cite_core, n), type) and n.endswith("Error")]
+    assert sorted(errors) == sorted([*expected_bases, "CiteError"])
+    for name, base in expected_bases.items():
+        cls = getattr(cite_core, name)
+        assert issubclass(cls, cite_core.CiteError) and issubclass(cls, base), name
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda: cite_core.split_sentences(b"abc"), cite_core.ArgumentError),
+        (lambda: cite_core.parse_answer(None, ["a b."]), cite_core.ArgumentError),
+        (lambda: cite_core.CitationStream(["a b."]).feed(3), cite_core.ArgumentError),
+        (lambda: cite_core.attribute(None, ["a b."]), cite_core.ArgumentError),
+        (lambda: cite_core.extractive_answer("", ["a b."]), cite_core.PromptError),
+        (lambda: cite_core.extractive_answer("q?", ["a b."], max_sentences=0), cite_core.ArgumentError),
+        (lambda: cite_core.from_anthropic_content([42], []), cite_core.ArgumentError),
+        (lambda: cite_core.from_anthropic_content([{"type": "tool_use"}], []), cite_core.ArgumentError),
+        (
+            lambda: cite_core.rescore("not an answer", lambda pairs: [], threshold=0.5),
+            cite_core.ArgumentError,
+        ),
+        (lambda: cite_core.pdf_pages("/nonexistent/file.pdf"), cite_core.CiteError),
+    ],
+)
+def test_bad_calls_raise_cite_errors(call, error) -> None:  # type: ignore[no-untyped-def]
+    if error is cite_core.CiteError:
+        pytest.importorskip("pypdf")
+    with pytest.raises(error):
+        call()
+
+
+def test_feeding_a_finished_stream_is_a_stream_closed_error() -> None:
+    stream = cite_core.CitationStream(["The grass is green."])
+    stream.finish()
+    with pytest.raises(cite_core.StreamClosedError, match="after finish"):
+        stream.feed("more")
+    with pytest.raises(RuntimeError):
+        stream.feed("more")
+
+
+_ALLOWED_BUILTIN_RAISES = {
+    ("_models.py", "ValueError"): "inside a pydantic validator, which turns it into a ValidationError",
+    ("_models.py", "NotImplementedError"): "an abstract method",
+    ("_tokens.py", "FileNotFoundError"): "raised and caught inside get_encoding (offline loading)",
+    (
+        "_render/__init__.py",
+        "ValueError",
+    ): "render branch (id_prefix) raises a CiteError there; emptied at merge",
+}
+
+
+def test_cite_core_raises_no_bare_builtin_exception() -> None:
+    found = set()
+    package = ROOT / "cite_core"
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(target, ast.Name) and target.id in dir(builtins):
+                    found.add((path.relative_to(package).as_posix(), target.id))
+    assert found == set(_ALLOWED_BUILTIN_RAISES), found
+
+
+def _private_uses() -> dict[str, list[str]]:
+    uses: dict[str, list[str]] = {}
+    for root in SCANNED:
+        base = ROOT / root
+        files = [base] if base.is_file() else [*base.rglob("*.py"), *base.rglob("*.md")]
+        for path in files:
+            hits = _PRIVATE_USE.findall(path.read_text(encoding="utf-8"))
+            if hits:
+                uses[path.relative_to(ROOT).as_posix()] = hits
+    return uses
+
+
+def test_nothing_outside_cite_core_uses_its_private_modules() -> None:
+    uses = _private_uses()
+    offenders = {path: hits for path, hits in uses.items() if path not in PRIVATE_IMPORT_ALLOWED}
+    assert offenders == {}, f"import these from cite_core itself: {offenders}"
+    fixed = sorted(set(PRIVATE_IMPORT_ALLOWED) - set(uses))
+    assert fixed == [], f"no longer offending: remove from PRIVATE_IMPORT_ALLOWED: {fixed}"
+
+
+def test_the_private_use_scan_finds_what_it_should() -> None:
+    for text in (
+        "from cite_core._render import render_html",
+        "import cite_core._scoring",
+        "x = cite_core._anthropic.from_anthropic_content",
+        "from cite_core import parse_answer, _LABELS",
+    ):
+        assert _PRIVATE_USE.search(text), text
+    for text in ("from cite_core import parse_answer", "cite_core.__version__", "cite_core.Source"):
+        assert not _PRIVATE_USE.search(text), text
+
+
+def test_every_name_the_docs_use_from_cite_core_is_exported() -> None:
+    used: set[str] = set()
+    for path in [*(ROOT / "docs").glob("*.md"), ROOT / "README.md", *(ROOT / "examples").glob("*.py")]:
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for block in re.findall(r"from cite_core import \(([^)]*)\)|from cite_core import ([^\n(]+)", text):
+            names = (block[0] or block[1]).replace("\n", " ").split(",")
+            used.update(n.split(" as ")[0].strip() for n in names if n.strip())
+        used.update(re.findall(r"\bcite_core\.([A-Za-z]\w*)", text))
+    assert used, "the docs import nothing from cite_core?"
+    assert sorted(used - set(EXPECTED)) == []
+
+
+def test_py_typed_ships_in_the_wheel_configuration() -> None:
+    assert (ROOT / "cite_core" / "py.typed").is_file()
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    packages = re.search(
+        r"\[tool\.hatch\.build\.targets\.wheel\][^\[]*packages\s*=\s*\[([^\]]*)\]", pyproject
+    )
+    assert packages and '"cite_core"' in packages.group(1)  # hatch ships every file of a listed package
+
+
 def test_contract_names_exist() -> None:
-    from cite_core import CitationStream, build_messages, number_sources, parse_answer, split_sentences  # noqa: F401
+    module = importlib.import_module("cite_core")
+    for name in ("CitationStream", "build_messages", "number_sources", "parse_answer", "split_sentences"):
+        assert callable(getattr(module, name)), name
 
 
 def test_core_imports_no_framework() -> None:
