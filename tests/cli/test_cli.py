@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FakeModel
 
 from cite_cli.__main__ import main
+
+from .conftest import FakeModel
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cite_core import _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
 from cite_core._localize import SEGMENT_CACHE_MAX_CHARS, source_units
-from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
+from tests.core.test_properties import PIECES
 
 CHUNKS = [
     "The grass is green. The sky is blue. Water is essential for life.",

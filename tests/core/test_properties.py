@@ -6,18 +6,13 @@ Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cite_core import Source, number_sources, parse_answer
 from tests.invariants import check_answer, check_stream_equals_whole, streamed
-
-settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SOURCES = number_sources(
     [

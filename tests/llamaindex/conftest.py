@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import math
-import re
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -24,6 +21,8 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import AsyncQdrantClient, QdrantClient
+
+from tests.fakes import hash_vector
 
 QUESTION = "What did Mara Lind do as a child, growing up in Kessby?"
 
@@ -98,12 +97,7 @@ class HashEmbedding(BaseEmbedding):
         return "HashEmbedding"
 
     def _vector(self, text: str) -> list[float]:
-        vec = [0.0] * self.dim
-        for word in re.findall(r"\w+", text.lower()):
-            digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
-            vec[int.from_bytes(digest, "little") % self.dim] += 1.0
-        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-        return [v / norm for v in vec]
+        return hash_vector(text, self.dim)
 
     def _get_query_embedding(self, query: str) -> list[float]:
         return self._vector(query)

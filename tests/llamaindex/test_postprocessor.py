@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 from llama_index.core import PromptTemplate
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
 from cite_core import split_sentences
 from llamaindex_cite import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, CitePostprocessor, CiteQueryEngine
+
+from .conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 
 QA = PromptTemplate(
     CitePostprocessor.instructions(10) + "\n\nContext:\n{context_str}\n\nQuestion: {query_str}\nAnswer: "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, documents, nodes
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
@@ -20,6 +19,8 @@ from llamaindex_cite import (
     CitedStreamingResponse,
     CiteQueryEngine,
 )
+
+from .conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, documents, nodes
 
 DOCS = {doc.doc_id: doc for doc in documents()}
 

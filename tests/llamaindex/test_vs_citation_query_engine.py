@@ -6,12 +6,13 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM
 from llama_index.core.query_engine import CitationQueryEngine
 from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
 import llamaindex_cite
 from llamaindex_cite import CiteQueryEngine
+
+from .conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM
 
 
 @pytest.fixture

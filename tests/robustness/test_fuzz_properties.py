@@ -6,17 +6,11 @@ Same profiles as tests/core/test_properties.py: ``HYPOTHESIS_PROFILE=long`` runs
 
 from __future__ import annotations
 
-import os
-
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cite_core import number_sources, parse_answer, split_sentences
 from tests.invariants import check_answer, check_stream_equals_whole, streamed
-
-settings.register_profile("ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("long", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SOURCES = number_sources(
     [
