@@ -118,6 +118,7 @@ def choose_answerer(
             "(pip install langchain plus the provider's package), or pass --base-url for an "
             "OpenAI-compatible server"
         ) from exc
+    assert model is not None  # no base URL here, and not both missing
     kwargs: dict[str, Any] = {"temperature": 0}
     if api_key:
         kwargs["api_key"] = api_key

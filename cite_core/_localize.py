@@ -216,7 +216,7 @@ def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]
     entry = _CHUNKS.entry(text, blocks)
     if entry[3] is None:  # two threads may both build it: the same value
         entry[3] = build_postings(entry[1])
-    return entry[3]  # type: ignore[no-any-return]
+    return entry[3]
 
 
 def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
@@ -279,8 +279,9 @@ class Corpus:
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
-            cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
+            cited_terms: Sequence[str] = [t for u in units if u.segment == 0 for t in u.terms]
         else:
+            last = first if last is None else last  # _best gives both or neither
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
             if first == last:
                 cited_terms = units[first].terms

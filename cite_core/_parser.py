@@ -223,12 +223,12 @@ class CitationStream:
                 if sep_end == n and not eof and sep_end - pos <= MAX_WS:
                     break
                 if sep_end < n and buf[sep_end] in _OPENERS and sep_end - pos <= MAX_WS:
-                    found = match_marker(buf, sep_end, eof)
-                    if found == NEED:
+                    marker = match_marker(buf, sep_end, eof)
+                    if marker == NEED:
                         break
-                    if isinstance(found, Marker):
-                        self._marker(found)
-                        pos = found.end
+                    if isinstance(marker, Marker):
+                        self._marker(marker)
+                        pos = marker.end
                         continue
                 self._group_open = False
                 if sep_end > pos:
@@ -253,16 +253,16 @@ class CitationStream:
                     pos = think.end
                     continue
             if char in _OPENERS:
-                found = match_marker(buf, pos, eof)
-                if found == NEED:
+                marker = match_marker(buf, pos, eof)
+                if marker == NEED:
                     break
-                if isinstance(found, Marker):
-                    self._marker(found)
-                    pos = found.end
+                if isinstance(marker, Marker):
+                    self._marker(marker)
+                    pos = marker.end
                     continue
-                if isinstance(found, Tag):
-                    self._on_tag(found)
-                    pos = found.end
+                if isinstance(marker, Tag):
+                    self._on_tag(marker)
+                    pos = marker.end
                     continue
                 self._text(char)
                 pos += 1

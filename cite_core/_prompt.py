@@ -81,7 +81,7 @@ class CitationPrompt:
     """Tokens of the messages, when a budget was given."""
 
 
-class Messages(list):  # type: ignore[type-arg]
+class Messages(list[dict[str, str]]):
     """Chat messages (a plain list of dicts) that also carry ``sources``, ``dropped`` and ``truncated``."""
 
     sources: list[Source]
@@ -188,7 +188,7 @@ def build_prompt(
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")
     user_template = user_template or DEFAULT_USER_TEMPLATE
     blocks = [_format_source(s, style) for s in numbered]
-    shown, truncated, total = numbered, [], None
+    shown, truncated, total = numbered, list[Source](), None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
             raise PromptError(f"max_tokens must be a positive integer, got {max_tokens!r}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -342,6 +342,7 @@ class TermStats:
         gives over each group's ``from_units`` (the average length combined the same way, to the last
         bit), with document frequencies counted in one pass in C instead of summed per term on lookup."""
         count = sum(map(len, lengths))
+        total: float
         if len(lengths) == 1:
             total = sum(lengths[0])
         else:
@@ -372,7 +373,7 @@ class TermStats:
         return math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
 
 
-class _IdfTable(dict):  # type: ignore[type-arg]
+class _IdfTable(dict[str, float]):
     """term -> idf, computed on first lookup: ``table[term]`` is then one dict lookup in C (the scoring
     loops look up idf about 25 times per citation)."""
 
@@ -486,9 +487,7 @@ def weights_total(weights: Sequence[tuple[str, float]]) -> float:
     return total
 
 
-def weighted_coverage(
-    weights: Sequence[tuple[str, float]], total: float, have: set[str] | frozenset[str]
-) -> float:
+def weighted_coverage(weights: Sequence[tuple[str, float]], total: float, have: Container[str]) -> float:
     """``coverage`` from the claim's ``claim_weights`` and their ``weights_total``, against a set of terms."""
     if not total:
         return 0.0

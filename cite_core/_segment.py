@@ -167,7 +167,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     if not isinstance(text, str):
         raise ArgumentError(f"split_sentences() expects a str, got {type(text).__name__}")
     spans: list[tuple[int, int]] = []
-    start = _WS.match(text).end()  # first character of the pending sentence
+    start = _WS.match(text).end()  # type: ignore[union-attr]  # \s* always matches; the pending sentence
     boundary = 0  # end of the last sentence boundary
     line_start = 0
     has_titles = "《" in text
@@ -177,7 +177,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             if start < s and (e - s > 1 or _line_ends_sentence(text, boundary, line_start, s, e)):
                 spans.append((start, start + len(text[start:s].rstrip())))
                 boundary = e
-                start = _WS.match(text, e).end()
+                start = _WS.match(text, e).end()  # type: ignore[union-attr]  # \s* always matches
             line_start = e
             continue
         if m.group("cjk") is None and not _latin_boundary(text, s, e, line_start):
@@ -186,7 +186,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             continue
         spans.append((start, e))
         boundary = e
-        start = _WS.match(text, e).end()
+        start = _WS.match(text, e).end()  # type: ignore[union-attr]  # \s* always matches
     if start < len(text):
         spans.append((start, start + len(text[start:].rstrip())))
     return spans

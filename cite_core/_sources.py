@@ -295,14 +295,14 @@ def _build(number: int, item: _Item) -> Source:
     return source
 
 
-def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, None]]:
+def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, int | None]]:
     """The chunks of a (possibly merged) text item, in document order, overlapping ones coalesced."""
     parts = [item, *item.merged]
     if all(p.doc_start is not None for p in parts):
-        parts.sort(key=lambda p: (p.page or 0, p.doc_start))
+        parts.sort(key=lambda p: (p.page or 0, p.doc_start or 0))
         out: list[list[Any]] = []
         for p in parts:
-            text, start = p.texts[0], p.doc_start
+            text, start = p.texts[0], p.doc_start or 0  # every doc_start is set in this branch
             if out and out[-1][3] == p.page:
                 prev_text, prev_start = out[-1][0], out[-1][1]
                 prev_end = prev_start + len(prev_text)
@@ -314,7 +314,7 @@ def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, None]]:
             out.append([text, start, None, p.page])
         return [(t, s, pg, None) for t, s, _, pg in out]
     if all(p.page is not None for p in parts):
-        parts.sort(key=lambda p: p.page)
+        parts.sort(key=lambda p: p.page or 0)
     return [(p.texts[0], p.doc_start, p.page, None) for p in parts]
 
 

@@ -100,7 +100,7 @@ def to_ai_message(answer: CitedAnswer, **kwargs: Any) -> AIMessage:
     offsets. ``kwargs`` go to ``AIMessage`` (``response_metadata``, ``id``, ...).
     """
     by_number = {ref.number: ref.source for ref in answer.references}
-    annotations = []
+    annotations: list[Any] = []
     start = 0
     for block in answer.content:
         end = start + len(block.text)
@@ -129,7 +129,7 @@ def to_ai_message(answer: CitedAnswer, **kwargs: Any) -> AIMessage:
                 )
             )
         start = end
-    block = create_text_block(answer.plain_text, annotations=annotations or None)
+    text_block = create_text_block(answer.plain_text, annotations=annotations or None)
     references = [
         {"number": ref.number, "title": ref.title, "url": ref.url, "document_index": ref.source.number - 1}
         for ref in answer.references
@@ -138,4 +138,4 @@ def to_ai_message(answer: CitedAnswer, **kwargs: Any) -> AIMessage:
     if getattr(answer, "no_sources", False):
         metadata["no_sources"] = True
     metadata.update(kwargs.pop("response_metadata", {}))
-    return AIMessage(content=[block], response_metadata=metadata, **kwargs)
+    return AIMessage(content=[dict(text_block)], response_metadata=metadata, **kwargs)

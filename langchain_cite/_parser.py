@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
@@ -16,6 +16,7 @@ from cite_core import (
     CitedAnswer,
     Source,
     TextDelta,
+    ThinkingDelta,
 )
 from cite_core._anthropic import AnthropicCitationStream
 
@@ -37,7 +38,7 @@ class CitedRagAnswer(CitedAnswer):
         return not self.sources
 
 
-StreamItem = Union[TextDelta, CitationsDelta, CitedRagAnswer]
+StreamItem = Union[TextDelta, CitationsDelta, ThinkingDelta, CitedRagAnswer]
 """What ``CitationOutputParser`` streams: text and citation events, then the finished answer."""
 
 
@@ -76,12 +77,13 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
         return StreamItem
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
-        return self._call_with_config(self._parse, input, config, run_type="parser")
+        return cast(CitedRagAnswer, self._call_with_config(self._parse, input, config, run_type="parser"))
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> CitedRagAnswer:
-        return await self._acall_with_config(self._aparse, input, config, run_type="parser")
+        answer = await self._acall_with_config(self._aparse, input, config, run_type="parser")
+        return cast(CitedRagAnswer, answer)
 
     def transform(
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any

@@ -103,7 +103,10 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         sources = prompt.sources
         native = self.native and bool(sources)
         if native:
-            content = [*to_anthropic_documents(sources), {"type": "text", "text": question}]
+            content: list[str | dict[Any, Any]] = [
+                *to_anthropic_documents(sources),
+                {"type": "text", "text": question},
+            ]
             messages: list[BaseMessage] = [HumanMessage(content=content)]
         else:
             messages = [_ROLES.get(m["role"], HumanMessage)(content=m["content"]) for m in prompt.messages]

@@ -166,8 +166,8 @@ def source_item(node: NodeWithScore) -> dict[str, Any] | None:
     start = getattr(inner, "start_char_idx", None)
     if start is not None:
         item["start_char_idx"] = start
-    if str(label).isdigit() and int(label) >= 1:
-        item["page"] = int(label)
+    if str(label).isdigit() and int(str(label)) >= 1:
+        item["page"] = int(str(label))
     return item
 
 

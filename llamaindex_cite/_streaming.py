@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 
-from cite_core import Citation, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
+from cite_core import Citation, CitationsDelta, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
 
 from ._convert import NumberedNodes, answer_metadata
 
@@ -60,6 +60,8 @@ class _Citer:
                     self.last = event.text[-1]
                     yield event.text
                 continue
+            if not isinstance(event, CitationsDelta):  # reasoning (ThinkingDelta) is not answer text
+                continue
             citation = event.citation
             self.response.citations.append(citation)
             number = citation.document_index + 1
@@ -96,10 +98,10 @@ class CitedStreamingResponse(StreamingResponse):
         unsupported_threshold: float,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=iter(()), metadata=_metadata(numbered, shown, dropped))
+        response = cls(response_gen=_nothing(), metadata=_metadata(numbered, shown, dropped))
         citer = _Citer(response, numbered, shown, unsupported_threshold)
 
-        def tokens() -> Iterator[str]:
+        def tokens() -> Generator[str, None, None]:
             for delta in deltas:
                 yield from citer.feed(delta)
             yield from citer.finish()
@@ -149,7 +151,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, shown, dropped))
         citer = _Citer(response, numbered, shown, unsupported_threshold)
 
-        async def tokens() -> AsyncIterator[str]:
+        async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:
                 for token in citer.feed(delta):
                     yield token
@@ -166,7 +168,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         assert self.answer is not None
         return self.answer
 
-    async def _yield_response(self) -> AsyncIterator[str]:
+    async def _yield_response(self) -> AsyncGenerator[str, None]:
         async with self._lock:
             if self.answer is None:
                 async for token in self.response_gen:
@@ -181,6 +183,10 @@ def _metadata(numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequenc
     return metadata
 
 
-async def _empty() -> AsyncIterator[str]:
+def _nothing() -> Generator[str, None, None]:
+    yield from ()
+
+
+async def _empty() -> AsyncGenerator[str, None]:
     return
     yield  # pragma: no cover - makes this an async generator

@@ -531,8 +531,8 @@ def render_html(
         f"<style>{STYLE}</style>" if style else "",
         f'<div class="cite-text">{"".join(body)}</div>',
     ]
-    for note in answer_notes(answer, lang):
-        parts.append(f'<p class="cite-note cite-note-{note.kind}">{_esc(note.text)}</p>')
+    for trust in answer_notes(answer, lang):
+        parts.append(f'<p class="cite-note cite-note-{trust.kind}">{_esc(trust.text)}</p>')
     if answer.references:
         parts.append(
             f'<details class="cite-refs"{" open" if references_open else ""}>'

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Static checks: the ruff rule set, the formatter and mypy over the four packages (pyproject.toml holds
+# their configuration). Run from anywhere: bash scripts/check.sh. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+echo "== ruff check ."
+ruff check .
+echo "== ruff format --check ."
+ruff format --check .
+echo "== mypy (cite_core, langchain_cite, llamaindex_cite, cite_cli)"
+mypy
