@@ -15,14 +15,14 @@ import threading
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from ._exceptions import TokenizerUnavailableError
 
 __all__ = ["TokenCounter", "clear_counts", "get_encoding", "token_counter"]
 
 TokenCounter = Callable[[str], int]
-EncodingSpec = Union[str, Any, TokenCounter]  # a name, a tiktoken.Encoding, or a counting function
+EncodingSpec = str | Any | TokenCounter  # a name, a tiktoken.Encoding, or a counting function
 
 DEFAULT_ENCODING = "o200k_base"
 _LOCK = threading.Lock()

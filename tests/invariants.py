@@ -21,7 +21,7 @@ def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAn
 
 
 def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:
-    """Exact cited text and offsets, references exactly the cited sources in order, renumbering a bijection."""
+    """Exact cited text and offsets, references exactly the cited sources in order, renumbering one-to-one."""
     by_number = {s.number: s for s in sources}
     for citation in answer.citations:
         source = by_number[citation.document_index + 1]
