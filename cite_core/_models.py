@@ -335,18 +335,25 @@ class CitedAnswer(BaseModel):
         return {"content": [block.to_anthropic() for block in self.content]}
 
     def to_markdown(
-        self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References"
+        self,
+        *,
+        style: Literal["links", "footnotes", "plain"] = "links",
+        heading: str | None = None,
+        lang: str | None = None,
+        safe: bool = True,
     ) -> str:
-        """The answer with its markers and a reference list of the cited sources only."""
+        """The answer with its markers, its notes and a reference list of the cited sources only.
+
+        ``safe`` (default) neutralises raw HTML and non-http(s) links in the model's text."""
         from ._render import render_markdown
 
-        return render_markdown(self, style=style, heading=heading)
+        return render_markdown(self, style=style, heading=heading, lang=lang, safe=safe)
 
-    def to_html(self, *, full_page: bool = False, title: str = "Answer") -> str:
-        """Safe HTML: markers with tooltips of the cited text, a reference list, sources with highlights."""
+    def to_html(self, *, full_page: bool = False, title: str = "Answer", lang: str | None = None) -> str:
+        """Safe HTML: markers with tooltips of the cited text, notes, references, sources with highlights."""
         from ._render import render_html
 
-        return render_html(self, full_page=full_page, title=title)
+        return render_html(self, full_page=full_page, title=title, lang=lang)
 
 
 class TextDelta(BaseModel):

@@ -2,7 +2,9 @@
 
 Renderers never re-parse ``answer.text``: a block's markers are its citations grouped by display
 number (order of first appearance in the block). The whitespace before them is the block's
-``marker_text`` when the parser gives it, else one space after a word that is not CJK.
+``marker_text`` when the parser gives it, else one space after a word that is not CJK. A claim's
+closing punctuation belongs to its block (``"Paris."`` for ``Paris [1].``) and is shown after the
+markers, where the model wrote it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._models import Citation, CitedAnswer, TextBlock
 
-__all__ = ["Marker", "walk", "weak_numbers"]
+__all__ = ["Marker", "Piece", "walk", "weak_numbers"]
 
+_CLOSING = re.compile(r"[.!?。！？]+$")
 _SPACE_BEFORE = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff.,;:!?)\]\"'”’%]$")
 
 
@@ -30,15 +33,31 @@ class Marker:
     """Every citation of this marker is below the answer's ``unsupported_threshold``."""
 
 
-def _lead(block: TextBlock) -> str:
+@dataclass(frozen=True)
+class Piece:
+    """A block as shown: its text up to the markers, the whitespace before them, the markers, the rest."""
+
+    block: TextBlock
+    text: str
+    lead: str
+    markers: list[Marker]
+    tail: str = ""
+
+
+def _piece(block: TextBlock, markers: list[Marker]) -> Piece:
+    if not markers:
+        return Piece(block, block.text, "", markers)
     marker_text = getattr(block, "marker_text", None)
-    if isinstance(marker_text, str):
-        return marker_text[: len(marker_text) - len(marker_text.lstrip())]
-    return " " if _SPACE_BEFORE.search(block.text) else ""
+    if isinstance(marker_text, str):  # the parser says where the markers are: right after the block
+        return Piece(block, block.text, marker_text[: len(marker_text) - len(marker_text.lstrip())], markers)
+    closing = _CLOSING.search(block.text)
+    text = block.text[: closing.start()] if closing else block.text
+    tail = closing.group() if closing else ""
+    return Piece(block, text, " " if _SPACE_BEFORE.search(text) else "", markers, tail)
 
 
-def walk(answer: CitedAnswer) -> Iterator[tuple[TextBlock, str, list[Marker]]]:
-    """``(block, whitespace before its markers, markers)`` for every block, in answer order."""
+def walk(answer: CitedAnswer) -> Iterator[Piece]:
+    """Every block as shown, in answer order."""
     numbers = {ref.number for ref in answer.references}
     threshold = answer.unsupported_threshold
     for block in answer.content:
@@ -49,9 +68,9 @@ def walk(answer: CitedAnswer) -> Iterator[tuple[TextBlock, str, list[Marker]]]:
         markers = [
             Marker(number, tuple(cs), all(c.support < threshold for c in cs)) for number, cs in groups.items()
         ]
-        yield block, _lead(block) if markers else "", markers
+        yield _piece(block, markers)
 
 
 def weak_numbers(answer: CitedAnswer) -> list[int]:
     """Display numbers that appear as a weak marker somewhere, in order of first appearance."""
-    return list(dict.fromkeys(m.number for _, _, markers in walk(answer) for m in markers if m.weak))
+    return list(dict.fromkeys(m.number for piece in walk(answer) for m in piece.markers if m.weak))

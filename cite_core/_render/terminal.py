@@ -74,11 +74,10 @@ def render_terminal(
 
 def _text(answer: CitedAnswer, color: bool) -> str:
     parts = []
-    for block, lead, markers in walk(answer):
-        parts.append(strip_controls(block.text))
-        if markers:
-            parts.append(lead)
-            parts += [_paint(f"[{m.number}]", "weak" if m.weak else "marker", color) for m in markers]
+    for piece in walk(answer):
+        parts += [strip_controls(piece.text), piece.lead]
+        parts += [_paint(f"[{m.number}]", "weak" if m.weak else "marker", color) for m in piece.markers]
+        parts.append(strip_controls(piece.tail))
     return "".join(parts).rstrip()
 
 
