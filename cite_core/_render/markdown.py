@@ -125,6 +125,10 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         title = _md_escape(source.label)
         url = safe_url(source.url)
         entry = f"[{title}]({md_url(url)})" if url else title
+        if style == "footnotes" and not url and ":" in title.split(" ", 1)[0]:
+            # Read by a renderer without footnotes, the definition is a link definition whose target is
+            # the entry's first word: a word with a colon (``javascript:...``) is put in *emphasis*.
+            entry = f"*{title}*"
         if source.author:
             entry += f", {_md_escape(source.author)}"
         pages = page_text(pages_cited(ref, cited), labels)
