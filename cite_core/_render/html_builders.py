@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .blocks import walk
+from .blocks import Marker, walk
 from .labels import MAX_LABEL_CHARS, one_line, page_text, pages_cited, short
 from .urls import safe_url
 
@@ -87,27 +87,32 @@ def markers_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], 
     for piece in walk(answer):
         body.append(esc(piece.text))
         for marker in piece.markers:
-            ref, citations = refs[marker.number], marker.citations
-            cids = list(dict.fromkeys(ids.of(c) for c in citations))
-            quotes = "".join(
-                f'<span class="cite-tip-quote">“{esc(short(q, MAX_TIP_QUOTE_CHARS))}”</span>'
-                for q in dict.fromkeys(one_line(c.cited_text) for c in citations)
-            )
-            pages = page_text(pages_cited(ref, citations), labels) if ref.source.kind == "pages" else None
-            head = _title(ref.source) + (f" · {esc(pages)}" if pages else "")
-            note = f'<span class="cite-tip-note">{esc(labels["weak"])}</span>' if marker.weak else ""
-            tip_id, n = f"{p}-tip-{cids[0]}", marker.number
-            weak = " cite-weak" if marker.weak else ""
-            body.append(
-                f'<sup class="cite-sup"><a class="cite-marker{weak}" id="{p}-m-{cids[0]}" '
-                f'href="#{p}-c-{cids[0]}" '
-                f'data-ref="{n}" data-cites="{" ".join(map(str, cids))}" '
-                f'aria-label="{esc(labels["reference"])} {n}" aria-describedby="{tip_id}">[{n}]</a>'
-                f'<span class="cite-tip" role="tooltip" id="{tip_id}">'
-                f'<span class="cite-tip-title">{head}</span>{quotes}{note}</span></sup>'
-            )
+            body.append(_marker_html(marker, refs[marker.number], ids, labels, p))
         body.append(esc(piece.tail))
     return "".join(body)
+
+
+def _marker_html(marker: Marker, ref: Reference, ids: CitationIds, labels: dict[str, str], p: str) -> str:
+    """One ``<sup>`` marker: a link to its first cited passage (else to its reference) and a tooltip."""
+    citations, n = marker.citations, marker.number
+    cids = list(dict.fromkeys(ids.of(c) for c in citations))
+    quotes = "".join(
+        f'<span class="cite-tip-quote">“{esc(short(q, MAX_TIP_QUOTE_CHARS))}”</span>'
+        for q in dict.fromkeys(one_line(c.cited_text) for c in citations)
+    )
+    pages = page_text(pages_cited(ref, citations), labels) if ref.source.kind == "pages" else None
+    head = _title(ref.source) + (f" · {esc(pages)}" if pages else "")
+    note = f'<span class="cite-tip-note">{esc(labels["weak"])}</span>' if marker.weak else ""
+    key = str(cids[0]) if cids else f"r{n}"
+    tip_id, target = f"{p}-tip-{key}", f"{p}-c-{cids[0]}" if cids else f"{p}-ref-{n}"
+    weak = " cite-weak" if marker.weak else ""
+    return (
+        f'<sup class="cite-sup"><a class="cite-marker{weak}" id="{p}-m-{key}" href="#{target}" '
+        f'data-ref="{n}" data-cites="{" ".join(map(str, cids))}" '
+        f'aria-label="{esc(labels["reference"])} {n}" aria-describedby="{tip_id}">[{n}]</a>'
+        f'<span class="cite-tip" role="tooltip" id="{tip_id}">'
+        f'<span class="cite-tip-title">{head}</span>{quotes}{note}</span></sup>'
+    )
 
 
 def _source_meta(ref: Reference, citations: list[Citation], labels: dict[str, str]) -> str:
