@@ -18,6 +18,7 @@ __all__ = [
     "CitationsDelta",
     "CitedAnswer",
     "ContentBlockLocation",
+    "DisplayDelta",
     "PageLocation",
     "Reference",
     "Segment",
@@ -374,6 +375,14 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
+class DisplayDelta(BaseModel):
+    """Answer text as shown, markers renumbered to their final display numbers (``CitationStream(...,
+    display=True)``): the concatenated display deltas equal ``CitedAnswer.text``."""
+
+    type: Literal["display_delta"] = "display_delta"
+    text: str
+
+
 class ThinkingDelta(BaseModel):
     """Reasoning text (a thinking section or reasoning fed separately) as it streams."""
 
@@ -381,4 +390,6 @@ class ThinkingDelta(BaseModel):
     thinking: str
 
 
-StreamEvent = Annotated[TextDelta | CitationsDelta | ThinkingDelta, Field(discriminator="type")]
+StreamEvent = Annotated[
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+]

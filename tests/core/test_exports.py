@@ -17,6 +17,7 @@ EXPECTED = {
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "DisplayDelta",
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",
