@@ -6,7 +6,8 @@ blocks rebuilds the text exactly. A marker's citations are those of its referenc
 else in the blocks up to the next marker group (a lead-in: ``According to [2], the sky is blue.``), else
 in the blocks back to the previous one.
 
-For blocks without ``marker_text`` (answers built by older versions), the markers are the block's
+When no block has ``marker_text`` but some have citations (blocks built by hand, or JSON from a version
+before ``marker_text``), the markers are the block's
 citations grouped by display number, after one space when the block ends in a word that is not CJK, and
 before the closing punctuation (``"Paris."`` shows as ``Paris [1].``).
 """
@@ -56,7 +57,7 @@ def _marker(number: int, citations: Sequence[Citation], threshold: float) -> Mar
 def walk(answer: CitedAnswer) -> Iterator[Piece]:
     """Every block as shown, in answer order."""
     blocks = answer.content
-    if blocks and all(isinstance(getattr(b, "marker_text", None), str) for b in blocks):
+    if any(b.marker_text for b in blocks) or not any(b.citations for b in blocks):
         yield from _walk_marker_text(answer)
         return
     numbers = {ref.number for ref in answer.references}
@@ -78,10 +79,10 @@ def walk(answer: CitedAnswer) -> Iterator[Piece]:
 def _walk_marker_text(answer: CitedAnswer) -> Iterator[Piece]:
     blocks = answer.content
     numbers = {ref.number for ref in answer.references}
-    marked = [i for i, b in enumerate(blocks) if b.marker_text.strip()]  # type: ignore[attr-defined]
+    marked = [i for i, b in enumerate(blocks) if b.marker_text.strip()]
     k = 0
     for i, block in enumerate(blocks):
-        marker_text: str = block.marker_text  # type: ignore[attr-defined]
+        marker_text: str = block.marker_text
         if not marker_text.strip():
             yield Piece(block, block.text + marker_text, "", [])
             continue

@@ -112,3 +112,14 @@ def test_terminal_text_is_the_answer_text_rebuilt_from_content() -> None:
         assert shown == answer.text.rstrip() + "\n", text
         plain = answer.to_markdown(style="plain", safe=False)
         assert plain.startswith(answer.text.rstrip()), text
+
+
+def test_blocks_without_marker_text_still_show_their_markers() -> None:
+    sources = number_sources(["Paris is in France.", "The sky is blue."])
+    answer = parse_answer("Paris is in France [1]. The sky is blue [2].", sources)
+    data = answer.model_dump()
+    for block in data["content"]:
+        block.pop("marker_text")  # JSON written before marker_text existed
+    old = type(answer).model_validate(data)
+    assert render_terminal(old, notes=[], references=False) == answer.text + "\n"
+    assert "[\\[2\\]](#ref-2)" in old.to_markdown() and 'data-ref="2"' in old.to_html()
