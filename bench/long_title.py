@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from markdown_xss import _browser
 
 SIZE = 100_000
+TIP = "return document.querySelector('.cite-tip').getBoundingClientRect().width"
+PANEL = "return document.querySelector('.cite-panel').getBoundingClientRect().width"
 
 
 def main() -> None:
@@ -49,36 +51,38 @@ def main() -> None:
     browser = _browser()
     browser.set_script_timeout(600)
     browser.set_page_load_timeout(600)
+
+    def marker():  # type: ignore[no-untyped-def]
+        return browser.find_element("css selector", ".cite-marker")
+
     loads: list[float] = []
     hovers: list[float] = []
     clicks: list[float] = []
     try:
         for _ in range(runs):
-            start = time.perf_counter()
-            browser.get(path.as_uri())
-            browser.execute_script("return document.body.offsetHeight")  # forces layout
-            loads.append(time.perf_counter() - start)
-            marker = browser.find_element("css selector", ".cite-marker")
-            start = time.perf_counter()
-            ActionChains(browser, duration=0).move_to_element(marker).perform()
-            browser.execute_script("return document.querySelector('.cite-tip').getBoundingClientRect().width")
-            hovers.append(time.perf_counter() - start)
-            print(f"load {loads[-1] * 1000:.0f} ms, hover {hovers[-1] * 1000:.0f} ms", flush=True)
-            start = time.perf_counter()
-            try:
-                marker.click()
-                browser.execute_script(
-                    "return document.querySelector('.cite-panel').getBoundingClientRect().width"
-                )
-            except Exception:  # the WebDriver client gives up after 120 s
-                clicks.append(float("inf"))
-                break
-            clicks.append(time.perf_counter() - start)
+            steps = (
+                (loads, lambda: browser.get(path.as_uri()), "return document.body.offsetHeight"),
+                (hovers, lambda: ActionChains(browser, duration=0).move_to_element(marker()).perform(), TIP),
+                (clicks, lambda: marker().click(), PANEL),
+            )
+            for times, action, check in steps:
+                start = time.perf_counter()
+                try:
+                    action()
+                    browser.execute_script(check)  # forces layout
+                except Exception:  # the WebDriver client gives up after 120 s
+                    times.append(float("inf"))
+                    raise
+                times.append(time.perf_counter() - start)
             browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    except Exception as exc:
+        print(f"gave up: {type(exc).__name__}")
     finally:
         browser.quit()
 
     def ms(xs: list[float]) -> str:
+        if not xs:
+            return "not reached"
         value = statistics.median(xs)
         return "> 120 s (no answer)" if value == float("inf") else f"{value * 1000:.0f} ms"
 
