@@ -19,6 +19,7 @@ __all__ = [
     "CitationsDelta",
     "CitedAnswer",
     "ContentBlockLocation",
+    "DisplayDelta",
     "PageLocation",
     "Reference",
     "Segment",
@@ -284,18 +285,25 @@ class CitedAnswer(BaseModel):
         return {"content": [b.to_anthropic() for b in self.content if b.text or b.citations]}
 
     def to_markdown(
-        self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References"
+        self,
+        *,
+        style: Literal["links", "footnotes", "plain"] = "links",
+        heading: str | None = None,
+        lang: str | None = None,
+        safe: bool = True,
     ) -> str:
-        """The answer with its markers and a reference list of the cited sources only."""
+        """The answer with its markers, its notes and a reference list of the cited sources only.
+
+        ``safe`` (default) neutralises raw HTML and non-http(s) links in the model's text."""
         from ._render import render_markdown
 
-        return render_markdown(self, style=style, heading=heading)
+        return render_markdown(self, style=style, heading=heading, lang=lang, safe=safe)
 
-    def to_html(self, *, full_page: bool = False, title: str = "Answer") -> str:
-        """Safe HTML: markers with tooltips of the cited text, a reference list, sources with highlights."""
+    def to_html(self, *, full_page: bool = False, title: str = "Answer", lang: str | None = None) -> str:
+        """Safe HTML: markers with tooltips of the cited text, notes, references, sources with highlights."""
         from ._render import render_html
 
-        return render_html(self, full_page=full_page, title=title)
+        return render_html(self, full_page=full_page, title=title, lang=lang)
 
 
 class TextDelta(BaseModel):
@@ -315,6 +323,14 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
+class DisplayDelta(BaseModel):
+    """Answer text as shown, markers renumbered to their final display numbers (``CitationStream(...,
+    display=True)``): the concatenated display deltas equal ``CitedAnswer.text``."""
+
+    type: Literal["display_delta"] = "display_delta"
+    text: str
+
+
 class ThinkingDelta(BaseModel):
     """Reasoning text (a thinking section or reasoning fed separately) as it streams."""
 
@@ -322,4 +338,6 @@ class ThinkingDelta(BaseModel):
     thinking: str
 
 
-StreamEvent = Annotated[TextDelta | CitationsDelta | ThinkingDelta, Field(discriminator="type")]
+StreamEvent = Annotated[
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+]

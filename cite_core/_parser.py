@@ -20,6 +20,7 @@ from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
+    DisplayDelta,
     Reference,
     Source,
     StreamEvent,
@@ -70,8 +71,13 @@ class CitationStream:
     """Parse a model's answer as it streams: ``feed(chunk)`` yields events, ``finish()`` the answer."""
 
     def __init__(
-        self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+        self,
+        sources: Sequence[Any],
+        *,
+        unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+        display: bool = False,
     ) -> None:
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -93,6 +99,8 @@ class CitationStream:
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
         self._pending_thinking: list[str] = []
+        self._pending_display: list[str] = []
+        self._show = display  # emit DisplayDelta events
         self._reasoning: list[str] = []
         self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
         self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
@@ -343,7 +351,7 @@ class CitationStream:
         if text:
             self._reasoning.append(text)
             if self._emit:
-                if self._pending_text:
+                if self._pending_text or self._pending_display:
                     self._flush_text()
                 self._pending_thinking.append(text)
 
@@ -395,6 +403,8 @@ class CitationStream:
     def _append(self, text: str) -> None:
         self._plain.append(text)
         self._display.append(text)
+        if self._show and self._emit:
+            self._pending_display.append(text)
         self._tail.append(text)
         if self._emit:
             if self._pending_thinking:
@@ -421,6 +431,9 @@ class CitationStream:
         if self._pending_text:
             self._events.append(TextDelta(text="".join(self._pending_text)))
             self._pending_text = []
+        if self._pending_display:
+            self._events.append(DisplayDelta(text="".join(self._pending_display)))
+            self._pending_display = []
 
     def _take_events(self) -> list[StreamEvent]:
         self._flush_text()
@@ -459,6 +472,8 @@ class CitationStream:
             shown = f"{self._pre_ws}[{display}]"
             self._pre_ws = ""
             self._display.append(shown)
+            if self._show and self._emit:
+                self._pending_display.append(shown)
             self._inserts.append((self._plain_len, shown))
             group.items.append((source, item))
             if not group.forward:
@@ -582,6 +597,8 @@ class CitationStream:
             group.items.append((source, item))
             display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
             self._display.append(f"[{display}]")
+            if self._show and self._emit:
+                self._pending_display.append(f"[{display}]")
             self._inserts.append((self._plain_len, f"[{display}]"))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)

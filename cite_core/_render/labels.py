@@ -13,7 +13,22 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._models import Citation, Reference
 
-__all__ = ["LABELS", "LANGUAGES", "detect_lang", "labels_for", "one_line", "page_text", "pages_cited"]
+__all__ = [
+    "LABELS",
+    "LANGUAGES",
+    "MAX_LABEL_CHARS",
+    "detect_lang",
+    "labels_for",
+    "one_line",
+    "page_text",
+    "pages_cited",
+    "short",
+]
+
+MAX_LABEL_CHARS = 300
+"""Titles, authors, URLs and other metadata are shown cut to this many characters (with ``…``); HTML
+keeps the whole title in the reference's ``data-title`` attribute. A 100 KB title without spaces
+otherwise takes seconds to lay out on every hover."""
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -184,6 +199,15 @@ def detect_lang(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` with every run of whitespace (line breaks included) made one space."""
     return " ".join(text.split())
+
+
+def short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (the last one ``…``) when longer."""
+    head = text[: 4 * limit]  # do not split megabytes to show a few hundred characters
+    line = one_line(head)
+    if len(line) > limit:
+        return line[: limit - 1] + "…"
+    return line + "…" if len(head) < len(text) and text[len(head) :].strip() else line
 
 
 def pages_cited(ref: Reference, citations: Iterable[Citation]) -> tuple[int, int] | None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .blocks import walk
-from .labels import detect_lang, labels_for, one_line, page_text, pages_cited
+from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
 from .notes import Note, answer_notes
 
 if TYPE_CHECKING:
@@ -74,11 +74,10 @@ def render_terminal(
 
 def _text(answer: CitedAnswer, color: bool) -> str:
     parts = []
-    for block, lead, markers in walk(answer):
-        parts.append(strip_controls(block.text))
-        if markers:
-            parts.append(lead)
-            parts += [_paint(f"[{m.number}]", "weak" if m.weak else "marker", color) for m in markers]
+    for piece in walk(answer):
+        parts += [strip_controls(piece.text), piece.lead]
+        parts += [_paint(f"[{m.number}]", "weak" if m.weak else "marker", color) for m in piece.markers]
+        parts.append(strip_controls(piece.tail))
     return "".join(parts).rstrip()
 
 
@@ -89,14 +88,14 @@ def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> lis
     lines = []
     for ref in answer.references:
         source, cited = ref.source, by_ref.get(ref.number, [])
-        title = one_line(source.label)
+        title = short(source.label)
         where = source.metadata.get("path") or source.document_id or source.url or ""
-        where = one_line(where) if isinstance(where, str) else ""
+        where = short(where) if isinstance(where, str) else ""
         pages = page_text(pages_cited(ref, cited), labels)
-        extra = ", ".join(x for x in (where if where != title else "", source.author or "", pages or "") if x)
-        entry = title + (f" — {one_line(extra)}" if extra else "")
+        author = short(source.author) if source.author else ""
+        extra = ", ".join(x for x in (where if where != title else "", author, pages or "") if x)
+        entry = title + (f" — {extra}" if extra else "")
         lines.append(f"{_paint(f'[{ref.number}]', 'marker', color)} {strip_controls(entry)}")
-        for quote in dict.fromkeys(one_line(c.cited_text) for c in cited):
-            short = quote if len(quote) <= MAX_QUOTE_CHARS else quote[: MAX_QUOTE_CHARS - 1] + "…"
-            lines.append(_paint(f"    “{strip_controls(short)}”", "quote", color))
+        for quote in dict.fromkeys(short(c.cited_text, MAX_QUOTE_CHARS) for c in cited):
+            lines.append(_paint(f"    “{strip_controls(quote)}”", "quote", color))
     return lines

@@ -33,6 +33,7 @@ EXPECTED = [
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "DisplayDelta",
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",

@@ -19,7 +19,8 @@ EN_SOURCES = [
     {
         "text": (
             "The daytime sky looks blue because of Rayleigh scattering. Sunlight is scattered by the "
-            "molecules of the air, and shorter wavelengths are scattered much more strongly than longer ones. "
+            "molecules of the air, and shorter wavelengths are scattered much more strongly than "
+            "longer ones. "
             "At sunset the light crosses more air, so the blue is scattered away and reds dominate."
         ),
         "title": "Why is the sky blue?",
@@ -28,8 +29,10 @@ EN_SOURCES = [
     {
         "pages": [
             "Lecture notes on optics. Chapter 1 covers reflection and refraction.",
-            "Lord Rayleigh described the scattering of light by small particles in 1871. "
-            "The intensity of the scattered light varies with the inverse fourth power of the wavelength.",
+            (
+                "Lord Rayleigh described the scattering of light by small particles in 1871. "
+                "The intensity of the scattered light varies with the inverse fourth power of the wavelength."
+            ),
         ],
         "title": "Optics lecture notes (PDF)",
         "author": "J. Chen",

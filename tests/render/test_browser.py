@@ -96,12 +96,13 @@ def test_tooltip_highlight_and_keyboard(browser, artifacts: Path, cited) -> None
     assert citation.cited_text in "".join(m.get_attribute("textContent") for m in active)
     highlight = browser.execute_script("return getComputedStyle(arguments[0]).backgroundColor", active[0])
     plain = browser.execute_script(
-        "return getComputedStyle(document.querySelector('.cite-panel .cite-source:not([hidden]) mark:not(.cite-active)')"
-        " || document.body).backgroundColor"
+        "return getComputedStyle(document.querySelector("
+        "'.cite-panel .cite-source:not([hidden]) mark:not(.cite-active)') || document.body).backgroundColor"
     )
     assert highlight != plain
     source_text = browser.execute_script(
-        "return document.querySelector('.cite-panel .cite-source:not([hidden]) .cite-source-body').textContent"
+        "return document.querySelector("
+        "'.cite-panel .cite-source:not([hidden]) .cite-source-body').textContent"
     )
     assert citation.cited_text in source_text
     _wait(
@@ -151,7 +152,8 @@ def test_tooltip_highlight_and_keyboard(browser, artifacts: Path, cited) -> None
 
 def test_without_script_markers_jump_to_the_highlighted_passage(browser, artifacts: Path, cited) -> None:  # type: ignore[no-untyped-def]
     name, answer, _ = cited
-    page = f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{render_html(answer, script=False)}</body></html>"
+    fragment = render_html(answer, script=False)
+    page = f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body>{fragment}</body></html>"
     _load(browser, artifacts / f"answer-{name}-noscript.html", page)
     assert browser.find_elements("css selector", "script") == []
     _park_mouse(browser)
@@ -228,7 +230,8 @@ def _exercise(browser, limit: int | None) -> None:  # type: ignore[no-untyped-de
 _DOM_AUDIT = """
 const ours = arguments[0];
 const handlers = [], badHrefs = [], foreign = [];
-const allowed = new Set("HTML HEAD META TITLE STYLE BODY MAIN H1 H2 DIV P SPAN SUP A DETAILS SUMMARY OL UL LI MARK ASIDE SECTION BUTTON SCRIPT".split(" "));
+const allowed = new Set(("HTML HEAD META TITLE STYLE BODY MAIN H1 H2 DIV P SPAN SUP A DETAILS SUMMARY " +
+  "OL UL LI MARK ASIDE SECTION BUTTON SCRIPT").split(" "));
 for (const el of document.querySelectorAll("*")) {
   if (!allowed.has(el.tagName)) foreign.push(el.tagName);
   for (const attr of el.attributes) {
@@ -236,8 +239,8 @@ for (const el of document.querySelectorAll("*")) {
   }
   if (el.hasAttribute("href")) {
     const raw = el.getAttribute("href");
-    if (!(raw.startsWith("#") || /^https?:\\/\\//i.test(raw)) || !["http:", "https:", "file:"].includes(el.protocol))
-      badHrefs.push(raw);
+    const ok = raw.startsWith("#") || /^https?:\\/\\//i.test(raw);
+    if (!ok || !["http:", "https:", "file:"].includes(el.protocol)) badHrefs.push(raw);
   }
   for (const name of ["src", "action", "formaction", "data", "srcdoc", "xlink:href"]) {
     if (el.hasAttribute(name)) badHrefs.push(name + "=" + el.getAttribute(name));

@@ -96,3 +96,30 @@ def test_terminal_labels_follow_the_language() -> None:
     assert "Referencias" in es and "Nota: Se quitaron marcadores" in es
     zh = render_terminal(parse_answer("天空是蓝色的[2]【9】。", sources))
     assert "参考文献" in zh and "说明：以下标记没有对应的来源" in zh
+
+
+def test_terminal_text_is_the_answer_text_rebuilt_from_content() -> None:
+    sources = number_sources(["Paris is in France.", "Grass is green.", "The sky is blue."])
+    for text in [
+        "Paris [1]. Grass [2].",
+        "Paris. [1] Grass [2][1] and more.",
+        "According to [2], grass is green [3].",
+        "Grass `[1]` is green【2】. 中文[1]。",
+        "[1] The sky is blue.\n\n- Grass [2]\n- Paris [1][3]\n",
+    ]:
+        answer = parse_answer(text, sources)
+        shown = render_terminal(answer, notes=[], references=False)
+        assert shown == answer.text.rstrip() + "\n", text
+        plain = answer.to_markdown(style="plain", safe=False)
+        assert plain.startswith(answer.text.rstrip()), text
+
+
+def test_blocks_without_marker_text_still_show_their_markers() -> None:
+    sources = number_sources(["Paris is in France.", "The sky is blue."])
+    answer = parse_answer("Paris is in France [1]. The sky is blue [2].", sources)
+    data = answer.model_dump()
+    for block in data["content"]:
+        block.pop("marker_text")  # JSON written before marker_text existed
+    old = type(answer).model_validate(data)
+    assert render_terminal(old, notes=[], references=False) == answer.text + "\n"
+    assert "[\\[2\\]](#ref-2)" in old.to_markdown() and 'data-ref="2"' in old.to_html()

@@ -81,6 +81,36 @@ PAYLOADS: list[str] = [
     "<keygen autofocus onfocus=prompt(1)>",
 ]
 
+MARKDOWN_PAYLOADS: list[str] = [
+    "[x](javascript:window.__xss=1)",
+    "[x](<javascript:window.__xss=1>)",
+    "[x]( JaVaScRiPt:window.__xss=1 )",
+    '[x](javascript:window.__xss=1 "title")',
+    "[x](jav&#x61;script:window.__xss=1)",
+    "[x](javascript&#58;window.__xss=1)",
+    "[x](data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==)",
+    "[x](vbscript:msgbox(1))",
+    "![x](javascript:window.__xss=1)",
+    "[x\\](javascript:window.__xss=1)",
+    "<javascript:window.__xss=1>",
+    "[x][evil]\n\n[evil]: javascript:window.__xss=1",
+    "[x]\n\n[x]: <javascript:window.__xss=1>",
+    "\\<script>window.__xss=1</script>",
+    "`<script>window.__xss=1</script>`",
+    "```\n<script>window.__xss=1</script>\n```",
+    "```\n<script>window.__xss=1</script>\n\nnot code any more <img src=x onerror=window.__xss=1>",
+    "~~~\n<img src=x onerror=window.__xss=1>",
+    "    <script>window.__xss=1</script>",
+    "> <img src=x onerror=window.__xss=1>",
+    "- <details open ontoggle=window.__xss=1>",
+    "*<img src=x onerror=window.__xss=1>*",
+    "<div>\n\n<img src=x onerror=window.__xss=1>\n\n</div>",
+    "<!-- x -->\n<script>window.__xss=1</script>",
+    "<?php x ?><img src=x onerror=window.__xss=1>",
+    '[x](#ref-1 "t") <a href=javascript:window.__xss=1>y</a>',
+]
+"""Payloads aimed at Markdown renderers (links, definitions, code that a renderer may not see as code)."""
+
 SCRIPTY = ("__xss", "alert", "confirm", "prompt")
 
 
@@ -90,7 +120,10 @@ def payload_sources(payloads: list[str] | None = None) -> list[dict[str, object]
     for i, payload in enumerate(payloads or PAYLOADS, start=1):
         items.append(
             {
-                "text": f"Fact {i} is stated here: {payload} end of fact {i}. Unrelated filler sentence number {i}.",
+                "text": (
+                    f"Fact {i} is stated here: {payload} end of fact {i}. "
+                    f"Unrelated filler sentence number {i}."
+                ),
                 "title": payload,
                 "url": payload,
                 "author": payload,

@@ -1,0 +1,104 @@
+"""Common Markdown renderers (the ones users put ``to_markdown()`` through) and a browser audit of the result.
+
+``RENDERERS`` maps a name to a function Markdown -> HTML, with raw HTML enabled where the renderer has a
+switch (that is how chat UIs and static sites commonly run them); a renderer whose package is missing is
+left out. ``audit`` loads a page in the browser with alert/confirm/prompt trapped, clicks every link that
+does not navigate to http(s), and reports whether anything ran and what live markup is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def _markdown_it() -> Callable[[str], str]:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt()  # the default "commonmark" preset: raw HTML on
+    return md.render
+
+
+def _python_markdown() -> Callable[[str], str]:
+    import markdown
+
+    return markdown.markdown  # python-markdown's defaults: raw HTML on
+
+
+def _gfm() -> Callable[[str], str]:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    def render(text: str) -> str:
+        return cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+
+    return render
+
+
+def renderers() -> dict[str, Callable[[str], str]]:
+    """The installed renderers by name (``markdown-it``, ``python-markdown``, ``gfm``)."""
+    found = {}
+    for name, make in (("markdown-it", _markdown_it), ("python-markdown", _python_markdown), ("gfm", _gfm)):
+        try:
+            found[name] = make()
+        except ImportError:
+            continue
+    return found
+
+
+TRAP = """
+window.__xss = undefined;
+for (const name of ["alert", "confirm", "prompt", "print"]) {
+  window[name] = function () { window.__xss = (window.__xss || 0) + 1; };
+}
+"""
+
+AUDIT = r"""
+const handlers = [], live = [];
+for (const el of document.querySelectorAll("*")) {
+  for (const attr of el.attributes) {
+    if (attr.name.toLowerCase().startsWith("on")) handlers.push(el.tagName + "." + attr.name);
+  }
+  for (const name of ["href", "src", "action", "formaction", "data", "xlink:href", "srcdoc"]) {
+    const raw = el.getAttribute(name);
+    if (raw === null) continue;
+    const url = raw.replace(/[\t\n\r]/g, "").replace(/^[\x00-\x20]+/, "");
+    if (name === "srcdoc" || /^(javascript|data|vbscript):/i.test(url))
+      live.push(el.tagName + " " + name + "=" + raw);
+  }
+}
+for (const a of document.querySelectorAll("a[href]")) {
+  if (!/^(https?:|file:)$/.test(a.protocol)) { try { a.click(); } catch (e) {} }
+}
+for (const el of document.querySelectorAll("details")) el.open = !el.open;
+return {xss: window.__xss === undefined ? null : window.__xss, handlers, live,
+        scripts: document.scripts.length};
+"""
+
+
+def page(body: str) -> str:
+    """A page around rendered Markdown, with no CSP (as a site that trusts its Markdown renderer)."""
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>md</title></head><body>{body}</body></html>"
+    )
+
+
+def audit(browser: Any, path: Path, html: str) -> dict[str, Any]:
+    """Load ``html`` from ``path`` (TRAP must already be installed) and return what ran or stayed live."""
+    import time
+
+    path.write_text(page(html), encoding="utf-8")
+    browser.get(path.resolve().as_uri())
+    deadline = time.monotonic() + 5
+    while browser.execute_script("return document.readyState") != "complete" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    first = browser.execute_script(AUDIT)
+    time.sleep(0.05)  # onerror of a broken image, javascript: navigations
+    first["xss"] = browser.execute_script("return window.__xss === undefined ? null : window.__xss")
+    return first  # type: ignore[no-any-return]
+
+
+def executed(result: dict[str, Any]) -> bool:
+    """Whether a page ran script, or kept something that would run (a handler, a live script link)."""
+    return bool(result["xss"] or result["handlers"] or result["live"] or result["scripts"])
