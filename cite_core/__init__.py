@@ -42,6 +42,7 @@ from ._prompt import (
 )
 from ._render import render_html, render_markdown, safe_url
 from ._rescore import SupportScorer, embedding_scorer, rescore
+from ._scoring import analyze
 from ._segment import split_sentences
 from ._sources import number_sources, pdf_pages
 from ._tokens import get_encoding, token_counter
@@ -74,6 +75,7 @@ __all__ = [
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
+    "analyze",
     "attribute",
     "build_messages",
     "build_prompt",
