@@ -146,7 +146,7 @@ def test_streaming_prints_markers_as_they_resolve(
 def test_unreachable_model(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     url = f"http://127.0.0.1:{free_port()}/v1"
-    code, out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", url)
+    code, _out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", url)
     assert code == 2
     assert err.strip().splitlines()[-1].startswith(f"cite: error: cannot reach the model at {url}")
 
@@ -154,7 +154,7 @@ def test_unreachable_model(corpus: Path, workdir: Path, capsys: pytest.CaptureFi
 def test_unreachable_qdrant(workdir: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     for argv in (["ingest", str(corpus)], ["ask", "anything"]):
-        code, out, err = run(capsys, *argv, "--qdrant-url", url)
+        code, _out, err = run(capsys, *argv, "--qdrant-url", url)
         assert code == 2
         assert err.strip().startswith(f"cite: error: cannot reach Qdrant at {url}")
         assert len(err.strip().splitlines()) == 1
@@ -164,13 +164,13 @@ def test_no_index_yet(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None
     code, out, err = run(capsys, "ask", "Why is the sky blue?")
     assert code == 2
     assert err == "cite: error: no index yet at .cite/qdrant (run `cite ingest PATH...` first)\n"
-    code, out, err = run(capsys, "ask", "Why?", "--path", str(workdir / "elsewhere"))
+    code, _out, err = run(capsys, "ask", "Why?", "--path", str(workdir / "elsewhere"))
     assert code == 2 and "no index yet" in err
 
 
 def test_missing_collection(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
-    code, out, err = run(capsys, "ask", "Why?", "--collection", "other")
+    code, _out, err = run(capsys, "ask", "Why?", "--collection", "other")
     assert code == 2 and "collection 'other' not found" in err
 
 
@@ -178,7 +178,7 @@ def test_empty_folder(workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     empty = tmp_path / "empty"
     empty.mkdir()
     (empty / "image.png").write_bytes(b"\x89PNG")
-    code, out, err = run(capsys, "ingest", str(empty))
+    code, _out, err = run(capsys, "ingest", str(empty))
     assert code == 2
     assert err == f"cite: error: no .txt, .md or .pdf files in folder {empty}\n"
     assert not (workdir / ".cite").exists()
@@ -205,7 +205,7 @@ def test_unreadable_files_are_named(
         locked = tmp_path / "locked.txt"
         locked.write_text("text", encoding="utf-8")
         locked.chmod(0)
-        code, out, err = run(capsys, "ingest", str(locked))
+        code, _out, err = run(capsys, "ingest", str(locked))
         assert code == 2 and err.startswith(f"cite: error: cannot read {locked}")
 
 
@@ -227,7 +227,7 @@ def test_model_without_langchain_is_a_clear_error(
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     monkeypatch.setitem(sys.modules, "langchain", None)
     monkeypatch.setitem(sys.modules, "langchain.chat_models", None)
-    code, out, err = run(capsys, "ask", "Why?", "--model", "openai:gpt-4o-mini")
+    code, _out, err = run(capsys, "ask", "Why?", "--model", "openai:gpt-4o-mini")
     assert code == 2 and "needs the 'langchain' package" in err and "--base-url" in err
 
 
@@ -248,7 +248,12 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
     work = tmp_path / "sub"
     work.mkdir()
     done = subprocess.run(
-        [sys.executable, "-m", "cite_cli", "ask", "Why?"], cwd=work, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "cite_cli", "ask", "Why?"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 2 and "no index yet" in done.stderr
     done = subprocess.run(
@@ -257,6 +262,7 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     done = subprocess.run(
@@ -265,6 +271,7 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
         env=env,
         capture_output=True,
         text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "reflects green light" in done.stdout and "\033[" not in done.stdout
