@@ -161,7 +161,7 @@ def test_unreachable_qdrant(workdir: Path, corpus: Path, capsys: pytest.CaptureF
 
 
 def test_no_index_yet(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "ask", "Why is the sky blue?")
+    code, _out, err = run(capsys, "ask", "Why is the sky blue?")
     assert code == 2
     assert err == "cite: error: no index yet at .cite/qdrant (run `cite ingest PATH...` first)\n"
     code, _out, err = run(capsys, "ask", "Why?", "--path", str(workdir / "elsewhere"))
@@ -189,16 +189,16 @@ def test_unreadable_files_are_named(
 ) -> None:
     bad_pdf = tmp_path / "broken.pdf"
     bad_pdf.write_bytes(b"%PDF-1.4 this is not really a pdf")
-    code, out, err = run(capsys, "ingest", str(bad_pdf))
+    code, _out, err = run(capsys, "ingest", str(bad_pdf))
     assert code == 2 and err.startswith(f"cite: error: cannot read {bad_pdf}") and err.count("\n") == 1
 
     latin = tmp_path / "latin.txt"
     latin.write_bytes("caf\xe9".encode("latin-1"))
-    code, out, err = run(capsys, "ingest", str(latin))
+    code, _out, err = run(capsys, "ingest", str(latin))
     assert code == 2 and err.startswith(f"cite: error: cannot read {latin}: not UTF-8")
 
     missing = tmp_path / "missing.md"
-    code, out, err = run(capsys, "ingest", str(missing))
+    code, _out, err = run(capsys, "ingest", str(missing))
     assert code == 2 and err == f"cite: error: no such file or folder: {missing}\n"
 
     if os.geteuid() != 0:  # root reads everything

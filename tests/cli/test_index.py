@@ -45,7 +45,7 @@ def test_deleted_and_renamed_files_leave_the_index(
     assert len(listed(capsys)) == 4
     (corpus / "leaves.md").unlink()
     (corpus / "sky.txt").rename(corpus / "heaven.txt")
-    code, out, err = run(capsys, "ingest", str(corpus), "--quiet")
+    code, _out, err = run(capsys, "ingest", str(corpus), "--quiet")
     assert code == 0, err
     assert "1 new, 0 changed, 2 unchanged, 2 removed" in err
     paths = {Path(p).name for p in listed(capsys)}
@@ -74,7 +74,7 @@ def test_unchanged_files_are_skipped_by_content_hash(
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     before = listed(capsys)
     (corpus / "sky.txt").touch()  # a new mtime, the same bytes
-    code, out, err = run(capsys, "ingest", str(corpus), "--quiet")
+    _code, _out, err = run(capsys, "ingest", str(corpus), "--quiet")
     assert "0 new, 0 changed, 4 unchanged, 0 removed" in err
     assert listed(capsys) == before
     # other chunking settings re-index every file
@@ -128,7 +128,7 @@ def test_interrupted_reingest_keeps_the_old_version(
         real(self, items)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Store, "write_chunks", interrupted)
-    code, out, err = run(
+    code, _out, err = run(
         capsys, "ingest", str(corpus / "sky.txt"), "--quiet", "--chunk-size", "200", "--overlap", "50"
     )
     assert code == 130 and "0 of 1 file(s) updated" in err and "previous version" in err
@@ -165,7 +165,7 @@ def test_interrupted_after_commit_finishes_on_the_next_run(
         real(self, ids)
 
     monkeypatch.setattr(Store, "_delete", interrupted)
-    code, out, err = run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")
+    code, _out, err = run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")
     assert code == 130
     assert visible(corpus / "sky.txt") == ["The sky is green on planet Zorg."]
     text = asked(capsys, "What colour is the sky?")
