@@ -99,10 +99,10 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
     settings = (
         f"chunk-size={args.chunk_size} overlap={args.overlap} dense={embedder.spec if embedder else None}"
     )
-    store = open_store(create=True)
     done: list[str] = []
-    updates: list[_Update] = []
+    store = None
     try:
+        store = open_store(create=True)
         store.ensure_collection(embedder.spec if embedder else None, embedder.size if embedder else None)
         recovered = store.recover()
         if recovered:
@@ -136,14 +136,15 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             progress.close()
         hint = store.size_hint()
     except KeyboardInterrupt:
-        store.close()
         print(
-            f"cite: interrupted: {len(done)} of {len(updates)} file(s) updated; every other file keeps its "
-            "previous version (run the same command again to finish)",
+            f"cite: interrupted: {len(done)} file(s) updated; every other file keeps its previous version "
+            "(run the same command again to finish)",
             file=sys.stderr,
         )
         return 130
-    store.close()
+    finally:
+        if store is not None:
+            store.close()
     chunks = sum(u.new.chunks for u in updates) + sum(records[p].chunks for p in unchanged)
     print(
         f"indexed {len(updates) + len(unchanged)} file(s), {chunks} chunk(s) into {store.where} "
@@ -205,9 +206,9 @@ def _write(
         nonlocal pending
         if not group:
             return
-        store.begin([(u.new, u.old) for u, _ in group])
+        journal = store.begin([(u.new, u.old) for u, _ in group])
         store.write_chunks([(u.new, 0, chunks, _embed(embedder, chunks)) for u, chunks in group])
-        store.commit([(u.new, u.old) for u, _ in group])
+        store.commit([(u.new, u.old) for u, _ in group], journal)
         for u, chunks in group:
             done.append(u.new.document_id)
             progress.advance(u.new.bytes, len(chunks), u.path.name)
@@ -240,7 +241,7 @@ def _write_large(
     progress: _Progress,
 ) -> None:
     """A file of more than one batch: its chunks in batches, then its commit; progress within the file."""
-    store.begin([(update.new, update.old)])
+    journal = store.begin([(update.new, update.old)])
     sent = 0
     total = sum(len(p) for p in doc.pages) or 1
     for start in range(0, len(spans), BATCH):
@@ -254,7 +255,7 @@ def _write_large(
         nbytes = update.new.bytes * reached // total - sent
         sent += nbytes
         progress.advance(nbytes, len(chunks), update.path.name)
-    store.commit([(update.new, update.old)])
+    store.commit([(update.new, update.old)], journal)
     progress.advance(update.new.bytes - sent, 0, update.path.name)
 
 

@@ -131,7 +131,7 @@ def test_interrupted_reingest_keeps_the_old_version(
     code, _out, err = run(
         capsys, "ingest", str(corpus / "sky.txt"), "--quiet", "--chunk-size", "200", "--overlap", "50"
     )
-    assert code == 130 and "0 of 1 file(s) updated" in err and "previous version" in err
+    assert code == 130 and "0 file(s) updated" in err and "previous version" in err
     assert visible(corpus / "sky.txt") == old
     assert "green" not in asked(capsys, "What colour are the skies?")
 
