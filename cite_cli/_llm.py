@@ -8,8 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cite_core import Source, build_messages
-from cite_core._extractive import extractive_answer
+from cite_core import Source, build_messages, extractive_answer
 
 from ._errors import CliError, require
 
@@ -114,9 +113,9 @@ def choose_answerer(
         chat_models = __import__("langchain.chat_models", fromlist=["init_chat_model"])
     except ImportError as exc:
         raise CliError(
-            f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model "
-            "(pip install langchain plus the provider's package), or pass --base-url for an "
-            "OpenAI-compatible server"
+            f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model: "
+            "pip install 'cite-anything[cli]' plus the provider's package (e.g. langchain-anthropic), "
+            "or pass --base-url for an OpenAI-compatible server"
         ) from exc
     kwargs: dict[str, Any] = {"temperature": 0}
     if api_key:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import uuid
 import warnings
 from collections import Counter
@@ -117,6 +118,11 @@ class Store:
         create: bool = False,
     ) -> None:
         qdrant_client = require("qdrant_client", "The Qdrant index")
+        if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}", collection):
+            raise CliError(
+                "--collection must be 1 to 64 letters, digits, '_', '.' or '-' (not first), "
+                f"got {collection!r}"
+            )
         self.collection = collection
         self.url = url
         self.where = url or str(path or DEFAULT_PATH)
@@ -138,6 +144,8 @@ class Store:
                     self.client = qdrant_client.QdrantClient(path=str(folder))
             except RuntimeError as exc:  # the folder is locked by another process
                 raise CliError(f"cannot open the index at {folder}: {exc}") from exc
+            except (OSError, ValueError) as exc:
+                raise CliError(f"cannot open the index at {folder}: {_reason(exc)}") from exc
         if not url:
             _fast_commits(self.client, collection)
         if not create and not self.client.collection_exists(collection):
