@@ -40,7 +40,16 @@ from ._prompt import (
     citation_instructions,
     format_sources,
 )
-from ._render import render_html, render_markdown, safe_url
+from ._render import (
+    Note,
+    answer_notes,
+    content_security_policy,
+    render_html,
+    render_markdown,
+    render_terminal,
+    safe_url,
+    strip_controls,
+)
 from ._rescore import SupportScorer, embedding_scorer, rescore
 from ._scoring import analyze
 from ._segment import split_sentences
@@ -62,6 +71,7 @@ __all__ = [
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",
+    "Note",
     "PageLocation",
     "PromptError",
     "Reference",
@@ -76,11 +86,13 @@ __all__ = [
     "TokenizerUnavailableError",
     "__version__",
     "analyze",
+    "answer_notes",
     "attribute",
     "build_messages",
     "build_prompt",
     "citation_instructions",
     "clear_caches",
+    "content_security_policy",
     "embedding_scorer",
     "extractive_answer",
     "format_sources",
@@ -91,9 +103,11 @@ __all__ = [
     "pdf_pages",
     "render_html",
     "render_markdown",
+    "render_terminal",
     "rescore",
     "safe_url",
     "split_sentences",
+    "strip_controls",
     "to_anthropic_documents",
     "token_counter",
 ]

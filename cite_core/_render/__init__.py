@@ -24,17 +24,25 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote, urlsplit
 
+from .labels import LABELS, detect_lang, one_line, page_text, pages_cited
+from .notes import Note, answer_notes
+from .terminal import render_terminal, strip_controls
+
 if TYPE_CHECKING:
-    from ._models import Citation, CitedAnswer, Reference, Source
+    from .._models import Citation, CitedAnswer, Reference, Source
 
 __all__ = [
     "PAGE_STYLE",
     "SCRIPT",
     "STYLE",
+    "Note",
+    "answer_notes",
     "content_security_policy",
     "render_html",
     "render_markdown",
+    "render_terminal",
     "safe_url",
+    "strip_controls",
 ]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -55,75 +63,16 @@ def safe_url(url: str | None) -> str | None:
     return url if parts.scheme.lower() in ("http", "https") and parts.netloc else None
 
 
-# -- shared helpers -------------------------------------------------------------------------------
+# -- shared helpers (kept under their old names for callers not yet moved to the public API) -----
 
-
-def _pages(ref: Reference, citations: Iterable[Citation]) -> tuple[int, int] | None:
-    """The page range cited from a paged source (first page, last page), else its own pages."""
-    ranges = [(c.start_page_number, c.end_page_number - 1) for c in citations if c.type == "page_location"]
-    if ranges:
-        return min(a for a, _ in ranges), max(b for _, b in ranges)
-    pages = ref.source.pages
-    return (min(pages), max(pages)) if pages else None
-
-
-def _page_text(pages: tuple[int, int] | None, labels: dict[str, str]) -> str | None:
-    if pages is None:
-        return None
-    first, last = pages
-    return labels["page"].format(first) if first == last else labels["pages"].format(first, last)
-
-
-def _reference_line(ref: Reference) -> str:
-    source = ref.source
-    parts = [_one_line(source.label)]
-    if source.author:
-        parts.append(_one_line(source.author))
-    pages = source.pages
-    if pages:
-        parts.append(f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}-{pages[-1]}")
-    return ", ".join(parts)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+_LABELS = LABELS
+_pages = pages_cited
+_page_text = page_text
+_one_line = one_line
 
 
 def _is_cjk(text: str) -> bool:
-    cjk = len(_CJK.findall(text))
-    return cjk > 0 and cjk * 3 >= len(_LETTER.findall(text))
-
-
-_LABELS = {
-    "en": {
-        "references": "References",
-        "sources": "Sources",
-        "source": "Source",
-        "close": "Close",
-        "open_source": "Open source",
-        "reference": "Reference",
-        "back": "Back to the answer",
-        "page": "p. {0}",
-        "pages": "pp. {0}–{1}",
-        "weak": "weak support",
-        "invalid": "Markers that pointed at no source were removed:",
-        "cited": "Cited passage",
-    },
-    "zh": {
-        "references": "参考文献",
-        "sources": "来源",
-        "source": "来源",
-        "close": "关闭",
-        "open_source": "打开来源",
-        "reference": "参考",
-        "back": "返回回答",
-        "page": "第 {0} 页",
-        "pages": "第 {0}–{1} 页",
-        "weak": "支持度低",
-        "invalid": "以下标记没有对应的来源，已移除：",
-        "cited": "引用的段落",
-    },
-}
+    return detect_lang(text) == "zh"
 
 
 # -- Markdown -------------------------------------------------------------------------------------
@@ -282,7 +231,7 @@ border:6px solid transparent;border-top-color:var(--c-tip)}
 .cite-tip-quote{display:block;opacity:.92}
 .cite-tip-quote+.cite-tip-quote{margin-top:.35rem}
 .cite-tip-note{display:block;margin-top:.3rem;font-size:.78rem;opacity:.75}
-.cite-invalid{color:var(--c-muted);font-size:.85rem}
+.cite-note{color:var(--c-muted);font-size:.85rem;margin:.25rem 0}
 .cite-refs{border-top:1px solid var(--c-line);padding-top:.5rem;margin-top:1rem}
 .cite-refs>summary{cursor:pointer;font-weight:600;color:var(--c-muted);padding:.25rem 0}
 .cite-refs>summary:focus-visible{outline:2px solid var(--c-accent);outline-offset:2px}
@@ -582,9 +531,8 @@ def render_html(
         f"<style>{STYLE}</style>" if style else "",
         f'<div class="cite-text">{"".join(body)}</div>',
     ]
-    if answer.invalid_markers:
-        shown = " ".join(_esc(m) for m in answer.invalid_markers[:20])
-        parts.append(f'<p class="cite-invalid">{_esc(labels["invalid"])} {shown}</p>')
+    for note in answer_notes(answer, lang):
+        parts.append(f'<p class="cite-note cite-note-{note.kind}">{_esc(note.text)}</p>')
     if answer.references:
         parts.append(
             f'<details class="cite-refs"{" open" if references_open else ""}>'

@@ -1,0 +1,203 @@
+"""Labels of every rendered format in English, Spanish and Chinese, and the language guess.
+
+One table (``LABELS``) serves HTML, Markdown, the terminal and the notes, so a language is added in one
+place. ``{0}``/``{items}``/``{count}`` are filled with ``str.format``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._models import Citation, Reference
+
+__all__ = ["LABELS", "LANGUAGES", "detect_lang", "labels_for", "one_line", "page_text", "pages_cited"]
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "references": "References",
+        "sources": "Sources",
+        "source": "Source",
+        "close": "Close",
+        "reference": "Reference",
+        "back": "Back to the answer",
+        "page": "p. {0}",
+        "pages": "pp. {0}–{1}",
+        "weak": "weak support",
+        "cited": "Cited passage",
+        "note": "Note: ",
+        "note_invalid_markers": "Markers that pointed at no source were removed: {items}",
+        "note_unsupported": "Weak support: the cited passage may not back the claim at {items}",
+        "note_removed_reference_list": (
+            "The model wrote its own reference list; it was removed, and the references below come "
+            "from the markers in the answer."
+        ),
+        "note_extractive": (
+            "Extractive answer: no language model wrote it; its sentences are quoted from the sources."
+        ),
+        "note_dropped_sources": (
+            "{count} source(s) did not fit the token budget and were not shown to the model: {items}"
+        ),
+    },
+    "es": {
+        "references": "Referencias",
+        "sources": "Fuentes",
+        "source": "Fuente",
+        "close": "Cerrar",
+        "reference": "Referencia",
+        "back": "Volver a la respuesta",
+        "page": "p. {0}",
+        "pages": "pp. {0}–{1}",
+        "weak": "respaldo débil",
+        "cited": "Pasaje citado",
+        "note": "Nota: ",
+        "note_invalid_markers": "Se quitaron marcadores que no remitían a ninguna fuente: {items}",
+        "note_unsupported": "Respaldo débil: el pasaje citado puede no sostener la afirmación en {items}",
+        "note_removed_reference_list": (
+            "El modelo escribió su propia lista de referencias; se quitó, y las referencias de abajo "
+            "salen de los marcadores de la respuesta."
+        ),
+        "note_extractive": (
+            "Respuesta extractiva: no la escribió ningún modelo de lenguaje; "
+            "sus frases se citan de las fuentes."
+        ),
+        "note_dropped_sources": (
+            "{count} fuente(s) no cabían en el presupuesto de tokens y no se mostraron al modelo: {items}"
+        ),
+    },
+    "zh": {
+        "references": "参考文献",
+        "sources": "来源",
+        "source": "来源",
+        "close": "关闭",
+        "reference": "参考",
+        "back": "返回回答",
+        "page": "第 {0} 页",
+        "pages": "第 {0}–{1} 页",
+        "weak": "支持度低",
+        "cited": "引用的段落",
+        "note": "说明：",
+        "note_invalid_markers": "以下标记没有对应的来源，已移除：{items}",
+        "note_unsupported": "支持度低：以下标记所引的段落可能不足以支持相应说法：{items}",
+        "note_removed_reference_list": (
+            "模型自行写出的参考文献列表已被移除；下面的参考文献根据回答中的标记生成。"
+        ),
+        "note_extractive": "抽取式回答：没有使用语言模型，句子直接摘自来源。",
+        "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
+    },
+}
+"""Every label, per language; every language has every key (a test checks it)."""
+
+LANGUAGES = tuple(LABELS)
+"""The languages with labels: ``en``, ``es``, ``zh``."""
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_WORD = re.compile(r"[^\W\d_]+")
+_ES_WORDS = frozenset(
+    [
+        "el",
+        "la",
+        "los",
+        "las",
+        "de",
+        "del",
+        "que",
+        "y",
+        "en",
+        "es",
+        "por",
+        "para",
+        "con",
+        "una",
+        "un",
+        "se",
+        "su",
+        "sus",
+        "al",
+        "lo",
+        "como",
+        "más",
+        "pero",
+        "sin",
+        "sobre",
+        "entre",
+        "también",
+        "está",
+        "son",
+        "fue",
+        "ser",
+        "esta",
+        "este",
+        "estos",
+        "estas",
+    ]
+)
+_EN_WORDS = frozenset(
+    [
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "is",
+        "are",
+        "was",
+        "for",
+        "with",
+        "that",
+        "this",
+        "it",
+        "as",
+        "by",
+        "on",
+        "be",
+        "from",
+        "or",
+        "an",
+        "which",
+        "not",
+    ]
+)
+
+
+def labels_for(lang: str | None) -> dict[str, str]:
+    """The labels of ``lang`` (``"es-MX"`` gives Spanish); English for any other language."""
+    return LABELS.get((lang or "en").split("-")[0].split("_")[0].lower(), LABELS["en"])
+
+
+def detect_lang(text: str) -> str:
+    """``zh`` when CJK characters make up a third of the letters, ``es`` when Spanish words outnumber
+    English ones (or ``ñ``/``¿``/``¡`` appear among mostly Latin words), else ``en``."""
+    letters = len(_LETTER.findall(text))
+    cjk = len(_CJK.findall(text))
+    if cjk and cjk * 3 >= letters:
+        return "zh"
+    words = [w.lower() for w in _WORD.findall(text[:20_000])]
+    es = sum(w in _ES_WORDS for w in words) + 3 * sum(c in "ñ¿¡" for c in text[:20_000])
+    en = sum(w in _EN_WORDS for w in words)
+    return "es" if es > en else "en"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (line breaks included) made one space."""
+    return " ".join(text.split())
+
+
+def pages_cited(ref: Reference, citations: Iterable[Citation]) -> tuple[int, int] | None:
+    """The page range cited from a paged source (first page, last page), else the source's own pages."""
+    ranges = [(c.start_page_number, c.end_page_number - 1) for c in citations if c.type == "page_location"]
+    if ranges:
+        return min(a for a, _ in ranges), max(b for _, b in ranges)
+    pages = ref.source.pages
+    return (min(pages), max(pages)) if pages else None
+
+
+def page_text(pages: tuple[int, int] | None, labels: dict[str, str]) -> str | None:
+    """``p. 3`` or ``pp. 3–5`` (in the labels' language), or None without pages."""
+    if pages is None:
+        return None
+    first, last = pages
+    return labels["page"].format(first) if first == last else labels["pages"].format(first, last)

@@ -1,0 +1,102 @@
+"""The answer for a terminal: text with markers, a dim line per note, then the references.
+
+Everything that came from a document or the model passes through :func:`strip_controls`, so no
+escape sequence (ESC/CSI/OSC: colours, hyperlinks, window titles, clipboard writes, clearing the
+screen) and no bidi override reaches the terminal. The only escape sequences are our own colours,
+and only with ``color=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .blocks import walk
+from .labels import detect_lang, labels_for, one_line, page_text, pages_cited
+from .notes import Note, answer_notes
+
+if TYPE_CHECKING:
+    from .._models import Citation, CitedAnswer
+
+__all__ = ["MAX_QUOTE_CHARS", "render_terminal", "strip_controls"]
+
+MAX_QUOTE_CHARS = 240
+"""A cited passage longer than this is cut (with ``…``) in the terminal's reference list."""
+
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(32) if c not in (9, 10)}  # C0 -> control pictures
+_TABLE[0x7F] = "\u2421"  # DEL -> ␡
+_TABLE.update(dict.fromkeys(range(0x80, 0xA0), "\ufffd"))  # C1 (0x9B is a one-byte CSI) -> �
+_TABLE.update({ord(c): "" for c in _BIDI})
+
+_STYLE = {"marker": "36", "weak": "33;4", "note": "2", "heading": "1", "quote": "2"}
+
+
+def strip_controls(text: str) -> str:
+    """``text`` safe to print to a terminal: C0 controls (except ``\\n`` and ``\\t``) and DEL become
+    visible control pictures (``␛``, ``␡``), C1 controls become ``�``, bidi overrides, embeddings,
+    isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C) are removed. ``\\r\\n`` becomes
+    ``\\n``; a lone ``\\r`` is shown as ``␍`` (it would overwrite the line)."""
+    return text.replace("\r\n", "\n").translate(_TABLE)
+
+
+def _paint(text: str, kind: str, color: bool) -> str:
+    return f"\033[{_STYLE[kind]}m{text}\033[0m" if color else text
+
+
+def render_terminal(
+    answer: CitedAnswer,
+    *,
+    color: bool = False,
+    lang: str | None = None,
+    notes: Sequence[Note] | None = None,
+    references: bool = True,
+) -> str:
+    """The answer as terminal text: markers (weak ones underlined in colour), a dim note line per note,
+    then the reference list with each cited passage.
+
+    ``lang`` (``en``, ``es``, ``zh``; guessed from the text by default) words the labels and notes;
+    ``notes`` replaces ``answer_notes(answer, lang)`` (pass it to add the extractive and dropped-source
+    notes). ANSI colours only with ``color``. Every string from the model or a document is cleaned by
+    :func:`strip_controls`.
+    """
+    lang = lang or detect_lang(answer.plain_text)
+    labels = labels_for(lang)
+    notes = answer_notes(answer, lang) if notes is None else notes
+    out = [_text(answer, color)]
+    if notes:
+        out.append("")
+        out += [_paint(labels["note"] + strip_controls(one_line(n.text)), "note", color) for n in notes]
+    if references and answer.references:
+        out += ["", _paint(labels["references"], "heading", color), *_references(answer, labels, color)]
+    return "\n".join(out) + "\n"
+
+
+def _text(answer: CitedAnswer, color: bool) -> str:
+    parts = []
+    for block, lead, markers in walk(answer):
+        parts.append(strip_controls(block.text))
+        if markers:
+            parts.append(lead)
+            parts += [_paint(f"[{m.number}]", "weak" if m.weak else "marker", color) for m in markers]
+    return "".join(parts).rstrip()
+
+
+def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> list[str]:
+    by_ref: dict[int, list[Citation]] = {}
+    for citation in answer.citations:
+        by_ref.setdefault(citation.reference, []).append(citation)
+    lines = []
+    for ref in answer.references:
+        source, cited = ref.source, by_ref.get(ref.number, [])
+        title = one_line(source.label)
+        where = source.metadata.get("path") or source.document_id or source.url or ""
+        where = one_line(where) if isinstance(where, str) else ""
+        pages = page_text(pages_cited(ref, cited), labels)
+        extra = ", ".join(x for x in (where if where != title else "", source.author or "", pages or "") if x)
+        entry = title + (f" — {one_line(extra)}" if extra else "")
+        lines.append(f"{_paint(f'[{ref.number}]', 'marker', color)} {strip_controls(entry)}")
+        for quote in dict.fromkeys(one_line(c.cited_text) for c in cited):
+            short = quote if len(quote) <= MAX_QUOTE_CHARS else quote[: MAX_QUOTE_CHARS - 1] + "…"
+            lines.append(_paint(f"    “{strip_controls(short)}”", "quote", color))
+    return lines

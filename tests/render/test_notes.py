@@ -1,0 +1,63 @@
+"""Trust notes: one wording per kind and language, shared by every format."""
+
+from __future__ import annotations
+
+import pytest
+
+from cite_core import Note, answer_notes, number_sources, parse_answer
+from cite_core._render.labels import LABELS
+
+KINDS = {"invalid_markers", "unsupported", "removed_reference_list", "extractive", "dropped_sources"}
+
+
+def _answer():  # type: ignore[no-untyped-def]
+    sources = number_sources(
+        [{"text": "The grass is green.", "title": "Grass"}, {"text": "The sky is blue.", "title": "Sky"}]
+    )
+    text = "The grass is green [1] and whales sing opera [2] [7][0].\n\nReferences:\n[1] Grass\n[2] Sky"
+    return parse_answer(text, sources), sources
+
+
+def test_every_language_has_every_label() -> None:
+    keys = set(LABELS["en"])
+    assert set(LABELS) == {"en", "es", "zh"}
+    for lang, labels in LABELS.items():
+        assert set(labels) == keys, lang
+        assert all(value.strip() for value in labels.values()), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "zh"])
+def test_every_kind_is_worded(lang: str) -> None:
+    answer, sources = _answer()
+    notes = answer_notes(answer, lang, extractive=True, dropped=[sources[1]])
+    assert {n.kind for n in notes} == KINDS
+    by_kind = {n.kind: n for n in notes}
+    assert by_kind["invalid_markers"].items == ["[7]", "[0]"]
+    assert "[7] [0]" in by_kind["invalid_markers"].text
+    assert by_kind["unsupported"].items == ["[2]"]
+    assert by_kind["dropped_sources"].items == ["[2] Sky"] and "1" in by_kind["dropped_sources"].text
+    texts = {n.text for n in notes}
+    assert len(texts) == len(notes)
+    if lang != "en":
+        english = {n.text for n in answer_notes(answer, "en", extractive=True, dropped=[sources[1]])}
+        assert not texts & english
+
+
+def test_a_clean_answer_has_no_note() -> None:
+    answer = parse_answer("The sky is blue [1].", number_sources(["The sky is blue."]))
+    assert answer_notes(answer) == []
+
+
+def test_notes_are_json_models() -> None:
+    answer, _ = _answer()
+    data = [n.model_dump() for n in answer_notes(answer)]
+    assert data[0] == {"kind": "invalid_markers", "text": data[0]["text"], "items": ["[7]", "[0]"]}
+    assert Note.model_validate(data[0]).kind == "invalid_markers"
+
+
+def test_long_lists_are_cut_in_the_text_only() -> None:
+    sources = number_sources(["The sky is blue."])
+    answer = parse_answer("The sky is blue [1] " + "".join(f"[{n}]" for n in range(100, 130)) + ".", sources)
+    [note] = [n for n in answer_notes(answer) if n.kind == "invalid_markers"]
+    assert len(note.items) == 30 and note.text.endswith("…")
+    assert "[120]" not in note.text
