@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from cite_core import CiteError
+from cite_core import CiteError, strip_controls
 
 from ._errors import EXIT_ERROR, CliError
 
@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(args)
         return _remove(args)
     except CiteError as exc:
-        print(f"cite: error: {_one_line(str(exc))}", file=sys.stderr)
+        print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("cite: interrupted", file=sys.stderr)
@@ -141,6 +141,8 @@ def _embedder(spec: str | None) -> Any:
 def _list(args: argparse.Namespace) -> int:
     import json
 
+    from ._output import safe_json
+
     store = _open_store(args, create=False)
     try:
         store.check_format(store.meta())
@@ -157,11 +159,13 @@ def _list(args: argparse.Namespace) -> int:
                 "sha256": r.sha256,
                 "missing": missing,
             }
-            print(json.dumps(row, ensure_ascii=False))
+            print(safe_json(json.dumps(row, ensure_ascii=False)))
         else:
             print(
-                f"{r.chunks:>6} chunks {r.bytes:>10,} bytes  {r.document_id}"
-                + ("  (missing)" if missing else "")
+                strip_controls(
+                    f"{r.chunks:>6} chunks {r.bytes:>10,} bytes  {r.document_id}"
+                    + ("  (missing)" if missing else "")
+                )
             )
     if not args.json:
         print(f"{len(records)} file(s) in collection '{args.collection}' at {store.where}", file=sys.stderr)

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from cite_core import CitationStream, number_sources, split_sentences
+from cite_core import CitationStream, answer_notes, number_sources, split_sentences, strip_controls
 
 from ._errors import CliError
 from ._llm import EXTRACTIVE_NOTE, choose_answerer
+from ._output import LiveTerminal, json_message, markdown_answer
 from ._store import Hit, Store
 
 __all__ = ["ask"]
@@ -60,59 +60,6 @@ def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], 
     return list(chosen.values())
 
 
-class _Terminal:
-    """Writes the streamed answer: text as it comes, ``[n]`` as each citation resolves."""
-
-    def __init__(self, out: TextIO, color: bool) -> None:
-        self.out = out
-        self.color = color
-        self.printed: set[tuple[int, int, int]] = set()
-
-    def style(self, text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
-
-    def event(self, event: Any) -> None:
-        if event.type == "text_delta":
-            self.out.write(event.text)
-        elif event.type == "citations_delta":
-            key = (event.claim_start, event.claim_end, event.citation.reference)
-            if key in self.printed:
-                return
-            self.printed.add(key)
-            self.out.write(self.style(f"[{event.citation.reference}]", "36"))
-        self.out.flush()
-
-    def references(self, answer: Any) -> None:
-        if not answer.references:
-            return
-        by_ref: dict[int, list[Any]] = {}
-        for c in answer.citations:
-            by_ref.setdefault(c.reference, []).append(c)
-        self.out.write("\n" + self.style("References", "1") + "\n")
-        for ref in answer.references:
-            source = ref.source
-            where = source.metadata.get("path") or source.document_id or ""
-            line = " ".join(source.label.split())
-            extra = ", ".join(
-                x for x in (where if where != line else "", _pages(by_ref.get(ref.number, []))) if x
-            )
-            self.out.write(
-                f"{self.style(f'[{ref.number}]', '36')} {line}" + (f" — {extra}" if extra else "") + "\n"
-            )
-            for quote in dict.fromkeys(" ".join(c.cited_text.split()) for c in by_ref.get(ref.number, [])):
-                short = quote if len(quote) <= 240 else quote[:237] + "…"
-                self.out.write(self.style(f"    “{short}”", "2") + "\n")
-        self.out.flush()
-
-
-def _pages(citations: list[Any]) -> str:
-    ranges = [(c.start_page_number, c.end_page_number - 1) for c in citations if c.type == "page_location"]
-    if not ranges:
-        return ""
-    first, last = min(a for a, _ in ranges), max(b for _, b in ranges)
-    return f"p. {first}" if first == last else f"pp. {first}–{last}"
-
-
 def ask(
     args: argparse.Namespace, open_store: Callable[..., Store], make_embedder: Callable[[str | None], Any]
 ) -> int:
@@ -141,41 +88,31 @@ def ask(
         raise CliError("nothing in the index matches the question (try other words, or ingest more files)")
     out = sys.stdout
     color = out.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
-    term = _Terminal(out, color)
-    live = not (args.json or args.markdown)
+    live = LiveTerminal(out, color) if not (args.json or args.markdown) else None
     if answerer.extractive:
-        if live:
-            out.write(term.style(f"({EXTRACTIVE_NOTE})", "2") + "\n")
-        else:
-            print(f"cite: {EXTRACTIVE_NOTE}", file=sys.stderr)
-    stream = CitationStream(sources)
-    for chunk in answerer.stream(args.question, sources):
+        print(strip_controls(f"cite: {EXTRACTIVE_NOTE}"), file=sys.stderr)
+    messages, seen, dropped = answerer.prepare(args.question, sources)
+    stream = CitationStream(seen)
+    for chunk in answerer.stream(args.question, seen, messages):
         for event in stream.feed(chunk):
             if live:
-                term.event(event)
+                live.event(event)
     answer = stream.finish()
     for event in stream.pending_events():
         if live:
-            term.event(event)
+            live.event(event)
+    notes = answer_notes(answer, extractive=answerer.extractive, dropped=dropped)
     if live:
-        out.write("\n")
-        term.references(answer)
+        live.finish(answer, notes)
     elif args.json:
-        message = {
-            "type": "message",
-            "role": "assistant",
-            "model": answerer.name,
-            **answer.to_anthropic(),
-            "stop_reason": "end_turn",
-        }
-        out.write(json.dumps(message, ensure_ascii=False, indent=2) + "\n")
+        out.write(json_message(answer, answerer.name, notes))
     else:
-        out.write(answer.to_markdown(style="links"))
+        out.write(markdown_answer(answer, notes))
     if args.html:
         path = Path(args.html)
         try:
             path.write_text(answer.to_html(full_page=True, title=args.question), encoding="utf-8")
         except OSError as exc:
             raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        print(f"wrote {path}", file=sys.stderr)
+        print(strip_controls(f"wrote {path}"), file=sys.stderr)
     return 0

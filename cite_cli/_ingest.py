@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cite_core import strip_controls
+
 from ._documents import Document, chunk_document, chunk_spans, find_files, read_document
 from ._errors import CliError, require
 from ._store import FileRecord, Store
@@ -39,6 +41,10 @@ class _Update:
     new: FileRecord
     old: FileRecord | None
     doc: Document | None
+
+
+def _say(line: str) -> None:
+    print(strip_controls(line), file=sys.stderr)
 
 
 def _sha256(path: Path) -> tuple[str, int]:
@@ -107,10 +113,9 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
         recovered = store.recover()
         if recovered:
             kept = sum(1 for _, took in recovered if took)
-            print(
+            _say(
                 f"cite: cleaned up an interrupted run: {kept} file(s) kept their new version, "
                 f"{len(recovered) - kept} their previous one",
-                file=sys.stderr,
             )
         records = store.files()
         updates, unchanged, empty = _plan(found.files, records, settings, args)
@@ -136,33 +141,30 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             progress.close()
         hint = store.size_hint()
     except KeyboardInterrupt:
-        print(
+        _say(
             f"cite: interrupted: {len(done)} file(s) updated; every other file keeps its previous version "
             "(run the same command again to finish)",
-            file=sys.stderr,
         )
         return 130
     finally:
         if store is not None:
             store.close()
     chunks = sum(u.new.chunks for u in updates) + sum(records[p].chunks for p in unchanged)
-    print(
+    _say(
         f"indexed {len(updates) + len(unchanged)} file(s), {chunks} chunk(s) into {store.where} "
         f"(collection '{args.collection}'): {sum(u.old is None for u in updates)} new, "
         f"{sum(u.old is not None for u in updates)} changed, {len(unchanged)} unchanged, {len(gone)} removed",
-        file=sys.stderr,
     )
     if empty:
-        print(f"cite: not indexed, no text: {_names(empty)}", file=sys.stderr)
+        _say(f"cite: not indexed, no text: {_names(empty)}")
     if found.ignored:
         kinds = sorted({p.suffix.lower() or "(none)" for p in found.ignored})
-        print(
+        _say(
             f"cite: skipped {len(found.ignored)} file(s) of other types ({', '.join(kinds)}): "
             "cite reads .txt, .md and .pdf",
-            file=sys.stderr,
         )
     if hint:
-        print(hint, file=sys.stderr)
+        _say(hint)
     return 0
 
 

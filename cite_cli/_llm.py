@@ -15,8 +15,8 @@ from ._errors import CliError, require
 __all__ = ["Answerer", "choose_answerer"]
 
 EXTRACTIVE_NOTE = (
-    "No LLM configured (--model/--base-url or CITE_MODEL/CITE_BASE_URL): "
-    "offline extractive answer, quoting the best-matching sentences of the sources."
+    "no LLM configured (--model/--base-url or CITE_MODEL/CITE_BASE_URL): "
+    "answering offline with the best-matching sentences of the sources"
 )
 
 
@@ -30,13 +30,21 @@ class Answerer:
     where: str | None = None
     max_tokens: int | None = None
 
-    def stream(self, question: str, sources: Sequence[Source]) -> Iterator[str]:
+    def prepare(self, question: str, sources: Sequence[Source]) -> tuple[Any, list[Source], list[Source]]:
+        """``(messages or None, the sources the model sees, the sources the token budget dropped)``."""
+        if self.extractive:
+            return None, list(sources), []
+        messages = _messages(question, sources, self.max_tokens)
+        return messages, list(getattr(messages, "sources", sources)), list(getattr(messages, "dropped", []))
+
+    def stream(self, question: str, sources: Sequence[Source], messages: Any = None) -> Iterator[str]:
         if self.extractive:
             text = extractive_answer(question, sources)
             # written in small pieces, as a model would, so the terminal shows it streaming
             yield from re.findall(r"\S+\s*|\s+", text)
             return
-        messages = _messages(question, sources, self.max_tokens)
+        if messages is None:
+            messages = _messages(question, sources, self.max_tokens)
         try:
             for chunk in self.model.stream(
                 [(m["role"].replace("user", "human"), m["content"]) for m in messages]
@@ -50,15 +58,15 @@ class Answerer:
             raise CliError(_model_error(exc, self)) from exc
 
 
-def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> list[dict[str, str]]:
+def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> Any:
     from cite_core import TokenizerUnavailableError
 
     if max_tokens:
         try:
-            return list(build_messages(question, sources, max_tokens=max_tokens))
+            return build_messages(question, sources, max_tokens=max_tokens)
         except TokenizerUnavailableError:
             pass  # no tokenizer files offline: send what retrieval returned
-    return list(build_messages(question, sources))
+    return build_messages(question, sources)
 
 
 def _text(content: Any) -> str:
