@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cite_core import CitationStream, answer_notes, number_sources, split_sentences, strip_controls
+from cite_core import CitationStream, answer_notes, number_sources, strip_controls
 
 from ._errors import CliError
-from ._llm import EXTRACTIVE_NOTE, choose_answerer
+from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
 from ._output import LiveTerminal, json_message, markdown_answer
 from ._store import Hit, Store
 
@@ -35,12 +35,6 @@ def _sources(hits: Sequence[Hit]) -> list[Any]:
             item["page"] = p["page"]
         items.append(item)
     return number_sources(items)
-
-
-def question_parts(question: str) -> list[str]:
-    """The sentences of a question (a two-part question is retrieved for each part as well)."""
-    parts = [question[s:e].strip() for s, e in split_sentences(question)]
-    return [p for p in parts if p]
 
 
 def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], Any] | None) -> list[Hit]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cite_core import Source, build_messages, extractive_answer
+from cite_core import Source, build_messages, extractive_answer, split_sentences
 
 from ._errors import CliError, require
 
@@ -39,7 +39,7 @@ class Answerer:
 
     def stream(self, question: str, sources: Sequence[Source], messages: Any = None) -> Iterator[str]:
         if self.extractive:
-            text = extractive_answer(question, sources)
+            text = _extractive(question, sources)
             # written in small pieces, as a model would, so the terminal shows it streaming
             yield from re.findall(r"\S+\s*|\s+", text)
             return
@@ -56,6 +56,31 @@ class Answerer:
             raise
         except Exception as exc:
             raise CliError(_model_error(exc, self)) from exc
+
+
+def question_parts(question: str) -> list[str]:
+    """The sentences of a question (a question in several parts is retrieved and answered per part)."""
+    parts = [question[s:e].strip() for s, e in split_sentences(question)]
+    return [p for p in parts if p]
+
+
+def _extractive(question: str, sources: Sequence[Source]) -> str:
+    """The extractive answer to each part of the question (a part with no answer is left out)."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return extractive_answer(question, sources)
+    answers = [extractive_answer(p, sources) for p in parts]
+    answered = [a for a in dict.fromkeys(answers) if "[" in a]  # no marker: "the sources do not contain..."
+    if not answered:
+        return extractive_answer(question, sources)
+    # each part's sentences, without repeating a sentence an earlier part already quoted
+    seen: set[str] = set()
+    out = []
+    for answer in answered:
+        sentences = [s for s in re.split(r"(?<=\])\s+", answer.strip()) if s and s not in seen]
+        seen.update(sentences)
+        out.extend(sentences)
+    return " ".join(out)
 
 
 def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> Any:

@@ -275,3 +275,34 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "reflects green light" in done.stdout and "\033[" not in done.stdout
+
+
+def test_cli_imports_only_public_core_names() -> None:
+    for path in (REPO / "cite_cli").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "cite_core._" not in text, path.name
+
+
+def test_two_part_question_retrieves_for_each_part(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    # many documents about the sky crowd out the one about leaves for the whole question
+    for i in range(12):
+        (folder / f"sky{i}.txt").write_text(
+            f"The sky is blue because of scattering, note {i}. Why the sky is blue: scattering.\n", "utf-8"
+        )
+    (folder / "leaves.txt").write_text("Leaves are green because of chlorophyll.\n", encoding="utf-8")
+    assert run(capsys, "ingest", str(folder), "--quiet")[0] == 0
+    code, out, err = run(
+        capsys,
+        "ask",
+        "Why is the sky blue? Why is the sky blue at noon? Why are leaves green?",
+        "--json",
+        "--top-k",
+        "3",
+    )
+    assert code == 0, err
+    cited = [c["cited_text"] for b in json.loads(out)["content"] for c in b.get("citations", [])]
+    assert any("chlorophyll" in c for c in cited) and any("sky" in c for c in cited)
