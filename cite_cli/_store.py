@@ -1,6 +1,7 @@
-"""The Qdrant collection: chunks with sparse vectors, one record per file, and atomic per-file updates.
+"""The Qdrant collections: chunks with sparse vectors, one record per file, and atomic per-file updates.
 
-Three kinds of point share the collection (payload ``kind``):
+Collection ``NAME`` holds the chunks; ``NAME__files`` holds one record per file, the journals and a meta
+point (format, dense model), so listing files never walks the chunks. Three kinds of point (``kind``):
 
 - ``chunk``: a piece of a file, with its sparse vector (and a dense one with ``--dense``) and the
   ``generation`` of the file version it belongs to. Its id is derived from (file, generation, index),
@@ -38,7 +39,7 @@ DEFAULT_PATH = Path(".cite") / "qdrant"
 DEFAULT_COLLECTION = "cite"
 LOCAL_LIMIT = 20_000
 """Past this many points an embedded (on-disk) index gets slow: use a Qdrant server (``--qdrant-url``)."""
-FORMAT = 2
+FORMAT = 3
 SPARSE = "text"
 DENSE = "dense"
 _META_ID = str(uuid.UUID("00000000-0000-4000-8000-00000000c17e"))
@@ -124,6 +125,9 @@ class Store:
                 f"got {collection!r}"
             )
         self.collection = collection
+        self.records_collection = f"{collection}__files"
+        """File records, journals and the meta point live apart from the chunks: listing them never
+        walks the chunks (the embedded mode scans a collection in Python)."""
         self.url = url
         self.where = url or str(path or DEFAULT_PATH)
         if url:
@@ -148,6 +152,7 @@ class Store:
                 raise CliError(f"cannot open the index at {folder}: {_reason(exc)}") from exc
         if not url:
             _fast_commits(self.client, collection)
+            _fast_commits(self.client, self.records_collection)
         if not create and not self.client.collection_exists(collection):
             self.client.close()
             raise CliError(
@@ -183,16 +188,21 @@ class Store:
             vectors_config=vectors,
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
+        if not self.client.collection_exists(self.records_collection):
+            self.client.create_collection(self.records_collection, vectors_config={})
         if not self.url:
             _fast_commits(self.client, self.collection)
-        if self.url:  # payload indexes only exist on a server; local mode never filters chunks by payload
-            for field in ("kind", "document_id", "generation"):
+            _fast_commits(self.client, self.records_collection)
+        else:  # payload indexes only exist on a server; the embedded mode never filters chunks by payload
+            for field in ("document_id", "generation"):
                 self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
         meta = {"kind": "meta", "format": FORMAT, "dense_model": dense_model}
-        self._upsert([models.PointStruct(id=_META_ID, vector={}, payload=meta)])
+        self._upsert([models.PointStruct(id=_META_ID, vector={}, payload=meta)], records=True)
 
     def meta(self) -> dict[str, Any]:
-        points = self.client.retrieve(self.collection, [_META_ID], with_payload=True)
+        if not self.client.collection_exists(self.records_collection):
+            return {}
+        points = self.client.retrieve(self.records_collection, [_META_ID], with_payload=True)
         return dict(points[0].payload or {}) if points else {}
 
     def check_format(self, meta: dict[str, Any]) -> None:
@@ -204,7 +214,10 @@ class Store:
 
     def count(self) -> int:
         """Points in the collection (chunks and file records)."""
-        return int(self.client.count(self.collection, exact=True).count)
+        return sum(
+            int(self.client.count(name, exact=True).count)
+            for name in (self.collection, self.records_collection)
+        )
 
     def size_hint(self) -> str | None:
         """One line advising a Qdrant server when an embedded index is past LOCAL_LIMIT points."""
@@ -220,42 +233,48 @@ class Store:
 
     # -- file records ----------------------------------------------------------------------------
 
-    def _scroll(self, kind: str, *, with_id: bool = False) -> Iterator[Any]:
-        from qdrant_client import models
-
-        flt = models.Filter(must=[models.FieldCondition(key="kind", match=models.MatchValue(value=kind))])
+    def _scan(self) -> tuple[dict[str, FileRecord], list[tuple[str, dict[str, Any]]]]:
+        """Every file record (by document id) and every open journal, in one pass."""
+        files: dict[str, FileRecord] = {}
+        journals: list[tuple[str, dict[str, Any]]] = []
         offset = None
         while True:
             points, offset = self.client.scroll(
-                self.collection, scroll_filter=flt, limit=_PAGE, offset=offset, with_payload=True
+                self.records_collection, limit=_PAGE, offset=offset, with_payload=True
             )
             for point in points:
-                yield (str(point.id), dict(point.payload or {})) if with_id else dict(point.payload or {})
+                payload = dict(point.payload or {})
+                if payload.get("kind") == "file":
+                    files[payload["document_id"]] = FileRecord.from_payload(payload)
+                elif payload.get("kind") == "journal":
+                    journals.append((str(point.id), payload))
             if offset is None:
-                return
+                return files, journals
 
     def files(self) -> dict[str, FileRecord]:
         """Every indexed file by document id (its absolute path)."""
-        return {p["document_id"]: FileRecord.from_payload(p) for p in self._scroll("file")}
+        return self._scan()[0]
 
     def records(self, document_ids: Iterable[str]) -> dict[str, FileRecord]:
         """The file records of these documents (by id, no scan)."""
         ids = {_id("file", d): d for d in dict.fromkeys(document_ids)}
         if not ids:
             return {}
-        points = self.client.retrieve(self.collection, list(ids), with_payload=True)
+        points = self.client.retrieve(self.records_collection, list(ids), with_payload=True)
         return {p.payload["document_id"]: FileRecord.from_payload(p.payload) for p in points if p.payload}
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def _upsert(self, points: list[Any]) -> None:
+    def _upsert(self, points: list[Any], *, records: bool = False) -> None:
+        name = self.records_collection if records else self.collection
         with _quiet():
             for i in range(0, len(points), 256):
-                self.client.upsert(self.collection, points[i : i + 256])
+                self.client.upsert(name, points[i : i + 256])
 
-    def _delete(self, ids: list[str]) -> None:
+    def _delete(self, ids: list[str], *, records: bool = False) -> None:
+        name = self.records_collection if records else self.collection
         for i in range(0, len(ids), 1024):
-            self.client.delete(self.collection, ids[i : i + 1024])
+            self.client.delete(name, ids[i : i + 1024])
 
     def begin(self, updates: Sequence[tuple[FileRecord | None, FileRecord | None]]) -> str:
         """Journal these file changes (``(new, old)``, ``new`` None for a removal); returns the journal id."""
@@ -266,9 +285,8 @@ class Store:
             {"new": new.payload() if new else None, "old": old.payload() if old else None}
             for new, old in updates
         ]
-        self._upsert(
-            [models.PointStruct(id=journal, vector={}, payload={"kind": "journal", "entries": entries})]
-        )
+        point = models.PointStruct(id=journal, vector={}, payload={"kind": "journal", "entries": entries})
+        self._upsert([point], records=True)
         return journal
 
     def write_chunks(self, items: Sequence[tuple[FileRecord, int, Sequence[Any], Any]]) -> None:
@@ -308,27 +326,31 @@ class Store:
             [
                 models.PointStruct(id=_id("file", new.document_id), vector={}, payload=new.payload())
                 for new, _ in updates
-            ]
+            ],
+            records=True,
         )
         self._delete([i for _, old in updates if old for i in _chunk_ids(old)])
-        self._delete([journal])
+        self._delete([journal], records=True)
 
     def remove(self, records: Sequence[FileRecord]) -> None:
         """Take files out of the index: the record first (they vanish from search), then the chunks."""
         journal = self.begin([(None, r) for r in records])
-        self._delete([_id("file", r.document_id) for r in records])
+        self._delete([_id("file", r.document_id) for r in records], records=True)
         self._delete([i for r in records for i in _chunk_ids(r)])
-        self._delete([journal])
+        self._delete([journal], records=True)
 
-    def recover(self) -> list[tuple[str, bool]]:
-        """Finish or roll back interrupted changes: ``(document id, the change took effect)`` for each."""
+    def recover(self) -> tuple[dict[str, FileRecord], list[tuple[str, bool]]]:
+        """Finish or roll back interrupted changes; the file records after that, and for each change
+        ``(document id, the change took effect)``."""
+        files, journals = self._scan()
         done = []
-        journals = list(self._scroll("journal", with_id=True))
         for journal_id, journal in journals:
             for entry in journal["entries"]:
                 done.append(self._recover(entry))
-            self._delete([journal_id])
-        return done
+            self._delete([journal_id], records=True)
+        if done:
+            files = self.files()
+        return files, done
 
     def _recover(self, entry: dict[str, Any]) -> tuple[str, bool]:
         new = FileRecord.from_payload(entry["new"]) if entry.get("new") else None
@@ -337,7 +359,7 @@ class Store:
         current = self.records([document_id]).get(document_id)
         if new is None:  # a removal is always finished
             if current is not None and old is not None and current.generation == old.generation:
-                self._delete([_id("file", document_id)])
+                self._delete([_id("file", document_id)], records=True)
                 current = None
             took, stale = True, [old] if old else []
         else:
@@ -411,7 +433,7 @@ class Store:
                 limit=limit,
                 with_payload=True,
             )
-        return [p for p in result.points if (p.payload or {}).get("kind") == "chunk"]
+        return list(result.points)
 
 
 def _fast_commits(client: Any, collection: str) -> None:

@@ -158,11 +158,11 @@ def test_interrupted_after_commit_finishes_on_the_next_run(
     real = Store._delete
     calls = {"n": 0}
 
-    def interrupted(self: Store, ids: list[str]) -> None:
+    def interrupted(self: Store, ids: list[str], **kwargs: bool) -> None:
         calls["n"] += 1
         if calls["n"] == 1:  # the commit's deletion of the old chunks
             raise KeyboardInterrupt
-        real(self, ids)
+        real(self, ids, **kwargs)
 
     monkeypatch.setattr(Store, "_delete", interrupted)
     code, _out, err = run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")

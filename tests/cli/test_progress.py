@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -22,7 +23,7 @@ def test_progress_counts_bytes_and_chunks(
     tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     big = tmp_path / "big.txt"
-    big.write_text(" ".join(f"Sentence {i} is about the sky." for i in range(3000)), encoding="utf-8")
+    big.write_text(" ".join(f"Sentence {i} is about the sky." for i in range(20000)), encoding="utf-8")
     err = Tty()
     monkeypatch.setattr(sys, "stderr", err)
     assert main(["ingest", str(big), "--chunk-size", "300", "--overlap", "50"]) == 0
@@ -30,7 +31,7 @@ def test_progress_counts_bytes_and_chunks(
     assert "chunks" in shown and "/s" in shown and "B/s" in shown  # chunks, bytes and their rates
     assert "<" in shown  # tqdm's elapsed<remaining: the ETA
     # the bar moved inside the one file (not 0/1 until the end)
-    assert shown.count("chunks,") >= 3
+    assert re.search(r"\b[1-9][0-9]?%\|", shown), shown
 
 
 def test_size_hint_replaces_qdrant_warning(
