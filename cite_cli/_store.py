@@ -18,20 +18,16 @@ index works offline, in any language, with no model.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import re
 import uuid
 import warnings
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cite_core import analyze
-
 from ._errors import CliError, require
+from ._qdrant import fast_commits, quiet, reason, sparse_vector
 
 __all__ = ["DEFAULT_COLLECTION", "DEFAULT_PATH", "LOCAL_LIMIT", "FileRecord", "Hit", "Store", "sparse_vector"]
 
@@ -43,22 +39,7 @@ FORMAT = 3
 SPARSE = "text"
 DENSE = "dense"
 _META_ID = str(uuid.UUID("00000000-0000-4000-8000-00000000c17e"))
-_K1 = 1.2
 _PAGE = 10_000
-
-
-def term_id(term: str) -> int:
-    """A stable 32-bit id for a term (the same in every process and on every machine)."""
-    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=4).digest(), "little")
-
-
-def sparse_vector(text: str, *, query: bool = False) -> tuple[list[int], list[float]]:
-    """Indices and values of ``text``'s terms: saturated term frequency (documents) or 1.0 (queries)."""
-    counts = Counter(term_id(t) for t in analyze(text))
-    indices = sorted(counts)
-    if query:
-        return indices, [1.0] * len(indices)
-    return indices, [counts[i] * (_K1 + 1) / (counts[i] + _K1) for i in indices]
 
 
 def _id(*parts: object) -> str:
@@ -98,14 +79,6 @@ class FileRecord:
         return cls(**{k: payload[k] for k in cls.__dataclass_fields__})
 
 
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Hide qdrant-client's local-mode size warning (the CLI prints its own hint, see LOCAL_LIMIT)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Local mode is not recommended")
-        yield
-
-
 class Store:
     """One collection in an embedded (on-disk) Qdrant or on a Qdrant server."""
 
@@ -137,22 +110,22 @@ class Store:
                     self.client = qdrant_client.QdrantClient(url=url, api_key=api_key, timeout=10)
                 self.client.get_collections()
             except Exception as exc:
-                raise CliError(f"cannot reach Qdrant at {url}: {_reason(exc)}") from exc
+                raise CliError(f"cannot reach Qdrant at {url}: {reason(exc)}") from exc
         else:
             folder = Path(path or DEFAULT_PATH)
             if not create and not folder.exists():
                 raise CliError(f"no index yet at {folder} (run `cite ingest PATH...` first)")
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                with _quiet():
+                with quiet():
                     self.client = qdrant_client.QdrantClient(path=str(folder))
             except RuntimeError as exc:  # the folder is locked by another process
                 raise CliError(f"cannot open the index at {folder}: {exc}") from exc
             except (OSError, ValueError) as exc:
-                raise CliError(f"cannot open the index at {folder}: {_reason(exc)}") from exc
+                raise CliError(f"cannot open the index at {folder}: {reason(exc)}") from exc
         if not url:
-            _fast_commits(self.client, collection)
-            _fast_commits(self.client, self.records_collection)
+            fast_commits(self.client, collection)
+            fast_commits(self.client, self.records_collection)
         if not create and not self.client.collection_exists(collection):
             self.client.close()
             raise CliError(
@@ -191,8 +164,8 @@ class Store:
         if not self.client.collection_exists(self.records_collection):
             self.client.create_collection(self.records_collection, vectors_config={})
         if not self.url:
-            _fast_commits(self.client, self.collection)
-            _fast_commits(self.client, self.records_collection)
+            fast_commits(self.client, self.collection)
+            fast_commits(self.client, self.records_collection)
         else:  # payload indexes only exist on a server; the embedded mode never filters chunks by payload
             for field in ("document_id", "generation"):
                 self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
@@ -267,7 +240,7 @@ class Store:
 
     def _upsert(self, points: list[Any], *, records: bool = False) -> None:
         name = self.records_collection if records else self.collection
-        with _quiet():
+        with quiet():
             for i in range(0, len(points), 256):
                 self.client.upsert(name, points[i : i + 256])
 
@@ -436,26 +409,5 @@ class Store:
         return list(result.points)
 
 
-def _fast_commits(client: Any, collection: str) -> None:
-    """Embedded mode commits each point in its own SQLite transaction with a full fsync (about 1 ms).
-
-    Write-ahead logging with ``synchronous=NORMAL`` keeps each commit atomic and durable when the process
-    is killed (only an OS crash may lose the last commits, never half of one), at a small share of the
-    cost. This reaches into qdrant-client's local storage; if its layout changes, nothing is done.
-    """
-    local = getattr(client, "_client", None)
-    for name, store in (getattr(local, "collections", None) or {}).items():
-        connection = getattr(getattr(store, "storage", None), "storage", None)
-        if name == collection and connection is not None and hasattr(connection, "execute"):
-            with contextlib.suppress(Exception):
-                connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
-
-
 def _chunk_ids(record: FileRecord) -> list[str]:
     return [chunk_id(record.document_id, record.generation, i) for i in range(record.chunks)]
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:200]
