@@ -36,16 +36,19 @@ def hostile(tmp_path: Path) -> Path:
         "Sunlight is scattered by the molecules of the air.\n",
         encoding="utf-8",
     )
-    (folder / "optics.txt").write_text("Lord Rayleigh described the scattering of light in 1871.\n", "utf-8")
+    (folder / f"optics{OSC0}.txt").write_text(
+        "Lord Rayleigh described the scattering of light in 1871.\n", "utf-8"
+    )  # a file name is printed too
     return folder
 
 
 def model_answer() -> str:
     return (
         f"The sky is blue because of Rayleigh scattering {OSC52}[{{sky}}]. "
-        f"Rayleigh described it in 1871 [{{pdf}}]. {CSI_CLEAR}An invented source [42].\n\n"
+        f"Rayleigh described the scattering of light in 1871 [{{pdf}}]. {CSI_CLEAR}"
+        "An invented source [42].\n\n"
         "Sources:\n[1] Sky\n[2] Optics\n"
-    ).replace("{pdf}", "{sky}")
+    )
 
 
 def assert_no_foreign_escapes(text: str) -> None:
@@ -62,7 +65,10 @@ def test_no_escape_reaches_the_terminal(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert run(capsys, "ingest", str(hostile), "--quiet")[0] == 0
+    code, out, err = run(capsys, "ingest", str(hostile), "--quiet")
+    assert code == 0 and "\x1b" not in out + err
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "\x1b" not in out + err and "optics␛]0;" in out
     if mode == ["--color-tty"]:
         import sys
 
