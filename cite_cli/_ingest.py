@@ -110,13 +110,19 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
     try:
         store = open_store(create=True)
         store.ensure_collection(embedder.spec if embedder else None, embedder.size if embedder else None)
-        records, recovered = store.recover()
+        recovered = store.recover()
         if recovered:
             kept = sum(1 for _, took in recovered if took)
             _say(
                 f"cite: cleaned up an interrupted run: {kept} file(s) kept their new version, "
                 f"{len(recovered) - kept} their previous one",
             )
+        if found.folders or args.prune:
+            records = store.files()
+        else:  # files given by name: their own records, all of them only to find a renamed file's old path
+            records = store.records(str(p) for p in found.files)
+            if len(records) < len(found.files):
+                records = store.files()
         updates, unchanged, empty = _plan(found.files, records, settings, args)
         wanted = {str(p) for p in found.files}
         new_hashes = {u.new.sha256 for u in updates if u.old is None}

@@ -1,7 +1,8 @@
 """The Qdrant collections: chunks with sparse vectors, one record per file, and atomic per-file updates.
 
-Collection ``NAME`` holds the chunks; ``NAME__files`` holds one record per file, the journals and a meta
-point (format, dense model), so listing files never walks the chunks. Three kinds of point (``kind``):
+Collection ``NAME`` holds the chunks; ``NAME__files`` one record per file and a meta point (format, dense
+model); ``NAME__journal`` the journals of changes in flight (usually none). Listing files never walks
+the chunks, and finding interrupted changes walks only the journals. Three kinds of point (``kind``):
 
 - ``chunk``: a piece of a file, with its sparse vector (and a dense one with ``--dense``) and the
   ``generation`` of the file version it belongs to. Its id is derived from (file, generation, index),
@@ -21,7 +22,7 @@ from __future__ import annotations
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ DEFAULT_PATH = Path(".cite") / "qdrant"
 DEFAULT_COLLECTION = "cite"
 LOCAL_LIMIT = 20_000
 """Past this many points an embedded (on-disk) index gets slow: use a Qdrant server (``--qdrant-url``)."""
-FORMAT = 3
+FORMAT = 4
 SPARSE = "text"
 DENSE = "dense"
 _META_ID = str(uuid.UUID("00000000-0000-4000-8000-00000000c17e"))
@@ -99,8 +100,7 @@ class Store:
             )
         self.collection = collection
         self.records_collection = f"{collection}__files"
-        """File records, journals and the meta point live apart from the chunks: listing them never
-        walks the chunks (the embedded mode scans a collection in Python)."""
+        self.journal_collection = f"{collection}__journal"
         self.url = url
         self.where = url or str(path or DEFAULT_PATH)
         if url:
@@ -126,6 +126,7 @@ class Store:
         if not url:
             fast_commits(self.client, collection)
             fast_commits(self.client, self.records_collection)
+            fast_commits(self.client, self.journal_collection)
         if not create and not self.client.collection_exists(collection):
             self.client.close()
             raise CliError(
@@ -161,11 +162,13 @@ class Store:
             vectors_config=vectors,
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
-        if not self.client.collection_exists(self.records_collection):
-            self.client.create_collection(self.records_collection, vectors_config={})
+        for name in (self.records_collection, self.journal_collection):
+            if not self.client.collection_exists(name):
+                self.client.create_collection(name, vectors_config={})
         if not self.url:
             fast_commits(self.client, self.collection)
             fast_commits(self.client, self.records_collection)
+            fast_commits(self.client, self.journal_collection)
         else:  # payload indexes only exist on a server; the embedded mode never filters chunks by payload
             for field in ("document_id", "generation"):
                 self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
@@ -173,7 +176,9 @@ class Store:
         self._upsert([models.PointStruct(id=_META_ID, vector={}, payload=meta)], records=True)
 
     def meta(self) -> dict[str, Any]:
-        if not self.client.collection_exists(self.records_collection):
+        if not all(
+            self.client.collection_exists(n) for n in (self.records_collection, self.journal_collection)
+        ):
             return {}
         points = self.client.retrieve(self.records_collection, [_META_ID], with_payload=True)
         return dict(points[0].payload or {}) if points else {}
@@ -189,7 +194,7 @@ class Store:
         """Points in the collection (chunks and file records)."""
         return sum(
             int(self.client.count(name, exact=True).count)
-            for name in (self.collection, self.records_collection)
+            for name in (self.collection, self.records_collection, self.journal_collection)
         )
 
     def size_hint(self) -> str | None:
@@ -206,27 +211,22 @@ class Store:
 
     # -- file records ----------------------------------------------------------------------------
 
-    def _scan(self) -> tuple[dict[str, FileRecord], list[tuple[str, dict[str, Any]]]]:
-        """Every file record (by document id) and every open journal, in one pass."""
-        files: dict[str, FileRecord] = {}
-        journals: list[tuple[str, dict[str, Any]]] = []
+    def _scroll(self, collection: str) -> Iterator[tuple[str, dict[str, Any]]]:
         offset = None
         while True:
-            points, offset = self.client.scroll(
-                self.records_collection, limit=_PAGE, offset=offset, with_payload=True
-            )
+            points, offset = self.client.scroll(collection, limit=_PAGE, offset=offset, with_payload=True)
             for point in points:
-                payload = dict(point.payload or {})
-                if payload.get("kind") == "file":
-                    files[payload["document_id"]] = FileRecord.from_payload(payload)
-                elif payload.get("kind") == "journal":
-                    journals.append((str(point.id), payload))
+                yield str(point.id), dict(point.payload or {})
             if offset is None:
-                return files, journals
+                return
 
     def files(self) -> dict[str, FileRecord]:
         """Every indexed file by document id (its absolute path)."""
-        return self._scan()[0]
+        return {
+            p["document_id"]: FileRecord.from_payload(p)
+            for _, p in self._scroll(self.records_collection)
+            if p.get("kind") == "file"
+        }
 
     def records(self, document_ids: Iterable[str]) -> dict[str, FileRecord]:
         """The file records of these documents (by id, no scan)."""
@@ -238,14 +238,17 @@ class Store:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def _upsert(self, points: list[Any], *, records: bool = False) -> None:
-        name = self.records_collection if records else self.collection
+    def _name(self, records: bool, journal: bool) -> str:
+        return self.journal_collection if journal else self.records_collection if records else self.collection
+
+    def _upsert(self, points: list[Any], *, records: bool = False, journal: bool = False) -> None:
+        name = self._name(records, journal)
         with quiet():
             for i in range(0, len(points), 256):
                 self.client.upsert(name, points[i : i + 256])
 
-    def _delete(self, ids: list[str], *, records: bool = False) -> None:
-        name = self.records_collection if records else self.collection
+    def _delete(self, ids: list[str], *, records: bool = False, journal: bool = False) -> None:
+        name = self._name(records, journal)
         for i in range(0, len(ids), 1024):
             self.client.delete(name, ids[i : i + 1024])
 
@@ -259,7 +262,7 @@ class Store:
             for new, old in updates
         ]
         point = models.PointStruct(id=journal, vector={}, payload={"kind": "journal", "entries": entries})
-        self._upsert([point], records=True)
+        self._upsert([point], journal=True)
         return journal
 
     def write_chunks(self, items: Sequence[tuple[FileRecord, int, Sequence[Any], Any]]) -> None:
@@ -303,27 +306,23 @@ class Store:
             records=True,
         )
         self._delete([i for _, old in updates if old for i in _chunk_ids(old)])
-        self._delete([journal], records=True)
+        self._delete([journal], journal=True)
 
     def remove(self, records: Sequence[FileRecord]) -> None:
         """Take files out of the index: the record first (they vanish from search), then the chunks."""
         journal = self.begin([(None, r) for r in records])
         self._delete([_id("file", r.document_id) for r in records], records=True)
         self._delete([i for r in records for i in _chunk_ids(r)])
-        self._delete([journal], records=True)
+        self._delete([journal], journal=True)
 
-    def recover(self) -> tuple[dict[str, FileRecord], list[tuple[str, bool]]]:
-        """Finish or roll back interrupted changes; the file records after that, and for each change
-        ``(document id, the change took effect)``."""
-        files, journals = self._scan()
+    def recover(self) -> list[tuple[str, bool]]:
+        """Finish or roll back interrupted changes: ``(document id, the change took effect)`` for each."""
         done = []
-        for journal_id, journal in journals:
+        for journal_id, journal in list(self._scroll(self.journal_collection)):
             for entry in journal["entries"]:
                 done.append(self._recover(entry))
-            self._delete([journal_id], records=True)
-        if done:
-            files = self.files()
-        return files, done
+            self._delete([journal_id], journal=True)
+        return done
 
     def _recover(self, entry: dict[str, Any]) -> tuple[str, bool]:
         new = FileRecord.from_payload(entry["new"]) if entry.get("new") else None
