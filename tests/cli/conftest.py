@@ -151,3 +151,9 @@ def fake_model() -> Iterator[FakeModel]:
         "Rayleigh described this scattering in 1871 [{pdf}]. An invented source [42]."
     ) as model:
         yield model
+
+
+@pytest.fixture
+def fake_model_class() -> type[FakeModel]:
+    """The fake server class, for tests that script their own answer (no ``from conftest import``)."""
+    return FakeModel

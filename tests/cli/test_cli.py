@@ -8,9 +8,9 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FakeModel
 
 from cite_cli.__main__ import main
 
@@ -87,7 +87,7 @@ def test_chinese_question(corpus: Path, workdir: Path, capsys: pytest.CaptureFix
 
 
 def test_ask_with_openai_compatible_server(
-    corpus: Path, workdir: Path, fake_model: FakeModel, capsys: pytest.CaptureFixture[str]
+    corpus: Path, workdir: Path, fake_model: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     code, out, err = run(
@@ -126,7 +126,7 @@ def test_ask_with_openai_compatible_server(
 def test_streaming_prints_markers_as_they_resolve(
     corpus: Path,
     workdir: Path,
-    fake_model: FakeModel,
+    fake_model: Any,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -9,9 +9,9 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FakeModel
 
 from cite_cli.__main__ import main
 
@@ -110,7 +110,7 @@ def test_bad_commands_and_paths(workdir: Path, tmp_path: Path, capsys: pytest.Ca
 
 
 def test_max_tokens_too_small_is_an_error_not_a_traceback(
-    corpus: Path, workdir: Path, fake_model: FakeModel, capsys: pytest.CaptureFixture[str]
+    corpus: Path, workdir: Path, fake_model: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from cite_core import TokenizerUnavailableError, get_encoding
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import FakeModel
 
 from cite_cli.__main__ import main
 
@@ -61,6 +61,7 @@ def assert_no_foreign_escapes(text: str) -> None:
 def test_no_escape_reaches_the_terminal(
     mode: list[str],
     hostile: Path,
+    fake_model_class: Any,
     workdir: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -74,7 +75,7 @@ def test_no_escape_reaches_the_terminal(
 
         monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
         mode = []
-    with FakeModel(model_answer()) as model:
+    with fake_model_class(model_answer()) as model:
         code, out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", model.url, *mode)
     assert code == 0, err
     if mode == ["--no-color"] or mode == ["--markdown"]:
@@ -90,14 +91,16 @@ def test_no_escape_reaches_the_terminal(
         assert out.count("\x1b") == 0
 
 
-def test_trust_notes_in_every_format(corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trust_notes_in_every_format(
+    corpus: Path, workdir: Path, fake_model_class: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     answer = (
         "The sky is blue because shorter wavelengths are scattered much more strongly [{sky}]. "
         "Penguins invented the telescope [{sky}]. An invented source [42].\n\nReferences:\n[1] sky\n"
     )
     question = "Why is the sky blue?"
-    with FakeModel(answer) as model:
+    with fake_model_class(answer) as model:
         code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--no-color")
         assert code == 0, err
         assert "Note: Markers that pointed at no source were removed: [42]" in out
