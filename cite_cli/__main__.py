@@ -177,7 +177,7 @@ def _remove(args: argparse.Namespace) -> int:
     try:
         store.check_format(store.meta())
         records = store.files()
-        targets = [Path(p).absolute() for p in args.paths]
+        targets = [Path(p).resolve() for p in args.paths]
         chosen = [
             r
             for r in records.values()
