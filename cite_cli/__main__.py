@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn
+
+from cite_core import CiteError, strip_controls
 
 from ._errors import EXIT_ERROR, CliError
 
 __all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one ``cite: error: ...`` line (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"cite: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +45,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="cite", description="Answer questions about your documents, with citations."
-    )
+    parser = _Parser(prog="cite", description="Answer questions about your documents, with citations.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     ingest = sub.add_parser("ingest", help="read .txt, .md and .pdf files into the index")
@@ -47,7 +53,20 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--chunk-size", type=int, default=1200, help="characters per chunk (default: 1200)")
     ingest.add_argument("--overlap", type=int, default=200, help="characters of overlap (default: 200)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.add_argument(
+        "--prune",
+        action="store_true",
+        help="also remove indexed files that are not under any PATH given (the index becomes PATH...)",
+    )
     _common(ingest)
+
+    listing = sub.add_parser("list", help="list the indexed files")
+    listing.add_argument("--json", action="store_true", help="one JSON object per file")
+    _common(listing)
+
+    remove = sub.add_parser("remove", help="take files (or every file under a folder) out of the index")
+    remove.add_argument("paths", nargs="+", metavar="PATH", help="indexed files or folders (need not exist)")
+    _common(remove)
 
     ask = sub.add_parser("ask", help="answer a question with citations")
     ask.add_argument("question")
@@ -77,14 +96,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "ingest":
-            return _ingest(args)
-        return _ask(args)
-    except CliError as exc:
-        print(f"cite: error: {exc}", file=sys.stderr)
+            from ._ingest import ingest
+
+            return ingest(args, lambda create: _open_store(args, create=create), _embedder(args.dense))
+        if args.command == "ask":
+            from ._ask import ask
+
+            return ask(args, lambda create: _open_store(args, create=create), _embedder)
+        if args.command == "list":
+            return _list(args)
+        return _remove(args)
+    except CiteError as exc:
+        print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("cite: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "unknown error"
 
 
 def _open_store(args: argparse.Namespace, *, create: bool) -> Any:
@@ -99,185 +130,70 @@ def _open_store(args: argparse.Namespace, *, create: bool) -> Any:
     )
 
 
-def _embedder(args: argparse.Namespace) -> Any:
-    if not args.dense:
+def _embedder(spec: str | None) -> Any:
+    if not spec:
         return None
-    from ._store import DenseEmbedder
+    from ._dense import DenseEmbedder
 
-    return DenseEmbedder(args.dense)
-
-
-# -- ingest -----------------------------------------------------------------------------------------
+    return DenseEmbedder(spec)
 
 
-def _ingest(args: argparse.Namespace) -> int:
-    from ._documents import chunk_document, find_files, read_document
-    from ._errors import require
+def _list(args: argparse.Namespace) -> int:
+    import json
 
-    if args.chunk_size < 100 or not 0 <= args.overlap < args.chunk_size:
-        raise CliError("--chunk-size must be at least 100 and --overlap between 0 and the chunk size")
-    files = find_files(args.paths)
-    documents = [read_document(f) for f in files]  # every file is read before the index is touched
-    embedder = _embedder(args)
-    tqdm = require("tqdm", "The progress bar").tqdm
-    store = _open_store(args, create=True)
-    chunks_total = 0
+    from ._output import safe_json
+
+    store = _open_store(args, create=False)
     try:
-        store.ensure_collection(embedder.spec if embedder else None, embedder.size if embedder else None)
-        bar = tqdm(
-            documents,
-            desc="ingest",
-            unit="file",
-            disable=args.quiet or None,
-            file=sys.stderr,
-            dynamic_ncols=True,
-        )
-        for doc in bar:
-            bar.set_postfix_str(doc.path.name[:30])
-            chunks = list(chunk_document(doc, size=args.chunk_size, overlap=args.overlap))
-            dense = embedder.embed([c.text for c in chunks]) if embedder and chunks else None
-            store.replace_document(str(doc.path), chunks, dense)
-            chunks_total += len(chunks)
+        store.check_format(store.meta())
+        records = sorted(store.files().values(), key=lambda r: r.document_id)
     finally:
         store.close()
-    print(
-        f"indexed {len(documents)} file(s), {chunks_total} chunk(s) into {store.where} "
-        f"(collection '{args.collection}')",
-        file=sys.stderr,
-    )
+    for r in records:
+        missing = not Path(r.document_id).exists()
+        if args.json:
+            row = {
+                "path": r.document_id,
+                "chunks": r.chunks,
+                "bytes": r.bytes,
+                "sha256": r.sha256,
+                "missing": missing,
+            }
+            print(safe_json(json.dumps(row, ensure_ascii=False)))
+        else:
+            print(
+                strip_controls(
+                    f"{r.chunks:>6} chunks {r.bytes:>10,} bytes  {r.document_id}"
+                    + ("  (missing)" if missing else "")
+                )
+            )
+    if not args.json:
+        print(f"{len(records)} file(s) in collection '{args.collection}' at {store.where}", file=sys.stderr)
     return 0
 
 
-# -- ask --------------------------------------------------------------------------------------------
-
-
-def _sources(hits: Sequence[Any]) -> list[Any]:
-    from cite_core import number_sources
-
-    items = []
-    for hit in hits:
-        p = hit.payload
-        item = {
-            "text": p["text"],
-            "title": p.get("title"),
-            "document_id": p.get("document_id"),
-            "start_index": p.get("start_index"),
-            "score": hit.score,
-            "metadata": {"path": p.get("path")},
-        }
-        if p.get("page") is not None:
-            item["page"] = p["page"]
-        items.append(item)
-    return number_sources(items)
-
-
-class _Terminal:
-    """Writes the streamed answer: text as it comes, ``[n]`` as each citation resolves."""
-
-    def __init__(self, out: TextIO, color: bool) -> None:
-        self.out = out
-        self.color = color
-        self.printed: set[tuple[int, int, int]] = set()
-
-    def style(self, text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
-
-    def event(self, event: Any) -> None:
-        if event.type == "text_delta":
-            self.out.write(event.text)
-        else:
-            key = (event.claim_start, event.claim_end, event.citation.reference)
-            if key in self.printed:
-                return
-            self.printed.add(key)
-            self.out.write(self.style(f"[{event.citation.reference}]", "36"))
-        self.out.flush()
-
-    def references(self, answer: Any) -> None:
-        from cite_core._render import _LABELS, _page_text, _pages
-
-        if not answer.references:
-            return
-        by_ref: dict[int, list[Any]] = {}
-        for c in answer.citations:
-            by_ref.setdefault(c.reference, []).append(c)
-        self.out.write("\n" + self.style("References", "1") + "\n")
-        for ref in answer.references:
-            source = ref.source
-            where = source.metadata.get("path") or source.document_id or ""
-            pages = _page_text(_pages(ref, by_ref.get(ref.number, [])), _LABELS["en"])
-            line = " ".join(source.label.split())
-            extra = ", ".join(x for x in (where if where != line else "", pages) if x)
-            self.out.write(
-                f"{self.style(f'[{ref.number}]', '36')} {line}" + (f" — {extra}" if extra else "") + "\n"
-            )
-            for quote in dict.fromkeys(" ".join(c.cited_text.split()) for c in by_ref.get(ref.number, [])):
-                short = quote if len(quote) <= 240 else quote[:237] + "…"
-                self.out.write(self.style(f"    “{short}”", "2") + "\n")
-        self.out.flush()
-
-
-def _ask(args: argparse.Namespace) -> int:
-    from cite_core import CitationStream
-
-    from ._llm import EXTRACTIVE_NOTE, choose_answerer
-
-    if not args.question.strip():
-        raise CliError("the question is empty")
-    if args.top_k < 1:
-        raise CliError("--top-k must be at least 1")
-    answerer = choose_answerer(args.model, args.base_url, args.api_key, max_tokens=args.max_tokens)
+def _remove(args: argparse.Namespace) -> int:
     store = _open_store(args, create=False)
     try:
-        dense_model = store.meta().get("dense_model")
-        if dense_model and not args.dense:
-            args.dense = dense_model
-        embedder = _embedder(args)
-        query_vector = embedder.embed([args.question])[0] if embedder else None
-        hits = store.search(args.question, limit=args.top_k, dense=query_vector)
+        store.check_format(store.meta())
+        records = store.files()
+        targets = [Path(p).resolve() for p in args.paths]
+        chosen = [
+            r
+            for r in records.values()
+            if any(Path(r.document_id) == t or Path(r.document_id).is_relative_to(t) for t in targets)
+        ]
+        unmatched = [
+            p
+            for p, t in zip(args.paths, targets)
+            if not any(Path(r.document_id) == t or Path(r.document_id).is_relative_to(t) for r in chosen)
+        ]
+        if unmatched:
+            raise CliError(f"not in the index: {', '.join(unmatched)} (see `cite list`)")
+        store.remove(chosen)
     finally:
         store.close()
-    sources = _sources(hits)
-    out = sys.stdout
-    color = out.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
-    term = _Terminal(out, color)
-    live = not (args.json or args.markdown)
-    if not sources:
-        raise CliError("nothing in the index matches the question (try other words, or ingest more files)")
-    if answerer.extractive:
-        print(EXTRACTIVE_NOTE, file=sys.stderr)
-        if live:
-            out.write(term.style("(extractive answer: no LLM configured)", "2") + "\n")
-    stream = CitationStream(sources)
-    for chunk in answerer.stream(args.question, sources):
-        for event in stream.feed(chunk):
-            if live:
-                term.event(event)
-    answer = stream.finish()
-    for event in stream.pending_events():
-        if live:
-            term.event(event)
-    if live:
-        out.write("\n")
-        term.references(answer)
-    elif args.json:
-        message = {
-            "type": "message",
-            "role": "assistant",
-            "model": answerer.name,
-            **answer.to_anthropic(),
-            "stop_reason": "end_turn",
-        }
-        out.write(json.dumps(message, ensure_ascii=False, indent=2) + "\n")
-    else:
-        out.write(answer.to_markdown(style="links"))
-    if args.html:
-        path = Path(args.html)
-        try:
-            path.write_text(answer.to_html(full_page=True, title=args.question), encoding="utf-8")
-        except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        print(f"wrote {path}", file=sys.stderr)
+    print(f"removed {len(chosen)} file(s) from collection '{args.collection}'", file=sys.stderr)
     return 0
 
 

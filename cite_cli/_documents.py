@@ -1,8 +1,15 @@
-"""Read .txt, .md and .pdf files and cut them into chunks that keep their offsets."""
+"""Read .txt, .md and .pdf files and cut them into chunks that keep their offsets.
+
+Text is kept exactly as decoded (a UTF-8 byte order mark dropped, line ends untouched: a CRLF file keeps its
+``\r\n``), so ``start_index`` and the citations' character offsets count characters of the file itself.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +18,16 @@ from cite_core import split_sentences
 
 from ._errors import CliError
 
-__all__ = ["SUFFIXES", "Chunk", "Document", "chunk_document", "find_files", "read_document"]
+__all__ = [
+    "SUFFIXES",
+    "Chunk",
+    "Document",
+    "Found",
+    "chunk_document",
+    "chunk_spans",
+    "find_files",
+    "read_document",
+]
 
 SUFFIXES = (".txt", ".md", ".markdown", ".pdf")
 _HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
@@ -40,21 +56,32 @@ class Chunk:
     index: int
 
 
-def find_files(paths: Iterable[str]) -> list[Path]:
+@dataclass
+class Found:
+    """The files named on the command line, the folders searched and the files skipped."""
+
+    files: list[Path]
+    folders: list[Path]
+    ignored: list[Path]
+    """Files in the folders whose type is not read (hidden ones excluded)."""
+
+
+def find_files(paths: Iterable[str]) -> Found:
     """The readable document files named by ``paths`` (folders searched recursively, hidden ones skipped)."""
     found: list[Path] = []
+    folders: list[Path] = []
+    ignored: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise CliError(f"no such file or folder: {raw}")
         if path.is_dir():
-            files = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+            folders.append(path.resolve())
+            files = []
+            for p in sorted(path.rglob("*")):
+                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
+                    continue
+                (files if p.suffix.lower() in SUFFIXES else ignored).append(p)
             if not files:
                 raise CliError(f"no .txt, .md or .pdf files in folder {raw}")
             found.extend(files)
@@ -62,7 +89,25 @@ def find_files(paths: Iterable[str]) -> list[Path]:
             found.append(path)
         else:
             raise CliError(f"unsupported file type {path.suffix or '(none)'}: {raw} (use .txt, .md or .pdf)")
-    return list(dict.fromkeys(p.resolve() for p in found))
+    return Found(
+        list(dict.fromkeys(p.resolve() for p in found)),
+        folders,
+        list(dict.fromkeys(p.resolve() for p in ignored)),
+    )
+
+
+@contextlib.contextmanager
+def _silent_pypdf() -> Iterator[None]:
+    """pypdf logs and warns about damaged files ("EOF marker not found"): the CLI says it once, cleanly."""
+    logger = logging.getLogger("pypdf")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 def read_document(path: Path) -> Document:
@@ -71,7 +116,8 @@ def read_document(path: Path) -> Document:
         from cite_core import CiteError, pdf_pages
 
         try:
-            pages = pdf_pages(str(path))
+            with _silent_pypdf():
+                pages = pdf_pages(str(path))
         except (OSError, CiteError) as exc:
             raise CliError(f"cannot read {path}: {exc}") from exc
         except Exception as exc:  # pypdf raises many types on damaged files
@@ -87,7 +133,6 @@ def read_document(path: Path) -> Document:
         raise CliError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
     if "\x00" in text:
         raise CliError(f"cannot read {path}: looks like a binary file")
-    text = text.replace("\r\n", "\n")
     title = path.stem
     if path.suffix.lower() in (".md", ".markdown"):
         heading = _HEADING.search(text)
@@ -96,23 +141,32 @@ def read_document(path: Path) -> Document:
     return Document(path, title, [text], paged=False)
 
 
-def chunk_document(doc: Document, *, size: int = 1200, overlap: int = 200) -> Iterator[Chunk]:
+def chunk_spans(doc: Document, *, size: int = 1200, overlap: int = 200) -> list[tuple[int, int, int]]:
+    """``(page index, start, end)`` of each chunk, cut at sentence boundaries (offsets only)."""
+    return [
+        (number, start, end)
+        for number, page in enumerate(doc.pages)
+        for start, end in _windows(page, size, overlap)
+        if page[start:end].strip()
+    ]
+
+
+def chunk_document(
+    doc: Document, *, size: int = 1200, overlap: int = 200, spans: list[tuple[int, int, int]] | None = None
+) -> Iterator[Chunk]:
     """Chunks of about ``size`` characters cut at sentence boundaries, overlapping by about ``overlap``."""
-    index = 0
-    for number, page in enumerate(doc.pages, start=1):
-        for start, end in _windows(page, size, overlap):
-            text = page[start:end]
-            if text.strip():
-                yield Chunk(
-                    document_id=str(doc.path),
-                    path=str(doc.path),
-                    title=doc.title,
-                    text=text,
-                    start=start,
-                    page=number if doc.paged else None,
-                    index=index,
-                )
-                index += 1
+    for index, (number, start, end) in enumerate(
+        spans if spans is not None else chunk_spans(doc, size=size, overlap=overlap)
+    ):
+        yield Chunk(
+            document_id=str(doc.path),
+            path=str(doc.path),
+            title=doc.title,
+            text=doc.pages[number][start:end],
+            start=start,
+            page=number + 1 if doc.paged else None,
+            index=index,
+        )
 
 
 def _windows(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:

@@ -5,20 +5,22 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["CliError", "require"]
+from cite_core import CiteError
+
+__all__ = ["EXIT_ERROR", "CliError", "require"]
 
 EXIT_ERROR = 2
 
 
-class CliError(Exception):
+class CliError(CiteError):
     """A problem the user can fix; printed as ``cite: error: <message>`` with exit status 2."""
 
 
-def require(module: str, what: str) -> Any:
-    """Import ``module`` or fail naming the extra that provides it."""
+def require(module: str, what: str, extra: str = "cli") -> Any:
+    """Import ``module`` or fail naming the extra with it (``pip install 'cite-anything[extra]'``)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise CliError(
-            f"{what} needs the '{module.split('.')[0]}' package: pip install 'cite-anything[cli]'"
+            f"{what} needs the '{module.split('.')[0]}' package: pip install 'cite-anything[{extra}]'"
         ) from exc

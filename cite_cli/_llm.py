@@ -8,16 +8,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cite_core import Source, build_messages
-from cite_core._extractive import extractive_answer
+from cite_core import Source, build_messages, extractive_answer, split_sentences
 
 from ._errors import CliError, require
 
 __all__ = ["Answerer", "choose_answerer"]
 
 EXTRACTIVE_NOTE = (
-    "No LLM configured (--model/--base-url or CITE_MODEL/CITE_BASE_URL): "
-    "offline extractive answer, quoting the best-matching sentences of the sources."
+    "no LLM configured (--model/--base-url or CITE_MODEL/CITE_BASE_URL): "
+    "answering offline with the best-matching sentences of the sources"
 )
 
 
@@ -31,13 +30,21 @@ class Answerer:
     where: str | None = None
     max_tokens: int | None = None
 
-    def stream(self, question: str, sources: Sequence[Source]) -> Iterator[str]:
+    def prepare(self, question: str, sources: Sequence[Source]) -> tuple[Any, list[Source], list[Source]]:
+        """``(messages or None, the sources the model sees, the sources the token budget dropped)``."""
         if self.extractive:
-            text = extractive_answer(question, sources)
+            return None, list(sources), []
+        messages = _messages(question, sources, self.max_tokens)
+        return messages, list(getattr(messages, "sources", sources)), list(getattr(messages, "dropped", []))
+
+    def stream(self, question: str, sources: Sequence[Source], messages: Any = None) -> Iterator[str]:
+        if self.extractive:
+            text = _extractive(question, sources)
             # written in small pieces, as a model would, so the terminal shows it streaming
             yield from re.findall(r"\S+\s*|\s+", text)
             return
-        messages = _messages(question, sources, self.max_tokens)
+        if messages is None:
+            messages = _messages(question, sources, self.max_tokens)
         try:
             for chunk in self.model.stream(
                 [(m["role"].replace("user", "human"), m["content"]) for m in messages]
@@ -51,15 +58,40 @@ class Answerer:
             raise CliError(_model_error(exc, self)) from exc
 
 
-def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> list[dict[str, str]]:
+def question_parts(question: str) -> list[str]:
+    """The sentences of a question (a question in several parts is retrieved and answered per part)."""
+    parts = [question[s:e].strip() for s, e in split_sentences(question)]
+    return [p for p in parts if p]
+
+
+def _extractive(question: str, sources: Sequence[Source]) -> str:
+    """The extractive answer to each part of the question (a part with no answer is left out)."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return extractive_answer(question, sources)
+    answers = [extractive_answer(p, sources) for p in parts]
+    answered = [a for a in dict.fromkeys(answers) if "[" in a]  # no marker: "the sources do not contain..."
+    if not answered:
+        return extractive_answer(question, sources)
+    # each part's sentences, without repeating a sentence an earlier part already quoted
+    seen: set[str] = set()
+    out = []
+    for answer in answered:
+        sentences = [s for s in re.split(r"(?<=\])\s+", answer.strip()) if s and s not in seen]
+        seen.update(sentences)
+        out.extend(sentences)
+    return " ".join(out)
+
+
+def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> Any:
     from cite_core import TokenizerUnavailableError
 
     if max_tokens:
         try:
-            return list(build_messages(question, sources, max_tokens=max_tokens))
+            return build_messages(question, sources, max_tokens=max_tokens)
         except TokenizerUnavailableError:
             pass  # no tokenizer files offline: send what retrieval returned
-    return list(build_messages(question, sources))
+    return build_messages(question, sources)
 
 
 def _text(content: Any) -> str:
@@ -114,9 +146,9 @@ def choose_answerer(
         chat_models = __import__("langchain.chat_models", fromlist=["init_chat_model"])
     except ImportError as exc:
         raise CliError(
-            f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model "
-            "(pip install langchain plus the provider's package), or pass --base-url for an "
-            "OpenAI-compatible server"
+            f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model: "
+            "pip install 'cite-anything[cli]' plus the provider's package (e.g. langchain-anthropic), "
+            "or pass --base-url for an OpenAI-compatible server"
         ) from exc
     assert model is not None  # no base URL here, and not both missing
     kwargs: dict[str, Any] = {"temperature": 0}

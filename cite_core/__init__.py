@@ -60,6 +60,7 @@ from ._render import (
     strip_controls,
 )
 from ._rescore import SupportScorer, embedding_scorer, rescore
+from ._scoring import analyze
 from ._segment import split_sentences
 from ._session import CitationSession
 from ._sources import number_sources, pdf_pages
@@ -103,6 +104,7 @@ __all__ = [
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",
+    "analyze",
     "answer_notes",
     "attribute",
     "build_messages",

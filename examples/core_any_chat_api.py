@@ -5,6 +5,11 @@
 With CITE_BASE_URL (an OpenAI-compatible server: Ollama, vLLM, llama.cpp, a hosted API) and
 CITE_MODEL (and CITE_API_KEY if needed) set, the question goes to that model over HTTP with
 streaming. Without them a scripted answer stands in for the model, so the example runs offline.
+
+The prompt budget (``max_tokens=4000``) is counted with tiktoken. tiktoken ships with cite_core, but it
+fetches its encoding file on first use; offline with no cached copy (a core-only install) the example
+says so on stderr and sends every source without a budget. It needs nothing beyond ``pip install
+cite-anything`` and runs the same in ``cite-anything[all]``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 
-from cite_core import CitationStream, build_messages, number_sources
+from cite_core import CitationStream, TokenizerUnavailableError, build_messages, number_sources
 
 DOCUMENTS = [
     {
@@ -62,7 +67,11 @@ def chat_stream(messages: list[dict[str, str]]) -> Iterator[str]:
 
 def main(question: str) -> int:
     sources = number_sources(DOCUMENTS)
-    messages = build_messages(question, sources, max_tokens=4000)
+    try:
+        messages = build_messages(question, sources, max_tokens=4000)
+    except TokenizerUnavailableError as exc:
+        print(f"no token budget ({exc}); sending every source", file=sys.stderr)
+        messages = build_messages(question, sources)
     stream = CitationStream(messages.sources)
     for chunk in chat_stream(messages):
         for event in stream.feed(chunk):

@@ -104,16 +104,16 @@ class FakeModel:
                 prompt = "\n".join(
                     m["content"] for m in body["messages"] if isinstance(m.get("content"), str)
                 )
-                numbers = dict(
-                    (title, number)
+                numbers = {
+                    title: number
                     for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
-                )
+                }
                 answer = model.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 pieces = re.findall(r".{1,7}", answer, re.S)
-                for i, piece in enumerate(pieces + [None]):
+                for _i, piece in enumerate(pieces + [None]):
                     chunk = {
                         "id": "chatcmpl-1",
                         "object": "chat.completion.chunk",
@@ -151,3 +151,9 @@ def fake_model() -> Iterator[FakeModel]:
         "Rayleigh described this scattering in 1871 [{pdf}]. An invented source [42]."
     ) as model:
         yield model
+
+
+@pytest.fixture
+def fake_model_class() -> type[FakeModel]:
+    """The fake server class, for tests that script their own answer (no ``from conftest import``)."""
+    return FakeModel

@@ -1,0 +1,112 @@
+"""``cite ask``: retrieve, stream a cited answer into the terminal (or print JSON / Markdown)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cite_core import CitationStream, answer_notes, number_sources, strip_controls
+
+from ._errors import CliError
+from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
+from ._output import LiveTerminal, json_message, markdown_answer
+from ._store import Hit, Store
+
+__all__ = ["ask"]
+
+
+def _sources(hits: Sequence[Hit]) -> list[Any]:
+    items = []
+    for hit in hits:
+        p = hit.payload
+        item = {
+            "text": p["text"],
+            "title": p.get("title"),
+            "document_id": p.get("document_id"),
+            "start_index": p.get("start_index"),
+            "score": hit.score,
+            "metadata": {"path": p.get("path")},
+        }
+        if p.get("page") is not None:
+            item["page"] = p["page"]
+        items.append(item)
+    return number_sources(items)
+
+
+def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], Any] | None) -> list[Hit]:
+    """The best chunks for the whole question, and the best of each part of a question."""
+    hits = store.search(question, limit=limit, dense=embed(question) if embed else None)
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return hits
+    per_part = max(1, limit // len(parts))
+    ranked = [store.search(p, limit=per_part, dense=embed(p) if embed else None) for p in parts]
+    chosen: dict[tuple[str, int], Hit] = {}
+    for lists in [*ranked, hits]:  # each part's best first, then the whole question fills the rest
+        for hit in lists:
+            key = (hit.payload.get("document_id", ""), hit.payload.get("chunk", 0))
+            if len(chosen) < limit:
+                chosen.setdefault(key, hit)
+    return list(chosen.values())
+
+
+def ask(
+    args: argparse.Namespace, open_store: Callable[..., Store], make_embedder: Callable[[str | None], Any]
+) -> int:
+    """Run ``cite ask``; returns the exit status."""
+    if not args.question.strip():
+        raise CliError("the question is empty")
+    if args.top_k < 1:
+        raise CliError("--top-k must be at least 1")
+    if args.max_tokens < 1:
+        raise CliError("--max-tokens must be at least 1")
+    answerer = choose_answerer(args.model, args.base_url, args.api_key, max_tokens=args.max_tokens)
+    store = open_store(create=False)
+    try:
+        meta = store.meta()
+        store.check_format(meta)
+        embedder = make_embedder(args.dense or meta.get("dense_model"))
+        embed = (lambda text: embedder.embed([text])[0]) if embedder else None
+        hits = retrieve(store, args.question, limit=args.top_k, embed=embed)
+        hint = store.size_hint()
+    finally:
+        store.close()
+    if hint:
+        print(hint, file=sys.stderr)
+    sources = _sources(hits)
+    if not sources:
+        raise CliError("nothing in the index matches the question (try other words, or ingest more files)")
+    out = sys.stdout
+    color = out.isatty() and not args.no_color and not os.environ.get("NO_COLOR")
+    live = LiveTerminal(out, color) if not (args.json or args.markdown) else None
+    if answerer.extractive:
+        print(strip_controls(f"cite: {EXTRACTIVE_NOTE}"), file=sys.stderr)
+    messages, seen, dropped = answerer.prepare(args.question, sources)
+    stream = CitationStream(seen)
+    for chunk in answerer.stream(args.question, seen, messages):
+        for event in stream.feed(chunk):
+            if live:
+                live.event(event)
+    answer = stream.finish()
+    for event in stream.pending_events():
+        if live:
+            live.event(event)
+    notes = answer_notes(answer, extractive=answerer.extractive, dropped=dropped)
+    if live:
+        live.finish(answer, notes)
+    elif args.json:
+        out.write(json_message(answer, answerer.name, notes))
+    else:
+        out.write(markdown_answer(answer, notes))
+    if args.html:
+        path = Path(args.html)
+        try:
+            path.write_text(answer.to_html(full_page=True, title=args.question), encoding="utf-8")
+        except OSError as exc:
+            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        print(strip_controls(f"wrote {path}"), file=sys.stderr)
+    return 0

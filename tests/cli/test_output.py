@@ -1,0 +1,128 @@
+"""Trust notes in every output format, and no terminal escape from a document or the model."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cite_cli.__main__ import main
+
+OSC8 = "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"
+OSC0 = "\x1b]0;owned window title\x07"
+CSI_CLEAR = "\x1b[2J\x1b[H"
+OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"
+C1_CSI = "\x9b31m"
+BIDI = "\u202egnp.exe"
+ATTACKS = OSC8 + OSC0 + CSI_CLEAR + OSC52 + C1_CSI + BIDI
+OUR_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    (folder / "sky.md").write_text(
+        f"# Sky {OSC0} title {OSC8}\n\nThe sky is blue because of Rayleigh scattering {ATTACKS}. "
+        "Sunlight is scattered by the molecules of the air.\n",
+        encoding="utf-8",
+    )
+    (folder / f"optics{OSC0}.txt").write_text(
+        "Lord Rayleigh described the scattering of light in 1871.\n", "utf-8"
+    )  # a file name is printed too
+    return folder
+
+
+def model_answer() -> str:
+    return (
+        f"The sky is blue because of Rayleigh scattering {OSC52}[{{sky}}]. "
+        f"Rayleigh described the scattering of light in 1871 [{{pdf}}]. {CSI_CLEAR}"
+        "An invented source [42].\n\n"
+        "Sources:\n[1] Sky\n[2] Optics\n"
+    )
+
+
+def assert_no_foreign_escapes(text: str) -> None:
+    cleaned = OUR_COLOURS.sub("", text)
+    assert "\x1b" not in cleaned and "\x9b" not in cleaned and "\u202e" not in cleaned
+    assert "\x07" not in cleaned
+
+
+@pytest.mark.parametrize("mode", [["--no-color"], ["--markdown"], ["--json"], ["--color-tty"]])
+def test_no_escape_reaches_the_terminal(
+    mode: list[str],
+    hostile: Path,
+    fake_model_class: Any,
+    workdir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    code, out, err = run(capsys, "ingest", str(hostile), "--quiet")
+    assert code == 0 and "\x1b" not in out + err
+    code, out, err = run(capsys, "list")
+    assert code == 0 and "\x1b" not in out + err and "optics␛]0;" in out
+    if mode == ["--color-tty"]:
+        import sys
+
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+        mode = []
+    with fake_model_class(model_answer()) as model:
+        code, out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", model.url, *mode)
+    assert code == 0, err
+    if mode == ["--no-color"] or mode == ["--markdown"]:
+        assert out.count("\x1b") == 0
+    assert_no_foreign_escapes(out)
+    assert_no_foreign_escapes(err)
+    assert "Rayleigh scattering" in out
+    # the extractive answer quotes the hostile text too
+    code, out, err = run(capsys, "ask", "Why is the sky blue?", *mode)
+    assert code == 0, err
+    assert_no_foreign_escapes(out)
+    if mode != []:
+        assert out.count("\x1b") == 0
+
+
+def test_trust_notes_in_every_format(
+    corpus: Path, workdir: Path, fake_model_class: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    answer = (
+        "The sky is blue because shorter wavelengths are scattered much more strongly [{sky}]. "
+        "Penguins invented the telescope [{sky}]. An invented source [42].\n\nReferences:\n[1] sky\n"
+    )
+    question = "Why is the sky blue?"
+    with fake_model_class(answer) as model:
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--no-color")
+        assert code == 0, err
+        assert "Note: Markers that pointed at no source were removed: [42]" in out
+        assert "Note: The model wrote its own reference list" in out
+        assert "Note: Weak support" in out
+        assert "\n\n\n" not in out.split("Note:")[0]
+
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--json")
+        message = json.loads(out)
+        assert message["invalid_markers"] == ["[42]"]
+        assert message["removed_reference_list"] and "[1] sky" in message["removed_reference_list"]
+        assert [c["marker"] for c in message["unsupported_citations"]] == ["[1]"]
+        kinds = {n["kind"] for n in message["notes"]}
+        assert kinds == {"invalid_markers", "removed_reference_list", "unsupported"}
+        assert message["extractive"] is False
+
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--markdown")
+        assert "> **Note:** Markers that pointed at no source were removed: \\[42\\]" in out
+        assert "> **Note:** The model wrote its own reference list" in out
+
+    code, out, err = run(capsys, "ask", question, "--json")
+    message = json.loads(out)
+    assert message["extractive"] is True and message["notes"][0]["kind"] == "extractive"
+    code, out, err = run(capsys, "ask", question, "--markdown")
+    assert "> **Note:** Extractive answer" in out
