@@ -8,7 +8,7 @@ from typing import Any
 
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 
-from cite_core import Citation, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
+from cite_core import Citation, CitationPrompt, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
 
 from ._convert import NumberedNodes, answer_metadata
 
@@ -90,14 +90,13 @@ class CitedStreamingResponse(StreamingResponse):
         cls,
         deltas: Iterable[str],
         numbered: NumberedNodes,
-        shown: Sequence[Source],
-        dropped: Sequence[Source],
+        prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=iter(()), metadata=_metadata(numbered, shown, dropped))
-        citer = _Citer(response, numbered, shown, unsupported_threshold)
+        response = cls(response_gen=iter(()), metadata=_metadata(numbered, prompt))
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
         def tokens() -> Iterator[str]:
             for delta in deltas:
@@ -140,14 +139,13 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         cls,
         deltas: AsyncIterator[str],
         numbered: NumberedNodes,
-        shown: Sequence[Source],
-        dropped: Sequence[Source],
+        prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
     ) -> AsyncCitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=_empty(), metadata=_metadata(numbered, shown, dropped))
-        citer = _Citer(response, numbered, shown, unsupported_threshold)
+        response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
         async def tokens() -> AsyncIterator[str]:
             async for delta in deltas:
@@ -175,9 +173,10 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
                 yield self.response_txt or ""
 
 
-def _metadata(numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequence[Source]) -> dict[str, Any]:
-    metadata = answer_metadata(None, raw=None, sources=shown, dropped=dropped)
-    metadata["dropped_nodes"] = numbered.dropped_nodes(dropped)
+def _metadata(numbered: NumberedNodes, prompt: CitationPrompt) -> dict[str, Any]:
+    metadata = answer_metadata(None, raw=None, sources=prompt.sources, dropped=prompt.dropped)
+    metadata["dropped_nodes"] = numbered.dropped_nodes(prompt.dropped)
+    metadata["repaired_nodes"] = list(numbered.repaired)
     return metadata
 
 
