@@ -222,7 +222,7 @@ def _string(value: Any) -> str | None:
 def annotate(
     node: NodeWithScore, values: dict[str, Any], *, shown: dict[str, Any] | None = None
 ) -> NodeWithScore:
-    """A copy of ``node`` with ``values`` in its metadata (hidden from LLM and embeddings), ``shown`` first."""
+    """A copy of ``node`` with ``values`` in its metadata (hidden from LLM, embeddings), ``shown`` first."""
     inner = node.node
     metadata = {
         **(shown or {}),
