@@ -14,10 +14,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "llamaindex_cite needs llama-index-core: pip install 'cite-anything[llamaindex]'"
     ) from exc
 
+from ._chat_engine import CiteChatEngine
 from ._convert import CITE_AS_KEY, REFERENCE_NUMBER_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY
 from ._postprocessor import CitePostprocessor
 from ._query_engine import CiteQueryEngine
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+from ._synthesizer import CiteSynthesizer
 
 __all__ = [
     "CITE_AS_KEY",
@@ -25,7 +27,9 @@ __all__ = [
     "SENTENCES_KEY",
     "SOURCE_NUMBER_KEY",
     "AsyncCitedStreamingResponse",
+    "CiteChatEngine",
     "CitePostprocessor",
     "CiteQueryEngine",
+    "CiteSynthesizer",
     "CitedStreamingResponse",
 ]

@@ -43,7 +43,7 @@ class _Citer:
         response = self.response
         response.answer = answer
         response.response_txt = answer.text
-        response.source_nodes = self.numbered.cited_nodes(answer)
+        response.source_nodes[:] = self.numbered.cited_nodes(answer)  # in place: others hold the list
         response.metadata.update(
             answer_metadata(
                 answer,
