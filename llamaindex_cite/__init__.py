@@ -20,6 +20,7 @@ from ._postprocessor import CitePostprocessor
 from ._query_engine import CiteQueryEngine
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._synthesizer import CiteSynthesizer
+from ._tools import CitationSession, cited_query_engine_tool
 
 __all__ = [
     "CITE_AS_KEY",
@@ -27,9 +28,11 @@ __all__ = [
     "SENTENCES_KEY",
     "SOURCE_NUMBER_KEY",
     "AsyncCitedStreamingResponse",
+    "CitationSession",
     "CiteChatEngine",
     "CitePostprocessor",
     "CiteQueryEngine",
     "CiteSynthesizer",
     "CitedStreamingResponse",
+    "cited_query_engine_tool",
 ]

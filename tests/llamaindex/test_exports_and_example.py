@@ -21,9 +21,13 @@ def test_exported_names():
         "SENTENCES_KEY",
         "SOURCE_NUMBER_KEY",
         "AsyncCitedStreamingResponse",
+        "CitationSession",
+        "CiteChatEngine",
         "CitePostprocessor",
         "CiteQueryEngine",
+        "CiteSynthesizer",
         "CitedStreamingResponse",
+        "cited_query_engine_tool",
     ]
     assert all(hasattr(llamaindex_cite, name) for name in llamaindex_cite.__all__)
 
