@@ -46,7 +46,7 @@ def test_pages_of_one_file_merge_and_page_location_is_the_physical_page():
     )
     answer = response.metadata["cited_answer"]
     assert len(answer.references) == 1 and len(response.metadata["sources"]) == 1  # one file, one reference
-    locations = [c for c in answer.citations]
+    locations = list(answer.citations)
     assert all(isinstance(c, PageLocation) for c in locations)
     assert [c.start_page_number for c in locations] == [1, 4]  # physical pages: "i" is page 1, "2" page 4
     assert {n.node.metadata["page_label"] for n in response.source_nodes} == {"i", "2"}  # the labels shown
