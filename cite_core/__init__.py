@@ -22,6 +22,7 @@ from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
+    DisplayDelta,
     ContentBlockLocation,
     PageLocation,
     Reference,
@@ -30,6 +31,7 @@ from ._models import (
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
@@ -60,6 +62,7 @@ __all__ = [
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "DisplayDelta",
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",
@@ -73,6 +76,7 @@ __all__ = [
     "SupportScorer",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",

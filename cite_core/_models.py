@@ -18,6 +18,7 @@ __all__ = [
     "CitationsDelta",
     "CitedAnswer",
     "ContentBlockLocation",
+    "DisplayDelta",
     "PageLocation",
     "Reference",
     "Segment",
@@ -26,6 +27,7 @@ __all__ = [
     "StreamEvent",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
 ]
 
 SourceKind = Literal["text", "pages", "blocks"]
@@ -273,6 +275,10 @@ class TextBlock(BaseModel):
     type: Literal["text"] = "text"
     text: str
     citations: list[Citation] | None = None
+    marker_text: str = ""
+    """The display markers that follow this block in ``CitedAnswer.text`` (``" [1][2]"``, ``""`` when
+    none): ``"".join(b.text + b.marker_text for b in answer.content) == answer.text``. Not part of
+    ``to_anthropic()``."""
 
     def to_anthropic(self) -> dict[str, Any]:
         """This block in the exact shape of Anthropic's Citations API (no ``citations`` key when uncited)."""
@@ -314,6 +320,9 @@ class CitedAnswer(BaseModel):
     """A reference list the model wrote despite instructions, removed from ``text`` and ``content``."""
     unsupported_threshold: float = 0.0
     """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
+    reasoning: str = ""
+    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
+    separately), kept out of ``text``, ``content`` and the citations."""
 
     @property
     def citations(self) -> list[Citation]:
@@ -332,7 +341,7 @@ class CitedAnswer(BaseModel):
 
     def to_anthropic(self) -> dict[str, Any]:
         """``{"content": [...]}`` exactly in the shape of a Citations API response."""
-        return {"content": [block.to_anthropic() for block in self.content]}
+        return {"content": [b.to_anthropic() for b in self.content if b.text or b.citations]}
 
     def to_markdown(
         self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References"
@@ -366,4 +375,21 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
-StreamEvent = Annotated[TextDelta | CitationsDelta, Field(discriminator="type")]
+class DisplayDelta(BaseModel):
+    """Answer text as shown, markers renumbered to their final display numbers (``CitationStream(...,
+    display=True)``): the concatenated display deltas equal ``CitedAnswer.text``."""
+
+    type: Literal["display_delta"] = "display_delta"
+    text: str
+
+
+class ThinkingDelta(BaseModel):
+    """Reasoning text (a thinking section or reasoning fed separately) as it streams."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    thinking: str
+
+
+StreamEvent = Annotated[
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+]
