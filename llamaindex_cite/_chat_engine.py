@@ -18,7 +18,7 @@ __all__ = ["CiteChatEngine"]
 
 _OPTIONS = (
     "merge_chunks",
-    "prompt_style",
+    "style",
     "max_prompt_tokens",
     "answer_tokens",
     "unsupported_threshold",

@@ -135,15 +135,7 @@ def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> Numbe
         items.append(item)
         kept.append(node)
     sources = number_sources(items, merge=merge)
-    if merge:  # number_sources merges by document_id, keeping the first appearance's rank
-        groups: dict[str, list[NodeWithScore]] = {}
-        for item, node in zip(items, kept):
-            groups.setdefault(item["document_id"], []).append(node)
-        owners = list(groups.values())
-    else:
-        owners = [[node] for node in kept]
-    if len(owners) != len(sources):  # pragma: no cover - guards the merge rule above
-        raise RuntimeError(f"{len(sources)} sources for {len(owners)} node groups")
+    owners = [[kept[i] for i in source.item_indices] for source in sources]
     numbered = NumberedNodes(sources=sources, nodes={s.number: group for s, group in zip(sources, owners)})
     numbered.left_out, numbered.repaired = left_out, repaired
     return numbered

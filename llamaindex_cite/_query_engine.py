@@ -111,7 +111,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             streaming=self.streaming,
             callback_manager=self.callback_manager,
             merge_chunks=self.merge_chunks,
-            prompt_style=self.prompt_style,
+            style=self.prompt_style,
             max_prompt_tokens=self.max_prompt_tokens,
             answer_tokens=self.answer_tokens,
             unsupported_threshold=self.unsupported_threshold,

@@ -8,7 +8,16 @@ from typing import Any
 
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 
-from cite_core import Citation, CitationPrompt, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
+from cite_core import (
+    Citation,
+    CitationPrompt,
+    CitationsDelta,
+    CitationStream,
+    CitedAnswer,
+    DisplayDelta,
+    Source,
+    StreamEvent,
+)
 
 from ._convert import NumberedNodes, answer_metadata
 
@@ -18,9 +27,9 @@ __all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
 class _Citer:
     """Feeds model text to a ``CitationStream`` and renders its events as display tokens.
 
-    Text deltas pass through; each resolved citation shows as its display marker ``[n]`` (after one
-    space, as the prompt asks the model to write it), and the nodes of a newly cited source are
-    appended to ``source_nodes`` at once.
+    The tokens are the core's display deltas (the answer text with markers already renumbered: they
+    concatenate to ``answer.text`` exactly); each resolved citation adds the nodes of a newly cited
+    source to ``source_nodes`` at once. Reasoning (``<think>``) is neither shown nor cited.
     """
 
     def __init__(
@@ -28,9 +37,8 @@ class _Citer:
     ) -> None:
         self.response = response
         self.numbered = numbered
-        self.stream = CitationStream(list(shown), unsupported_threshold=threshold)
+        self.stream = CitationStream(list(shown), unsupported_threshold=threshold, display=True)
         self.raw: list[str] = []
-        self.last = ""
         self.seen: set[tuple[int, str]] = set()
 
     def feed(self, chunk: str) -> Iterator[str]:
@@ -55,11 +63,12 @@ class _Citer:
 
     def render(self, events: Iterable[StreamEvent]) -> Iterator[str]:
         for event in events:
-            if isinstance(event, TextDelta):
+            if isinstance(event, DisplayDelta):
                 if event.text:
-                    self.last = event.text[-1]
                     yield event.text
                 continue
+            if not isinstance(event, CitationsDelta):
+                continue  # text and thinking deltas: the display deltas carry what is shown
             citation = event.citation
             self.response.citations.append(citation)
             number = citation.document_index + 1
@@ -67,9 +76,6 @@ class _Citer:
                 if (number, node.node.node_id) not in self.seen:
                     self.seen.add((number, node.node.node_id))
                     self.response.source_nodes.append(node)
-            space = "" if self.last in ("", "]") or self.last.isspace() else " "
-            self.last = "]"
-            yield f"{space}[{citation.reference}]"
 
 
 @dataclass

@@ -55,7 +55,7 @@ class CiteSynthesizer(BaseSynthesizer):
         callback_manager: CallbackManager | None = None,
         *,
         merge_chunks: bool = True,
-        prompt_style: Literal["markers", "sentences"] = "markers",
+        style: Literal["markers", "sentences"] = "markers",
         max_prompt_tokens: int | None = None,
         answer_tokens: int | None = None,
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
@@ -67,7 +67,7 @@ class CiteSynthesizer(BaseSynthesizer):
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
-        self.prompt_style = prompt_style
+        self.style = style
         """Cite sources by ``[n]`` markers, or numbered sentences by ``[n:s]`` markers."""
         self.max_prompt_tokens = max_prompt_tokens
         """Token budget of the prompt; default: the LLM's context window minus ``answer_tokens``."""
@@ -121,7 +121,7 @@ class CiteSynthesizer(BaseSynthesizer):
         prompt = build_prompt(
             query,
             numbered.sources,
-            style=self.prompt_style,
+            style=self.style,
             max_tokens=self.budget(),
             encoding=self.encoding,
             system_template=self.system_template,

@@ -175,3 +175,15 @@ def test_same_events_and_callbacks_as_retriever_query_engine_each_once(ours):
     )
     assert set(our_events) == set(their_events)
     assert all(count == 1 for count in our_events.values()), our_events
+
+
+def test_numbered_sentence_style_is_a_first_class_option(qdrant_index):
+    llm = ReplayLLM(default="She counted seabirds for the coastal survey [1:3].")
+    synthesizer = CiteSynthesizer(llm=llm, style="sentences")
+    response = qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, response_synthesizer=synthesizer
+    ).query(QUESTION)
+    assert "\n1: Mara Lind grew up in Kessby" in llm.prompts[0]  # numbered sentences shown
+    citation = response.metadata["cited_answer"].citations[0]
+    assert str(response) == "She counted seabirds for the coastal survey [1]."
+    assert citation.cited_text.startswith("As a child she spent her summers rowing")
