@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 from llama_index.core.base.llms.types import MessageRole
 
 from llamaindex_cite import REFERENCE_NUMBER_KEY, CiteChatEngine, CiteSynthesizer
+from tests.llamaindex.conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 
 FOLLOW_UP = "And what about the lighthouse keepers?"
 FOLLOW_UP_ANSWER = "The keepers recorded wind, rain and passing ships three times a day [2]."

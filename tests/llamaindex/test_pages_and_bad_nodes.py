@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from conftest import ListRetriever, ReplayLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from cite_core import PageLocation
 from llamaindex_cite import CiteQueryEngine, CiteSynthesizer
+from tests.llamaindex.conftest import ListRetriever, ReplayLLM
 
 PAGES = [  # as SimpleDirectoryReader reads a PDF: one Document per page, the printed label as page_label
     ("i", 1, "Preface. This report covers the harbour survey of 1931."),

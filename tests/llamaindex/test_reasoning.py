@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
-
 from llamaindex_cite import CiteChatEngine, CitePostprocessor, CiteQueryEngine, CiteSynthesizer
+from tests.llamaindex.conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 
 THINKING = "The user asks about childhood. Source [5] mentions the lighthouse; I will cite [2] and [4]."
 REASONING_ANSWER = f"<think>{THINKING}</think>\n\n{ANSWER}"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, nodes
 from llama_index.core import Settings, get_response_synthesizer
 from llama_index.core.base.response.schema import Response
 from llama_index.core.callbacks import CallbackManager, CBEventType, LlamaDebugHandler
@@ -15,6 +14,7 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore
 
 from llamaindex_cite import CitedStreamingResponse, CiteQueryEngine, CiteSynthesizer
+from tests.llamaindex.conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM, nodes
 
 EXPECTED_METADATA = {
     "cited_answer",

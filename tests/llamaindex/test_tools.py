@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import QUESTION
 from llama_index.core.base.response.schema import Response
 
 import cite_core
 from llamaindex_cite import REFERENCE_NUMBER_KEY, CitationSession, cited_query_engine_tool
+from tests.llamaindex.conftest import QUESTION
 
 ROOT = Path(__file__).resolve().parents[2]
 
