@@ -42,8 +42,8 @@ DOCUMENTS = [
         id_="harbour",
     ),
     Document(
-        text="The fish market moved to the new quay in 1933. Herring was the main catch until the 1960s, when "
-        "the shoals moved north. Today the quay serves mostly pleasure boats.",
+        text="The fish market moved to the new quay in 1933. Herring was the main catch until the 1960s, "
+        "when the shoals moved north. Today the quay serves mostly pleasure boats.",
         metadata={"file_name": "market.txt"},
         id_="market",
     ),
@@ -154,10 +154,12 @@ async def async_main(llm: LLM) -> None:
     url = os.environ.get("QDRANT_URL")
     aclient = AsyncQdrantClient(url=url) if url else AsyncQdrantClient(":memory:")
     store = QdrantVectorStore(collection_name="kessby_async", aclient=aclient)  # aclient= for aquery()
-    index = VectorStoreIndex(
-        [], storage_context=StorageContext.from_defaults(vector_store=store), embed_model=HashingEmbedding()
-    )
-    await index.ainsert_nodes(nodes())  # in memory, the async client holds its own copy of the data
+    embed_model = HashingEmbedding()
+    chunks = nodes()  # in memory, the async client holds its own copy of the data
+    for chunk, vector in zip(chunks, await embed_model.aget_text_embedding_batch([c.text for c in chunks])):
+        chunk.embedding = vector
+    await store.async_add(chunks)  # (newer llama-index-core: index.ainsert_nodes)
+    index = VectorStoreIndex.from_vector_store(store, embed_model=embed_model)
     engine = CiteQueryEngine.from_args(index, llm=llm, similarity_top_k=10)
     show(await engine.aquery(QUESTION))
     await aclient.close()

@@ -14,10 +14,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "llamaindex_cite needs llama-index-core: pip install 'cite-anything[llamaindex]'"
     ) from exc
 
+from ._chat_engine import CiteChatEngine
 from ._convert import CITE_AS_KEY, REFERENCE_NUMBER_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY
 from ._postprocessor import CitePostprocessor
 from ._query_engine import CiteQueryEngine
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+from ._synthesizer import CiteSynthesizer
+from ._tools import CitationSession, cited_query_engine_tool
 
 __all__ = [
     "CITE_AS_KEY",
@@ -25,7 +28,11 @@ __all__ = [
     "SENTENCES_KEY",
     "SOURCE_NUMBER_KEY",
     "AsyncCitedStreamingResponse",
+    "CitationSession",
+    "CiteChatEngine",
     "CitePostprocessor",
     "CiteQueryEngine",
+    "CiteSynthesizer",
     "CitedStreamingResponse",
+    "cited_query_engine_tool",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,7 +11,7 @@ from typing import Any
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from cite_core import CitedAnswer, Source, number_sources
+from cite_core import CitedAnswer, CiteError, Source, number_sources
 
 __all__ = [
     "CITE_AS_KEY",
@@ -33,6 +35,9 @@ REFERENCE_NUMBER_KEY = "reference_number"
 
 _HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
 _FORWARDED = ("file_name", "file_path", "page_label")
+_PAGE_KEYS = ("page_number", "source", "page_label")
+"""Node metadata read, in order, for the 1-based physical page (PyMuPDF writes it as ``source``)."""
+logger = logging.getLogger("llamaindex_cite")
 
 
 @dataclass
@@ -43,7 +48,9 @@ class NumberedNodes:
     nodes: dict[int, list[NodeWithScore]]
     """The nodes behind each source number, in rank order (several when chunks were merged)."""
     left_out: list[NodeWithScore] = field(default_factory=list)
-    """Nodes not numbered at all (left out to fit the token budget)."""
+    """Nodes not numbered at all (left out to fit the token budget, or rejected by the core)."""
+    repaired: list[NodeWithScore] = field(default_factory=list)
+    """Nodes numbered without a bad field (a NaN score, a negative ``start_char_idx``)."""
 
     def dropped_nodes(self, dropped: Sequence[Source]) -> list[NodeWithScore]:
         """The nodes the model did not see: those of ``dropped`` sources, then those left out."""
@@ -85,6 +92,7 @@ class NumberedNodes:
         sources = self.sources if shown is None else shown
         metadata = answer_metadata(answer, raw=raw, sources=sources, dropped=dropped)
         metadata["dropped_nodes"] = self.dropped_nodes(dropped)
+        metadata["repaired_nodes"] = list(self.repaired)
         return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
 
 
@@ -105,25 +113,32 @@ def answer_metadata(
 def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> NumberedNodes:
     """Number nodes as sources 1..N in rank order; with ``merge``, chunks of one document share a number.
 
-    Nodes without text (images, empty chunks) cannot be cited and are left out.
+    Nodes without text (images, empty chunks) cannot be cited and are left out. A node the core
+    rejects (a text it cannot cite) is left out too and listed in ``left_out``; a node with a bad
+    field (a NaN score, a negative ``start_char_idx``) is kept without that field and listed in
+    ``repaired``: one bad node never fails the whole query.
     """
-    items, kept = [], []
+    items, kept, left_out, repaired = [], [], [], []
     for node in nodes:
-        item = source_item(node)
-        if item is not None:
-            items.append(item)
-            kept.append(node)
+        item, problems = source_item(node)
+        if item is None:
+            continue
+        try:
+            number_sources([item], merge=False)
+        except CiteError as exc:
+            logger.warning("left out node %s: %s", node.node.node_id, exc)
+            left_out.append(node)
+            continue
+        if problems:
+            logger.warning("node %s: %s", node.node.node_id, "; ".join(problems))
+            repaired.append(node)
+        items.append(item)
+        kept.append(node)
     sources = number_sources(items, merge=merge)
-    if merge:  # number_sources merges by document_id, keeping the first appearance's rank
-        groups: dict[str, list[NodeWithScore]] = {}
-        for item, node in zip(items, kept):
-            groups.setdefault(item["document_id"], []).append(node)
-        owners = list(groups.values())
-    else:
-        owners = [[node] for node in kept]
-    if len(owners) != len(sources):  # pragma: no cover - guards the merge rule above
-        raise RuntimeError(f"{len(sources)} sources for {len(owners)} node groups")
-    return NumberedNodes(sources=sources, nodes={s.number: group for s, group in zip(sources, owners)})
+    owners = [[kept[i] for i in source.item_indices] for source in sources]
+    numbered = NumberedNodes(sources=sources, nodes={s.number: group for s, group in zip(sources, owners)})
+    numbered.left_out, numbered.repaired = left_out, repaired
+    return numbered
 
 
 def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
@@ -141,34 +156,55 @@ def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
     return NumberedNodes(sources=sources, nodes=owners)
 
 
-def source_item(node: NodeWithScore) -> dict[str, Any] | None:
-    """A cite_core source item for a node: text, mapped metadata, offsets and page; None if it has no text."""
+def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
+    """A cite_core source item for a node (None if it has no text), and the fields left out as invalid.
+
+    The document is the node's ``file_path`` (the pages of one file read by ``SimpleDirectoryReader``
+    merge into one reference), else its ``ref_doc_id``. The physical page (``page_location``) comes
+    from ``page_number`` (or PyMuPDF's ``source``), else from a numeric ``page_label``; the label itself
+    stays in the metadata as what is shown (``i``, ``xii``).
+    """
     inner = node.node
     text = inner.get_content(metadata_mode=MetadataMode.NONE)
     if not text or not text.strip():
-        return None
+        return None, []
     meta = inner.metadata
-    label = meta.get("page_label")
     doc = inner.source_node.node_id if inner.source_node is not None else None
     extra = {key: meta[key] for key in _FORWARDED if meta.get(key) is not None}
     extra["node_id"] = inner.node_id
     if doc is not None:
         extra["ref_doc_id"] = doc
+    path = _string(meta.get("file_path"))
     item = {
         "text": text,
         "title": _string(meta.get("title") or meta.get("file_name")),
         "url": _string(meta.get("url")),
         "author": _string(meta.get("author")),
-        "document_id": doc or inner.node_id,
-        "score": node.score,
+        "document_id": path or doc or inner.node_id,
         "metadata": extra,
     }
+    problems = []
+    if node.score is not None and isinstance(node.score, (int, float)) and math.isfinite(node.score):
+        item["score"] = node.score
+    elif node.score is not None:
+        problems.append(f"score {node.score!r} ignored")
     start = getattr(inner, "start_char_idx", None)
-    if start is not None:
+    if isinstance(start, int) and start >= 0:
         item["start_char_idx"] = start
-    if str(label).isdigit() and int(str(label)) >= 1:
-        item["page"] = int(str(label))
-    return item
+    elif start is not None:
+        problems.append(f"start_char_idx {start!r} ignored")
+    page = next((_page(meta.get(k)) for k in _PAGE_KEYS if _page(meta.get(k)) is not None), None)
+    if page is not None:
+        item["page"] = page
+    return item, problems
+
+
+def _page(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return value if isinstance(value, int) and value >= 1 else None
 
 
 def _string(value: Any) -> str | None:
@@ -178,7 +214,7 @@ def _string(value: Any) -> str | None:
 def annotate(
     node: NodeWithScore, values: dict[str, Any], *, shown: dict[str, Any] | None = None
 ) -> NodeWithScore:
-    """A copy of ``node`` with ``values`` in its metadata (hidden from LLM and embeddings) and ``shown`` first."""
+    """A copy of ``node`` with ``values`` in its metadata (hidden from LLM, embeddings), ``shown`` first."""
     inner = node.node
     metadata = {
         **(shown or {}),

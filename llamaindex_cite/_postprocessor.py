@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from llama_index.core.base.response.schema import RESPONSE_TYPE, AsyncStreamingResponse, Response
+from llama_index.core.base.response.schema import (
+    RESPONSE_TYPE,
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
@@ -10,6 +15,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, citation_instructions, parse_answer, split_sentences
 
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
+from ._recorder import recorded_answer, start_recording
 
 __all__ = ["CitePostprocessor"]
 
@@ -27,6 +33,10 @@ class CitePostprocessor(BaseNodePostprocessor):
     merge_chunks: bool = Field(
         default=True, description="Give chunks of one document (same ref_doc_id) one number."
     )
+    instruct: bool = Field(
+        default=True,
+        description="Add cite_core's citation instructions to the query the synthesizer sees.",
+    )
     unsupported_threshold: float = Field(
         default=DEFAULT_UNSUPPORTED_THRESHOLD,
         description="Citations whose support is below this are listed as unsupported by cite().",
@@ -39,7 +49,12 @@ class CitePostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
+        start_recording()
         numbered = number_nodes(nodes, merge=self.merge_chunks)
+        if self.instruct and query_bundle is not None and numbered.sources:
+            rules = citation_instructions(len(numbered.sources))
+            if rules not in query_bundle.query_str:  # the engine hands this bundle on to its synthesizer
+                query_bundle.query_str = f"{query_bundle.query_str}\n\n{rules}"
         out: list[NodeWithScore] = []
         for number, group in numbered.nodes.items():
             for node in group:
@@ -62,13 +77,25 @@ class CitePostprocessor(BaseNodePostprocessor):
         """
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
-        return self._cite(str(response), response.source_nodes)
+        return self._cite(self._text(response), response.source_nodes)
 
     async def acite(self, response: RESPONSE_TYPE) -> Response:
         """``cite()`` for any response, async streaming ones included."""
         if isinstance(response, AsyncStreamingResponse):
             response = await response.get_response()
         return self.cite(response)
+
+    @staticmethod
+    def _text(response: RESPONSE_TYPE) -> str:
+        """The answer's text; for a stream already consumed, the text LlamaIndex's events recorded."""
+        if isinstance(response, StreamingResponse) and response.response_txt is None:
+            text = "".join(response.response_gen)
+            if text:
+                response.response_txt = text
+                return text
+            texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in response.source_nodes]
+            return recorded_answer([t.strip()[:80] for t in texts if t.strip()]) or ""
+        return str(response)
 
     def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
         numbered = renumber_nodes(nodes)

@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
-from llama_index.core.constants import DEFAULT_NUM_OUTPUTS
 from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import (
-    DEFAULT_UNSUPPORTED_THRESHOLD,
-    CitationPrompt,
-    TokenBudgetError,
-    build_prompt,
-    parse_answer,
-)
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt
 
-from ._convert import NumberedNodes, number_nodes
-from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+from ._convert import NumberedNodes
+from ._synthesizer import CiteSynthesizer
 
 __all__ = ["CiteQueryEngine"]
 
@@ -113,93 +104,37 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             nodes = await postprocessor.apostprocess_nodes(nodes, query_bundle=query_bundle)
         return nodes
 
+    def synthesizer(self) -> CiteSynthesizer:
+        """The ``CiteSynthesizer`` this engine answers with (built from its fields)."""
+        return CiteSynthesizer(
+            llm=self.llm,
+            streaming=self.streaming,
+            callback_manager=self.callback_manager,
+            merge_chunks=self.merge_chunks,
+            style=self.prompt_style,
+            max_prompt_tokens=self.max_prompt_tokens,
+            answer_tokens=self.answer_tokens,
+            unsupported_threshold=self.unsupported_threshold,
+            system_template=self.system_template,
+            user_template=self.user_template,
+            encoding=self.encoding,
+        )
+
     def prompt(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
     ) -> tuple[NumberedNodes, CitationPrompt]:
-        """Number the nodes and build the one prompt that shows them (whole sources, within budget).
-
-        cite_core drops whole sources, lowest ranked first. When the top source alone is too big (chunks
-        of one document merged), the lowest-ranked nodes are left out instead, whole, until it fits.
-        """
-        try:
-            return self._prompt(query_bundle, nodes)
-        except TokenBudgetError:
-            if not self.merge_chunks or len(nodes) < 2:
-                raise
-        fits, too_many = 0, len(nodes)  # binary search for the most top-ranked nodes that fit
-        best: tuple[NumberedNodes, CitationPrompt] | None = None
-        while too_many - fits > 1:
-            middle = (fits + too_many) // 2
-            try:
-                best, fits = self._prompt(query_bundle, nodes[:middle]), middle
-            except TokenBudgetError:
-                too_many = middle
-        if best is None:
-            raise TokenBudgetError(
-                f"not even the top-ranked node fits the prompt budget of {self._budget()} tokens"
-            )
-        best[0].left_out = list(nodes[fits:])
-        return best
-
-    def _prompt(
-        self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
-    ) -> tuple[NumberedNodes, CitationPrompt]:
-        numbered = number_nodes(nodes, merge=self.merge_chunks)
-        prompt = build_prompt(
-            query_bundle.query_str,
-            numbered.sources,
-            style=self.prompt_style,
-            max_tokens=self._budget(),
-            encoding=self.encoding,
-            system_template=self.system_template,
-            user_template=self.user_template,
-        )
-        return numbered, prompt
-
-    def _budget(self) -> int:
-        if self.max_prompt_tokens is not None:
-            return self.max_prompt_tokens
-        meta = self.llm.metadata
-        answer = self.answer_tokens or (meta.num_output if meta.num_output > 0 else DEFAULT_NUM_OUTPUTS)
-        return max(meta.context_window - answer, 1)
+        """Number the nodes and build the one prompt that shows them (see ``CiteSynthesizer.prompt``)."""
+        return self.synthesizer().prompt(query_bundle.query_str, nodes)
 
     def synthesize(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore], additional_source_nodes: Any = None
     ) -> RESPONSE_TYPE:
-        numbered, prompt = self.prompt(query_bundle, nodes)
-        messages = _chat(prompt)
-        if self.streaming:
-            deltas = (r.delta or "" for r in self.llm.stream_chat(messages))
-            return CitedStreamingResponse.start(
-                deltas,
-                numbered,
-                prompt.sources,
-                prompt.dropped,
-                unsupported_threshold=self.unsupported_threshold,
-            )
-        raw = self.llm.chat(messages).message.content or ""
-        return self._respond(numbered, prompt, raw)
+        return self.synthesizer().synthesize(query_bundle, nodes)
 
     async def asynthesize(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore], additional_source_nodes: Any = None
     ) -> RESPONSE_TYPE:
-        numbered, prompt = self.prompt(query_bundle, nodes)
-        messages = _chat(prompt)
-        if self.streaming:
-            deltas = _adeltas(await self.llm.astream_chat(messages))
-            return AsyncCitedStreamingResponse.start(
-                deltas,
-                numbered,
-                prompt.sources,
-                prompt.dropped,
-                unsupported_threshold=self.unsupported_threshold,
-            )
-        raw = (await self.llm.achat(messages)).message.content or ""
-        return self._respond(numbered, prompt, raw)
-
-    def _respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
-        answer = parse_answer(raw, prompt.sources, unsupported_threshold=self.unsupported_threshold)
-        return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)
+        return await self.synthesizer().asynthesize(query_bundle, nodes)
 
     # -- BaseQueryEngine ----------------------------------------------------------------------------
 
@@ -207,11 +142,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
-            with self.callback_manager.event(
-                CBEventType.RETRIEVE, payload={EventPayload.QUERY_STR: query_bundle.query_str}
-            ) as retrieve_event:
-                nodes = self.retrieve(query_bundle)
-                retrieve_event.on_end(payload={EventPayload.NODES: nodes})
+            nodes = self.retrieve(query_bundle)  # the retriever fires its own retrieve events
             response = self.synthesize(query_bundle, nodes)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
@@ -220,20 +151,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
-            with self.callback_manager.event(
-                CBEventType.RETRIEVE, payload={EventPayload.QUERY_STR: query_bundle.query_str}
-            ) as retrieve_event:
-                nodes = await self.aretrieve(query_bundle)
-                retrieve_event.on_end(payload={EventPayload.NODES: nodes})
+            nodes = await self.aretrieve(query_bundle)
             response = await self.asynthesize(query_bundle, nodes)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
-
-
-def _chat(prompt: CitationPrompt) -> list[ChatMessage]:
-    return [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
-
-
-async def _adeltas(responses: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for response in responses:
-        yield response.delta or ""

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 
-from cite_core import Citation, CitationsDelta, CitationStream, CitedAnswer, Source, StreamEvent, TextDelta
+from cite_core import (
+    Citation,
+    CitationPrompt,
+    CitationsDelta,
+    CitationStream,
+    CitedAnswer,
+    DisplayDelta,
+    Source,
+    StreamEvent,
+)
 
 from ._convert import NumberedNodes, answer_metadata
 
@@ -18,9 +27,9 @@ __all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
 class _Citer:
     """Feeds model text to a ``CitationStream`` and renders its events as display tokens.
 
-    Text deltas pass through; each resolved citation shows as its display marker ``[n]`` (after one
-    space, as the prompt asks the model to write it), and the nodes of a newly cited source are
-    appended to ``source_nodes`` at once.
+    The tokens are the core's display deltas (the answer text with markers already renumbered: they
+    concatenate to ``answer.text`` exactly); each resolved citation adds the nodes of a newly cited
+    source to ``source_nodes`` at once. Reasoning (``<think>``) is neither shown nor cited.
     """
 
     def __init__(
@@ -28,9 +37,8 @@ class _Citer:
     ) -> None:
         self.response = response
         self.numbered = numbered
-        self.stream = CitationStream(list(shown), unsupported_threshold=threshold)
+        self.stream = CitationStream(list(shown), unsupported_threshold=threshold, display=True)
         self.raw: list[str] = []
-        self.last = ""
         self.seen: set[tuple[int, str]] = set()
 
     def feed(self, chunk: str) -> Iterator[str]:
@@ -43,7 +51,7 @@ class _Citer:
         response = self.response
         response.answer = answer
         response.response_txt = answer.text
-        response.source_nodes = self.numbered.cited_nodes(answer)
+        response.source_nodes[:] = self.numbered.cited_nodes(answer)  # in place: others hold the list
         response.metadata.update(
             answer_metadata(
                 answer,
@@ -55,13 +63,12 @@ class _Citer:
 
     def render(self, events: Iterable[StreamEvent]) -> Iterator[str]:
         for event in events:
-            if isinstance(event, TextDelta):
+            if isinstance(event, DisplayDelta):
                 if event.text:
-                    self.last = event.text[-1]
                     yield event.text
                 continue
-            if not isinstance(event, CitationsDelta):  # reasoning (ThinkingDelta) is not answer text
-                continue
+            if not isinstance(event, CitationsDelta):
+                continue  # text and thinking deltas: the display deltas carry what is shown
             citation = event.citation
             self.response.citations.append(citation)
             number = citation.document_index + 1
@@ -69,9 +76,6 @@ class _Citer:
                 if (number, node.node.node_id) not in self.seen:
                     self.seen.add((number, node.node.node_id))
                     self.response.source_nodes.append(node)
-            space = "" if self.last in ("", "]") or self.last.isspace() else " "
-            self.last = "]"
-            yield f"{space}[{citation.reference}]"
 
 
 @dataclass
@@ -92,16 +96,15 @@ class CitedStreamingResponse(StreamingResponse):
         cls,
         deltas: Iterable[str],
         numbered: NumberedNodes,
-        shown: Sequence[Source],
-        dropped: Sequence[Source],
+        prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=_nothing(), metadata=_metadata(numbered, shown, dropped))
-        citer = _Citer(response, numbered, shown, unsupported_threshold)
+        response = cls(response_gen=iter(()), metadata=_metadata(numbered, prompt))
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
-        def tokens() -> Generator[str, None, None]:
+        def tokens() -> Iterator[str]:
             for delta in deltas:
                 yield from citer.feed(delta)
             yield from citer.finish()
@@ -142,16 +145,15 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         cls,
         deltas: AsyncIterator[str],
         numbered: NumberedNodes,
-        shown: Sequence[Source],
-        dropped: Sequence[Source],
+        prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
     ) -> AsyncCitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=_empty(), metadata=_metadata(numbered, shown, dropped))
-        citer = _Citer(response, numbered, shown, unsupported_threshold)
+        response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
-        async def tokens() -> AsyncGenerator[str, None]:
+        async def tokens() -> AsyncIterator[str]:
             async for delta in deltas:
                 for token in citer.feed(delta):
                     yield token
@@ -168,7 +170,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         assert self.answer is not None
         return self.answer
 
-    async def _yield_response(self) -> AsyncGenerator[str, None]:
+    async def _yield_response(self) -> AsyncIterator[str]:
         async with self._lock:
             if self.answer is None:
                 async for token in self.response_gen:
@@ -177,16 +179,13 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
                 yield self.response_txt or ""
 
 
-def _metadata(numbered: NumberedNodes, shown: Sequence[Source], dropped: Sequence[Source]) -> dict[str, Any]:
-    metadata = answer_metadata(None, raw=None, sources=shown, dropped=dropped)
-    metadata["dropped_nodes"] = numbered.dropped_nodes(dropped)
+def _metadata(numbered: NumberedNodes, prompt: CitationPrompt) -> dict[str, Any]:
+    metadata = answer_metadata(None, raw=None, sources=prompt.sources, dropped=prompt.dropped)
+    metadata["dropped_nodes"] = numbered.dropped_nodes(prompt.dropped)
+    metadata["repaired_nodes"] = list(numbered.repaired)
     return metadata
 
 
-def _nothing() -> Generator[str, None, None]:
-    yield from ()
-
-
-async def _empty() -> AsyncGenerator[str, None]:
+async def _empty() -> AsyncIterator[str]:
     return
     yield  # pragma: no cover - makes this an async generator

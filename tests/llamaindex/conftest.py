@@ -1,4 +1,4 @@
-"""Fixtures: a replaying LLM, offline hashing embeddings, and an index of a small corpus on embedded Qdrant."""
+"""Fixtures: a replaying LLM, offline hashing embeddings, and a small corpus indexed on embedded Qdrant."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from llama_index.vector_stores.qdrant import QdrantVectorStore
 from qdrant_client import AsyncQdrantClient, QdrantClient
 
@@ -47,12 +47,18 @@ recorded wind, rain and passing ships three times a day until the light was auto
 The village children were allowed to climb the tower once a year, on midsummer morning."""
 
 GUIDE_PAGES = [
-    "Field guide to Baltic seabirds. Eiders nest on the outer skerries from April. Counting them from a "
-    "rowing boat is a traditional summer task for children in the coastal villages.",
-    "Black guillemots stay near the shore all year. Their red feet make them easy to recognise. "
-    "Surveys have recorded them around Kessby since 1921.",
-    "Arctic terns arrive in May and leave in August. They defend their nests fiercely and will dive "
-    "at anyone who comes too close.",
+    (
+        "Field guide to Baltic seabirds. Eiders nest on the outer skerries from April. Counting them from a "
+        "rowing boat is a traditional summer task for children in the coastal villages."
+    ),
+    (
+        "Black guillemots stay near the shore all year. Their red feet make them easy to recognise. "
+        "Surveys have recorded them around Kessby since 1921."
+    ),
+    (
+        "Arctic terns arrive in May and leave in August. They defend their nests fiercely and will dive "
+        "at anyone who comes too close."
+    ),
 ]
 
 # A recorded model answer: the model saw the sources numbered by rank (1 the biography, 2 the lighthouse,
@@ -202,11 +208,12 @@ async def async_qdrant_index(embed_model: HashEmbedding) -> Any:
     """The same index through Qdrant's async client (what ``aquery`` needs)."""
     aclient = AsyncQdrantClient(":memory:")
     store = QdrantVectorStore(collection_name=f"c{uuid.uuid4().hex}", aclient=aclient)
-    index = VectorStoreIndex(
-        [], storage_context=StorageContext.from_defaults(vector_store=store), embed_model=embed_model
-    )
+    chunks = nodes()
+    for chunk in chunks:  # the store's own async API: works on every supported llama-index-core
+        chunk.embedding = embed_model.get_text_embedding(chunk.get_content(metadata_mode=MetadataMode.EMBED))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Payload indexes have no effect")
-        await index.ainsert_nodes(nodes())
+        await store.async_add(chunks)
+    index = VectorStoreIndex.from_vector_store(store, embed_model=embed_model)
     yield index
     await aclient.close()

@@ -21,9 +21,13 @@ def test_exported_names():
         "SENTENCES_KEY",
         "SOURCE_NUMBER_KEY",
         "AsyncCitedStreamingResponse",
+        "CitationSession",
+        "CiteChatEngine",
         "CitePostprocessor",
         "CiteQueryEngine",
+        "CiteSynthesizer",
         "CitedStreamingResponse",
+        "cited_query_engine_tool",
     ]
     assert all(hasattr(llamaindex_cite, name) for name in llamaindex_cite.__all__)
 
@@ -64,8 +68,8 @@ def test_example_runs_offline_with_the_fake_llm():
     )
     out = result.stdout
     expected = (
-        "The harbour was dredged in 1931 so that steamers could dock [1]. The fish market moved to the new quay "
-        "in 1933 [2], and today the quay serves mostly pleasure boats [2]. It also had a submarine base."
+        "The harbour was dredged in 1931 so that steamers could dock [1]. The fish market moved to the new "
+        "quay in 1933 [2], and today the quay serves mostly pleasure boats [2]. It also had a submarine base."
     )
     assert out.count(expected) == 3  # query, streaming, async
     assert "[1] Harbour history" in out and "[2] market.txt" in out

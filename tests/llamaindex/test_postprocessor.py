@@ -73,3 +73,25 @@ def test_nodes_without_text_kept_unnumbered_at_the_end():
     nodes = [NodeWithScore(node=TextNode(text=" ")), NodeWithScore(node=TextNode(text="Some text."))]
     out = CitePostprocessor(merge_chunks=False).postprocess_nodes(nodes)
     assert out[0].node.metadata[SOURCE_NUMBER_KEY] == 1 and out[1] is nodes[0]
+
+
+def test_default_prompts_are_told_to_cite(qdrant_index, llm):
+    """Issue 12, item 1: with LlamaIndex's default prompts the model was never told to cite."""
+    engine = qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[CitePostprocessor()]
+    )
+    response = engine.query(QUESTION)
+    assert CitePostprocessor.instructions(5) in llm.prompts[0]
+    assert len(response.source_nodes) == 7  # LlamaIndex's own response: every node
+    cited = CitePostprocessor().cite(response)
+    assert str(cited) == DISPLAY and len(cited.source_nodes) == 4
+
+
+def test_cite_after_the_standard_streaming_loop(qdrant_index, llm):
+    """Issue 12, item 1: after ``for t in r.response_gen`` cite() returned 'None' with 0 nodes."""
+    engine = existing_engine(qdrant_index, llm, streaming=True)
+    response = engine.query(QUESTION)
+    tokens = list(response.response_gen)
+    assert "".join(tokens) == ANSWER
+    cited = CitePostprocessor().cite(response)
+    assert str(cited) == DISPLAY and len(cited.source_nodes) == 4

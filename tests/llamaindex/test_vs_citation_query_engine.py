@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+import llama_index.core
 import pytest
 from llama_index.core.query_engine import CitationQueryEngine
 from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
@@ -13,6 +14,11 @@ import llamaindex_cite
 from llamaindex_cite import CiteQueryEngine
 
 from .conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM
+
+OLD_CORE = tuple(int(p) for p in llama_index.core.__version__.split(".")[:2]) < (0, 13)
+theirs_as_of_0_13 = pytest.mark.skipif(
+    OLD_CORE, reason="pins how CitationQueryEngine splits and packs sources in llama-index-core >= 0.13"
+)
 
 
 @pytest.fixture
@@ -25,6 +31,7 @@ def both(qdrant_index):
     return theirs, ours, retrieved
 
 
+@theirs_as_of_0_13
 def test_theirs_resplits_into_labelled_chunks_and_loses_offsets_ours_keeps_nodes(both):
     theirs, ours, retrieved = both
     assert all(
@@ -79,6 +86,7 @@ def long_nodes() -> list[NodeWithScore]:
     ]
 
 
+@theirs_as_of_0_13
 def test_theirs_cuts_a_source_between_calls_ours_makes_one_call_with_whole_sources():
     nodes = long_nodes()
     long = nodes[0].node.text

@@ -1,0 +1,143 @@
+"""``CiteChatEngine``: LlamaIndex's condense-plus-context chat engine, answering with citations."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from threading import Thread
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.callbacks import trace_method
+from llama_index.core.chat_engine import CondensePlusContextChatEngine
+from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
+
+from ._synthesizer import CiteSynthesizer
+
+__all__ = ["CiteChatEngine"]
+
+_OPTIONS = (
+    "merge_chunks",
+    "style",
+    "max_prompt_tokens",
+    "answer_tokens",
+    "unsupported_threshold",
+    "system_template",
+    "user_template",
+    "encoding",
+)
+
+
+class CiteChatEngine(CondensePlusContextChatEngine):
+    """Condense the conversation to a question, retrieve, and answer with citations.
+
+    Each turn's answer cites the nodes retrieved for that turn, numbered ``[1]..[k]`` by first
+    appearance; ``response.source_nodes`` holds only the cited nodes and ``response.metadata`` the
+    cited answer, and the history stores the renumbered answer. ``chat``, ``achat``, ``stream_chat``
+    and ``astream_chat`` work (streamed tokens already renumbered).
+    """
+
+    _cite_options: dict[str, Any]
+
+    @classmethod
+    def from_defaults(  # type: ignore[override]
+        cls, retriever: Any, llm: Any = None, **kwargs: Any
+    ) -> CiteChatEngine:
+        """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
+        engine = super().from_defaults(retriever, llm=llm, **kwargs)
+        assert isinstance(engine, CiteChatEngine)
+        engine._cite_options = options
+        return engine
+
+    def _get_response_synthesizer(  # type: ignore[override]
+        self, chat_history: list[ChatMessage], streaming: bool = False
+    ) -> CiteSynthesizer:
+        prefix = (
+            [ChatMessage(role=MessageRole.SYSTEM, content=self._system_prompt)] if self._system_prompt else []
+        )
+        return CiteSynthesizer(
+            llm=self._llm,
+            streaming=streaming,
+            callback_manager=self.callback_manager,
+            chat_history=[*prefix, *chat_history],
+            **getattr(self, "_cite_options", {}),
+        )
+
+    @trace_method("chat")
+    def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
+        synthesizer, context_source, context_nodes = self._run_c3(message, chat_history)
+        response = synthesizer.synthesize(message, context_nodes)
+        self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
+        self._memory.put(ChatMessage(content=str(response), role=MessageRole.ASSISTANT))
+        return AgentChatResponse(
+            response=str(response),
+            sources=[context_source],
+            source_nodes=response.source_nodes,
+            metadata=response.metadata,
+        )
+
+    @trace_method("chat")
+    async def achat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
+        synthesizer, context_source, context_nodes = await self._arun_c3(message, chat_history)
+        response = await synthesizer.asynthesize(message, context_nodes)
+        await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
+        await self._memory.aput(ChatMessage(content=str(response), role=MessageRole.ASSISTANT))
+        return AgentChatResponse(
+            response=str(response),
+            sources=[context_source],
+            source_nodes=response.source_nodes,
+            metadata=response.metadata,
+        )
+
+    @trace_method("chat")
+    def stream_chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> StreamingAgentChatResponse:
+        synthesizer, context_source, context_nodes = self._run_c3(message, chat_history, streaming=True)
+        response: Any = synthesizer.synthesize(message, context_nodes)
+        self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
+        chat_response = StreamingAgentChatResponse(
+            chat_stream=_chat_stream(response.response_gen),
+            sources=[context_source],
+            source_nodes=response.source_nodes,  # the same list: it fills as citations resolve
+        )
+        chat_response.metadata = response.metadata  # a field only in newer llama-index-core
+        thread = Thread(target=chat_response.write_response_to_history, args=(self._memory,))
+        chat_response.write_response_to_history_thread = thread
+        thread.start()
+        return chat_response
+
+    @trace_method("chat")
+    async def astream_chat(
+        self, message: str, chat_history: list[ChatMessage] | None = None
+    ) -> StreamingAgentChatResponse:
+        synthesizer, context_source, context_nodes = await self._arun_c3(
+            message, chat_history, streaming=True
+        )
+        response: Any = await synthesizer.asynthesize(message, context_nodes)
+        await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
+        chat_response = StreamingAgentChatResponse(
+            achat_stream=_achat_stream(response.response_gen),
+            sources=[context_source],
+            source_nodes=response.source_nodes,
+        )
+        chat_response.metadata = response.metadata
+        chat_response.awrite_response_to_history_task = asyncio.create_task(
+            chat_response.awrite_response_to_history(self._memory)
+        )
+        return chat_response
+
+
+def _chat_stream(tokens: Iterator[str]) -> Iterator[ChatResponse]:
+    text = ""
+    for token in tokens:
+        text += token
+        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
+
+
+async def _achat_stream(tokens: AsyncIterator[str]) -> AsyncIterator[ChatResponse]:
+    text = ""
+    async for token in tokens:
+        text += token
+        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)

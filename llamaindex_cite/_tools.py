@@ -1,0 +1,85 @@
+"""Agents: a query engine as a tool whose sources keep one numbering across calls and a cited final answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from llama_index.core.base.response.schema import Response
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.tools import FunctionTool
+
+import cite_core
+from cite_core import CitedAnswer, Source
+
+from ._convert import NumberedNodes, number_nodes, source_item
+
+__all__ = ["CitationSession", "cited_query_engine_tool"]
+
+
+class CitationSession(cite_core.CitationSession):
+    """``cite_core.CitationSession`` for LlamaIndex nodes: ``parse(text)`` gives a cited ``Response``.
+
+    Share one session between the tools of one agent run (``cited_query_engine_tool(..., session=s)``):
+    a node keeps its number across calls, a new chunk of a known document joins that document's
+    number, and ``parse(final_answer)`` cites against every source of the run.
+    """
+
+    def __init__(self, *, merge: bool = True) -> None:
+        super().__init__(merge=merge)
+        self._nodes: dict[str, NodeWithScore] = {}
+
+    def add_nodes(self, nodes: Iterable[NodeWithScore]) -> list[Source]:
+        """Number the nodes (repeats keep their number); returns their sources, in order of appearance."""
+        numbered = number_nodes(list(nodes), merge=False)  # valid nodes only, repaired where needed
+        kept = [node for group in numbered.nodes.values() for node in group]
+        items = []
+        for node in kept:
+            self._nodes.setdefault(node.node.node_id, node)
+            items.append(source_item(node)[0])
+        return self.add(items)
+
+    def cited_answer(self, text: str, **options: Any) -> CitedAnswer:
+        """The ``CitedAnswer`` of a final answer over every source of the session."""
+        return super().parse(text, **options)
+
+    def parse(self, text: str, **options: Any) -> Response:  # type: ignore[override]
+        """A cited ``Response`` of a final answer: renumbered text, only the cited nodes, references
+        covering every call (options as for ``cite_core.parse_answer``)."""
+        answer = self.cited_answer(text, **options)
+        sources = self.sources
+        owners = {
+            source.number: [
+                self._nodes[item["metadata"]["node_id"]] for item in self.items_for(source.number)
+            ]
+            for source in sources
+        }
+        return NumberedNodes(sources=sources, nodes=owners).response(answer, raw=text)
+
+
+def cited_query_engine_tool(
+    engine: Any, name: str, description: str, session: CitationSession | None = None
+) -> FunctionTool:
+    """A tool over ``engine``'s retrieval whose output is the numbered sources an agent cites with ``[n]``.
+
+    The numbers come from ``session`` (a new ``CitationSession`` when None; reachable as
+    ``tool.session``), so they stay stable across calls; ``tool.session.parse(final_answer)`` then
+    gives the cited ``Response``. ``engine`` is any query engine with ``retrieve`` (``RetrieverQueryEngine``,
+    ``CiteQueryEngine``), or a retriever; other engines are queried and their ``source_nodes`` used.
+    Retrieval is synchronous (agents run it in a worker), so a Qdrant store needs its sync ``client=``.
+    """
+    session = session if session is not None else CitationSession()
+
+    def show(nodes: list[NodeWithScore]) -> str:
+        return session.format(session.add_nodes(nodes))
+
+    def search(input: str) -> str:
+        """Search the sources; cite what you use with their [n] numbers."""
+        bundle = QueryBundle(query_str=input)
+        if hasattr(engine, "retrieve"):
+            return show(engine.retrieve(bundle))
+        return show(engine.query(bundle).source_nodes)
+
+    tool = FunctionTool.from_defaults(fn=search, name=name, description=description)
+    tool.session = session  # type: ignore[attr-defined]
+    return tool

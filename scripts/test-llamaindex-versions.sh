@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Run tests/llamaindex against the lowest llama-index-core the project supports (the highest is what
+# `pip install -e '.[test]'` gives, tested by the main run). Builds .venv-li-low once, then reuses it.
+#   bash scripts/test-llamaindex-versions.sh            # venv at ./.venv-li-low
+#   LI_LOW_VENV=/some/dir bash scripts/test-llamaindex-versions.sh
+# The floor is pinned here and in pyproject.toml's `llamaindex` extra: keep them equal.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+LOW_CORE="0.12.35"  # 0.12.0-0.12.34 ship no o200k_base BPE file: the token budget cannot count offline
+LOW_QDRANT="0.4.3"  # 0.4.0 creates collections with the sync client even when only aclient= is given
+LOW_CLIENT="1.12.2"  # the qdrant-client floor of the qdrant extra
+VENV="${LI_LOW_VENV:-.venv-li-low}"
+PY="${PYTHON:-python3}"
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import llama_index.core as c; assert c.__version__ == '$LOW_CORE'" 2>/dev/null; then
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/python" -m pip install -q \
+        "llama-index-core==$LOW_CORE" "llama-index-vector-stores-qdrant==$LOW_QDRANT" \
+        "qdrant-client==$LOW_CLIENT" "pydantic>=2.6" "tiktoken>=0.7" \
+        "pytest>=8" "pytest-asyncio>=0.23" "hypothesis>=6.100"
+fi
+"$VENV/bin/python" -c "import llama_index.core as c; print('llama-index-core', c.__version__)"
+PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/llamaindex "$@"
