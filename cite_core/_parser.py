@@ -14,7 +14,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ._localize import Corpus
-from ._markers import NEED, Item, Marker, Tag, ThinkTag, match_line_start, match_marker, match_think
+from ._markers import (
+    MAX_FENCE,
+    NEED,
+    Item,
+    Marker,
+    Tag,
+    ThinkTag,
+    match_line_start,
+    match_marker,
+    match_think,
+)
 from ._models import (
     Citation,
     CitationsDelta,
@@ -110,6 +120,7 @@ class CitationStream:
         # lexer state
         self._mode = "text"  # text | code | fence | reflist | think
         self._code_ticks = 0
+        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
         self._fence = ""
         self._line_start = True
         self._line_checked = False
@@ -170,6 +181,11 @@ class CitationStream:
             yield from self.feed(chunk)
         self.finish()
         yield from self._take_events()
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released as text (an unfinished marker, tag or line start)."""
+        return len(self._buf) + len(self._held)
 
     def pending_events(self) -> list[StreamEvent]:
         """Events produced by ``finish()`` (citations of claims that ended with the answer)."""
@@ -245,12 +261,23 @@ class CitationStream:
             char = buf[pos]
             if char == "`":
                 run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
+                if self._tick_run:  # the rest of a run too long to open a code span
+                    self._text(buf[pos:run])
+                    pos = run
+                    self._tick_run = run == n
+                    continue
+                if run - pos > MAX_FENCE:  # decided without waiting for the end of the run
+                    self._text(buf[pos:run])
+                    pos = run
+                    self._tick_run = run == n
+                    continue
                 if run == n and not eof:
                     break
                 self._text(buf[pos:run])
                 self._mode, self._code_ticks = "code", run - pos
                 pos = run
                 continue
+            self._tick_run = False
             if char == "<":
                 think = match_think(buf, pos, eof)
                 if think == NEED:
@@ -297,14 +324,17 @@ class CitationStream:
                 pos = stop
             if buf[pos] == "\n":
                 self._mode = "text"
+                self._tick_run = False
                 return pos
             run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
-            if run == n and not eof:
-                return -pos - 1
+            continued, self._tick_run = self._tick_run, False
+            if run == n and not eof and not continued and run - pos <= self._code_ticks:
+                return -pos - 1  # the run may still grow: it closes the span only at its exact length
             self._text(buf[pos:run])
-            if run - pos == self._code_ticks:
+            if run - pos == self._code_ticks and not continued:
                 self._mode = "text"
                 return run
+            self._tick_run = run == n and not eof  # a longer run: its rest cannot close the span
             pos = run
         return pos
 
@@ -360,11 +390,11 @@ class CitationStream:
             newline = buf.find("\n", pos)
             line = buf[pos:] if newline < 0 else buf[pos:newline]
             stripped = line.strip()
-            closing = len(self._fence) <= len(stripped) <= MAX_WS and stripped == self._fence[0] * len(
+            closing = len(self._fence) <= len(stripped) <= MAX_FENCE and stripped == self._fence[0] * len(
                 stripped
             )
             could_close = stripped == self._fence[0] * len(stripped)
-            if newline < 0 and not eof and len(line) <= MAX_WS and could_close:
+            if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
                 return -pos - 1
             if closing:
                 self._mode = "text"
