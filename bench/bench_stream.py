@@ -118,10 +118,10 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
         ours_total = onyx_total = 0.0
         agree = 0
         for text, items in data:
-            t, cited = best(lambda: ours_stream(text, items, size), repeat)
+            t, cited = best(lambda t=text, i=items, z=size: ours_stream(t, i, z), repeat)
             ours_total += t
             if onyx is not None:
-                u, seen = best(lambda: onyx_stream(onyx, text, items, size), repeat)
+                u, seen = best(lambda t=text, i=items, z=size: onyx_stream(onyx, t, i, z), repeat)
                 onyx_total += u
                 agree += cited == seen
         row = {"chunking": f"{size}-character chunks", "ours_us_per_char": ours_total / chars * 1e6}
@@ -130,7 +130,7 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
             row["ratio"] = ours_total / onyx_total
             row["same_cited_sources"] = agree
         result["rows"].append(row)
-    whole = sum(best(lambda: ours_whole(text, items), repeat) for text, items in data)
+    whole = sum(best(lambda t=text, i=items: ours_whole(t, i), repeat) for text, items in data)
     result["rows"].append({"chunking": "whole parse_answer", "ours_us_per_char": whole / chars * 1e6})
     return result
 
