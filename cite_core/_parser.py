@@ -9,6 +9,7 @@ code fence or a reference list are held back.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -59,6 +60,20 @@ _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"\s*")
+
+
+class _Mode(enum.Enum):
+    """What the lexer is inside."""
+
+    TEXT = "text"
+    CODE = "code"
+    """Inline code, up to a backtick run of the opener's length or the end of the line."""
+    FENCE = "fence"
+    """A fenced code block, up to its closing fence line."""
+    REFLIST = "reflist"
+    """A reference list the model wrote: everything to the end is removed."""
+    THINK = "think"
+    """A thinking section, up to its closing tag."""
 
 
 class _Group:
@@ -112,13 +127,13 @@ class CitationStream:
         self._show = display  # emit DisplayDelta events
         self._reasoning: list[str] = []
         self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
-        self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
+        self._emit = True  # False for a whole parse: nobody reads the events (60 models per 30 markers)
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = {}
         self._groups: list[_Group] = []
         # lexer state
-        self._mode = "text"  # text | code | fence | reflist | think
+        self._mode = _Mode.TEXT
         self._code_ticks = 0
         self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
         self._fence = ""
@@ -182,6 +197,12 @@ class CitationStream:
         self.finish()
         yield from self._take_events()
 
+    def _parse_whole(self, text: str) -> CitedAnswer:
+        """``parse_answer``: the whole text at once, without building the events nobody reads."""
+        self._emit = False
+        self.feed(text)
+        return self.finish()
+
     @property
     def held(self) -> int:
         """Characters received but not yet released as text (an unfinished marker, tag or line start)."""
@@ -198,26 +219,23 @@ class CitationStream:
         n = len(buf)
         while pos < n:
             mode = self._mode
-            if mode == "reflist":
+            if mode is _Mode.REFLIST:
                 self._removed.append(buf[pos:])
                 pos = n
                 break
-            if mode == "code":
-                pos = self._code(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.CODE:
+                pos, need = self._code(buf, pos, eof)
+                if need:
                     break
                 continue
-            if mode == "fence":
-                pos = self._fence_line(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.FENCE:
+                pos, need = self._fence_line(buf, pos, eof)
+                if need:
                     break
                 continue
-            if mode == "think":
-                pos = self._thinking(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.THINK:
+                pos, need = self._thinking(buf, pos, eof)
+                if need:
                     break
                 continue
             if self._skip_space:
@@ -233,12 +251,12 @@ class CitationStream:
                 if found == "reflist":
                     self._removed.append(self._held)
                     self._held = ""
-                    self._mode = "reflist"
+                    self._mode = _Mode.REFLIST
                     continue
                 if isinstance(found, tuple):
                     self._text(buf[pos : found[1]])
                     self._fence = buf[pos : found[1]].strip()
-                    self._mode = "fence"
+                    self._mode = _Mode.FENCE
                     pos = found[1]
                     continue
             if self._group_open:
@@ -274,7 +292,7 @@ class CitationStream:
                 if run == n and not eof:
                     break
                 self._text(buf[pos:run])
-                self._mode, self._code_ticks = "code", run - pos
+                self._mode, self._code_ticks = _Mode.CODE, run - pos
                 pos = run
                 continue
             self._tick_run = False
@@ -311,53 +329,53 @@ class CitationStream:
             pos = end
         self._buf = buf[pos:]
 
-    def _code(self, buf: str, pos: int, eof: bool) -> int:
+    def _code(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside inline code: up to the closing backtick run or the end of the line."""
         n = len(buf)
         while pos < n:
             stop = min((i for i in (buf.find("`", pos), buf.find("\n", pos)) if i >= 0), default=-1)
             if stop < 0:
                 self._text(buf[pos:])
-                return n
+                return n, False
             if stop > pos:
                 self._text(buf[pos:stop])
                 pos = stop
             if buf[pos] == "\n":
-                self._mode = "text"
+                self._mode = _Mode.TEXT
                 self._tick_run = False
-                return pos
+                return pos, False
             run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
             continued, self._tick_run = self._tick_run, False
             if run == n and not eof and not continued and run - pos <= self._code_ticks:
-                return -pos - 1  # the run may still grow: it closes the span only at its exact length
+                return pos, True  # the run may still grow: it closes the span only at its exact length
             self._text(buf[pos:run])
             if run - pos == self._code_ticks and not continued:
-                self._mode = "text"
-                return run
+                self._mode = _Mode.TEXT
+                return run, False
             self._tick_run = run == n and not eof  # a longer run: its rest cannot close the span
             pos = run
-        return pos
+        return pos, False
 
-    def _thinking(self, buf: str, pos: int, eof: bool) -> int:
+    def _thinking(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside a thinking section: reasoning text up to a closing thinking tag."""
         n = len(buf)
         while pos < n:
             lt = buf.find("<", pos)
             if lt < 0:
                 self._think_text(buf[pos:])
-                return n
+                return n, False
             if lt > pos:
                 self._think_text(buf[pos:lt])
                 pos = lt
             found = match_think(buf, pos, eof)
             if found == NEED:
-                return -pos - 1
+                return pos, True
             if isinstance(found, ThinkTag) and found.closing:
                 self._end_think()
-                return found.end
+                return found.end, False
             self._think_text("<")
             pos += 1
-        return pos
+        return pos, False
 
     def _on_think(self, tag: ThinkTag) -> None:
         """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
@@ -365,13 +383,13 @@ class CitationStream:
         self._group_open = False
         self._group = None
         if not tag.closing:
-            self._mode = "think"
+            self._mode = _Mode.THINK
         else:
             self._end_think()
 
     def _end_think(self) -> None:
         """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
-        self._mode = "text"
+        self._mode = _Mode.TEXT
         self._skip_space = self._plain_len == 0
         if self._line_start:
             self._line_checked = False
@@ -384,7 +402,7 @@ class CitationStream:
                     self._flush_text()
                 self._pending_thinking.append(text)
 
-    def _fence_line(self, buf: str, pos: int, eof: bool) -> int:
+    def _fence_line(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside a fenced code block: whole lines, until a closing fence line."""
         if self._line_start:
             newline = buf.find("\n", pos)
@@ -395,13 +413,13 @@ class CitationStream:
             )
             could_close = stripped == self._fence[0] * len(stripped)
             if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
-                return -pos - 1
+                return pos, True
             if closing:
-                self._mode = "text"
+                self._mode = _Mode.TEXT
         newline = buf.find("\n", pos)
         end = len(buf) if newline < 0 else newline + 1
         self._text(buf[pos:end])
-        return end
+        return end, False
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -720,7 +738,4 @@ def parse_answer(
     """Parse a whole answer: markers found, validated, localised in their sources. Never raises on any text."""
     if not isinstance(text, str):
         raise TypeError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
-    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold)
-    stream._emit = False  # the events of a whole parse are never read: not built
-    stream.feed(text)
-    return stream.finish()
+    return CitationStream(sources, unsupported_threshold=unsupported_threshold)._parse_whole(text)
