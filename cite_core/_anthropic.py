@@ -15,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._citations import citation_for_span
 from ._localize import Corpus
 from ._models import (
-    CharLocation,
     Citation,
     CitationsDelta,
     CitedAnswer,
-    ContentBlockLocation,
-    PageLocation,
     Reference,
     Source,
     StreamEvent,
@@ -212,7 +210,7 @@ class AnthropicCitationStream:
         cited = source.text[start:end]
         reference = self._display_no.setdefault(index, len(self._display_no) + 1)
         score = support(analyze(claim), analyze(cited), self._corpus.stats)
-        return _location(source, start, end, reference=reference, support=score)
+        return citation_for_span(source, start, end, reference=reference, support=score)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -258,49 +256,3 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
         if found >= 0:
             return found, found + len(needle)
     return fallback or (lo, hi)
-
-
-def _location(source: Source, start: int, end: int, *, reference: int, support: float) -> Citation:
-    """The citation of ``Source.text[start:end]`` in the source's own coordinates (chars, pages or blocks)."""
-    covered = [i for i, s in enumerate(source.segments) if s.start < end and s.end > start] or [0]
-    first, last = source.segments[covered[0]], source.segments[covered[-1]]
-    common: dict[str, Any] = dict(
-        document_index=source.number - 1, document_title=source.title, reference=reference, support=support
-    )
-    if source.kind == "pages" and first.page is not None and last.page is not None:
-        return PageLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_page_number=first.page,
-            end_page_number=last.page + 1,
-            **common,
-        )
-    if source.kind == "blocks" and first.block is not None and last.block is not None:
-        return ContentBlockLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_block_index=first.block,
-            end_block_index=last.block + 1,
-            **common,
-        )
-    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
-        start, end = max(start, first.start), min(end, first.end)
-        offset = first.doc_start - first.start  # type: ignore[operator]
-        return CharLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_char_index=start + offset,
-            end_char_index=end + offset,
-            **common,
-        )
-    return CharLocation(
-        cited_text=source.text[start:end],
-        source_start=start,
-        source_end=end,
-        start_char_index=start,
-        end_char_index=end,
-        **common,
-    )

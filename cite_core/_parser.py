@@ -735,7 +735,7 @@ def _blocks_with_markers(
 def parse_answer(
     text: str, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
 ) -> CitedAnswer:
-    """Parse a whole answer: markers found, validated, localised in their sources. Never raises on any text."""
+    """Parse a whole answer: markers found, validated, localised in their sources; never raises on text."""
     if not isinstance(text, str):
         raise TypeError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     return CitationStream(sources, unsupported_threshold=unsupported_threshold)._parse_whole(text)
