@@ -17,6 +17,7 @@ EXPECTED = {
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "Claim",
     "DisplayDelta",
     "ContentBlockLocation",
     "Messages",
