@@ -60,6 +60,8 @@ _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"\s*")
+_LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
+"""The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
 
 
 class _Mode(enum.Enum):
@@ -273,7 +275,7 @@ class CitationStream:
                         continue
                 self._group_open = False
                 if sep_end > pos:
-                    self._text(buf[pos:sep_end])
+                    self._separator(buf[pos:sep_end], sep_end == n or buf[sep_end].isspace())
                     pos = sep_end
                 continue
             char = buf[pos]
@@ -435,6 +437,31 @@ class CitationStream:
                 self._held += run[len(body) :]
                 return
         self._text(run)
+
+    def _separator(self, sep: str, space_follows: bool) -> None:
+        """Text right after a marker group. After a lead-in ("According to [2], there are"), the comma
+        stays with the markers in the display text and the plain text reads "According to there are"."""
+        group = self._group
+        comma = len(sep) - len(sep.lstrip(" \t"))
+        if (
+            sep[comma : comma + 1] in (",", "，")
+            and group is not None
+            and group.forward
+            and not group.resolved
+            and _LEAD_IN.search(group.claim)
+        ):
+            self._show_only(sep[: comma + 1])
+            sep = sep[comma + 1 :] or ("" if space_follows or sep[comma] == "，" else " ")
+            if not sep:
+                return
+        self._text(sep)
+
+    def _show_only(self, text: str) -> None:
+        """Text of the display only (not of the plain text), shown where the plain text is now."""
+        self._display.append(text)
+        if self._show and self._emit:
+            self._pending_display.append(text)
+        self._inserts.append((self._plain_len, text))
 
     def _release_held(self) -> None:
         if self._held:
