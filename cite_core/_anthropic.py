@@ -15,17 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._citations import citation_for_span
+from ._citations import build_answer, citation_for_span, display_number
 from ._localize import Corpus
 from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
-    Reference,
     Source,
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
 from ._scoring import analyze, support
@@ -102,6 +102,7 @@ class AnthropicCitationStream:
         self._display_no: dict[int, int] = {}
         self._invalid: list[str] = []
         self._events: list[StreamEvent] = []
+        self._reasoning: list[str] = []
         self._finished: CitedAnswer | None = None
 
     def feed(self, event: Any) -> list[StreamEvent]:
@@ -113,6 +114,9 @@ class AnthropicCitationStream:
         if kind == "content_block_start":
             block = _as_dict(event.get("content_block") or {})
             btype = block.get("type", "text")
+            if btype == "thinking":
+                self._think(block.get("thinking") or "")
+                return self._take()
             if btype in _SKIPPED_BLOCKS:
                 return []
             if btype != "text":
@@ -126,6 +130,8 @@ class AnthropicCitationStream:
             if dtype == "text_delta":
                 self._open(event.get("index"))
                 self._add_text(delta.get("text") or "")
+            elif dtype == "thinking_delta":
+                self._think(delta.get("thinking") or "")
             elif dtype == "citations_delta":
                 self._open(event.get("index"))
                 self._raw.append(_as_dict(delta.get("citation") or {}))
@@ -137,16 +143,14 @@ class AnthropicCitationStream:
         """Close the last block and return the cited answer."""
         if self._finished is None:
             self._close()
-            references = [
-                Reference(number=display, source=self.sources[index])
-                for index, display in self._display_no.items()
-            ]
-            self._finished = CitedAnswer(
-                text="".join(self._display),
-                content=self._blocks,
-                references=references,
-                invalid_markers=self._invalid,
-                unsupported_threshold=self._threshold,
+            self._finished = build_answer(
+                self._display,
+                self._blocks,
+                self._display_no,
+                {i + 1: s for i, s in enumerate(self.sources)},
+                invalid=self._invalid,
+                threshold=self._threshold,
+                reasoning="".join(self._reasoning),
             )
         return self._finished
 
@@ -160,6 +164,12 @@ class AnthropicCitationStream:
         if index != self._index:
             self._close()
             self._index = index
+
+    def _think(self, text: str) -> None:
+        """Claude's thinking: to ``CitedAnswer.reasoning``, streamed as ``ThinkingDelta`` events."""
+        if text:
+            self._reasoning.append(text)
+            self._events.append(ThinkingDelta(thinking=text))
 
     def _add_text(self, text: str) -> None:
         if text:
@@ -208,7 +218,7 @@ class AnthropicCitationStream:
             return None
         start, end = span
         cited = source.text[start:end]
-        reference = self._display_no.setdefault(index, len(self._display_no) + 1)
+        reference = display_number(self._display_no, index + 1)
         score = support(analyze(claim), analyze(cited), self._corpus.stats)
         return citation_for_span(source, start, end, reference=reference, support=score)
 

@@ -6,9 +6,49 @@ cited, possibly over several pages or blocks), so both give the same location fo
 
 from __future__ import annotations
 
-from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
+from collections.abc import Iterable
 
-__all__ = ["citation_for_span"]
+from ._models import (
+    CharLocation,
+    Citation,
+    CitedAnswer,
+    ContentBlockLocation,
+    PageLocation,
+    Reference,
+    Source,
+    TextBlock,
+)
+
+__all__ = ["build_answer", "citation_for_span", "display_number"]
+
+
+def display_number(numbers: dict[int, int], number: int) -> int:
+    """The display number of source ``number``: 1..k in order of first appearance (``numbers`` grows)."""
+    return numbers.setdefault(number, len(numbers) + 1)
+
+
+def build_answer(
+    display: Iterable[str],
+    blocks: list[TextBlock],
+    numbers: dict[int, int],
+    by_number: dict[int, Source],
+    *,
+    invalid: list[str],
+    threshold: float,
+    removed: str = "",
+    reasoning: str = "",
+) -> CitedAnswer:
+    """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
+    order of first appearance (``numbers``: source number -> display number)."""
+    return CitedAnswer(
+        text="".join(display),
+        content=blocks,
+        references=[Reference(number=shown, source=by_number[n]) for n, shown in numbers.items()],
+        invalid_markers=invalid,
+        removed_reference_list=removed if removed.strip() else None,
+        unsupported_threshold=threshold,
+        reasoning=reasoning,
+    )
 
 
 def citation_for_span(

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ._citations import build_answer, display_number
 from ._localize import Corpus
 from ._markers import (
     MAX_FENCE,
@@ -31,7 +32,6 @@ from ._models import (
     CitationsDelta,
     CitedAnswer,
     DisplayDelta,
-    Reference,
     Source,
     StreamEvent,
     TextBlock,
@@ -542,7 +542,7 @@ class CitationStream:
             group = self._group or self._start_group()
             if any(s.number == source.number for s, _ in group.items):
                 continue
-            display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
+            display = display_number(self._display_no, source.number)
             shown = f"{self._pre_ws}[{display}]"
             self._pre_ws = ""
             self._display.append(shown)
@@ -669,7 +669,7 @@ class CitationStream:
             group.claim = text.strip()
             self._groups.append(group)
             group.items.append((source, item))
-            display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
+            display = display_number(self._display_no, source.number)
             self._display.append(f"[{display}]")
             if self._show and self._emit:
                 self._pending_display.append(f"[{display}]")
@@ -706,18 +706,14 @@ class CitationStream:
         if cursor < len(plain) or (not spans and self._inserts):
             spans.append((cursor, len(plain)))
         blocks = _blocks_with_markers(plain, spans, attached, self._inserts)
-        references = [
-            Reference(number=display, source=self._by_number[number])
-            for number, display in self._display_no.items()
-        ]
-        removed = "".join(self._removed)
-        return CitedAnswer(
-            text="".join(self._display),
-            content=blocks,
-            references=references,
-            invalid_markers=self._invalid,
-            removed_reference_list=removed if removed.strip() else None,
-            unsupported_threshold=self._threshold,
+        return build_answer(
+            self._display,
+            blocks,
+            self._display_no,
+            self._by_number,
+            invalid=self._invalid,
+            threshold=self._threshold,
+            removed="".join(self._removed),
             reasoning="".join(self._reasoning),
         )
 
