@@ -56,6 +56,7 @@ _TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
 _OPENERS = frozenset("[【［〔(<")
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
+_LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -338,9 +339,11 @@ class CitationStream:
             stop = min((i for i in (buf.find("`", pos), buf.find("\n", pos)) if i >= 0), default=-1)
             if stop < 0:
                 self._text(buf[pos:])
+                self._tick_run = False
                 return n, False
             if stop > pos:
                 self._text(buf[pos:stop])
+                self._tick_run = False
                 pos = stop
             if buf[pos] == "\n":
                 self._mode = _Mode.TEXT
@@ -559,7 +562,7 @@ class CitationStream:
         self._groups.append(group)
         if self._forward:
             start = self._forward[0].start
-            if _WORD.search(self._tail_text()[start - self._tail_start :]):
+            if _LETTER.search(self._tail_text()[self._after_lead() - self._tail_start :]):
                 # "[1] The grass is green [2]." - both groups cite the same claim
                 group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
                 group.resolved = True
@@ -602,12 +605,18 @@ class CitationStream:
             end = offset - len(self._prev_char) + m.end()
             if m.group() == "\n":
                 end -= 1
-            start = self._forward[0].start - self._tail_start
-            if end > self._forward[0].start and _WORD.search(
-                self._tail_text()[start : end - self._tail_start]
+            after = self._after_lead() - self._tail_start
+            if end > self._forward[0].start and _LETTER.search(
+                self._tail_text()[after : end - self._tail_start]
             ):
                 self._resolve_forward(end)
                 return
+
+    def _after_lead(self) -> int:
+        """Where the text after the first pending forward marker starts: its claim needs a word there
+        (a list number "1[1]." or a heading "## Baking [2]" is never a claim of its own)."""
+        first = self._forward[0]
+        return max(first.start, first.end)
 
     def _resolve_forward(self, end: int) -> tuple[int, int, str]:
         """Close the pending forward claims at ``end``; returns the claim's range and text."""

@@ -54,3 +54,18 @@ def test_the_lead_in_is_not_a_claim_of_its_own() -> None:
 def test_a_comma_after_a_claim_marker_stays() -> None:
     answer = parse_answer("The Sun fuses hydrogen [1], and there are eight planets [2].", SOURCES)
     assert answer.plain_text == "The Sun fuses hydrogen, and there are eight planets."
+
+
+def test_a_list_number_is_never_a_claim_of_its_own() -> None:
+    # ExpertQA answers write "such as:\n\n1[1]. Step one." - the claim was just "1"
+    answer = parse_answer("There are steps such as:\n\n1[1]. Mix the flour.\n2[2]. Bake it.", SOURCES)
+    assert answer.text == "There are steps such as:\n\n1[1]. Mix the flour.\n2[2]. Bake it."
+    claims = [c.text.strip(" .\n") for c in answer.claims]
+    assert "1" not in claims and "2" not in claims
+    assert claims == ["Mix the flour", "Bake it"]
+
+
+def test_a_bare_heading_is_never_a_claim_of_its_own() -> None:
+    answer = parse_answer("## Planets [2]\nThere are eight planets in the solar system.", SOURCES)
+    assert [c.text.strip() for c in answer.claims] == ["There are eight planets in the solar system."]
+    assert answer.citations[0].cited_text == "There are eight planets in the solar system."

@@ -134,3 +134,15 @@ def test_a_model_written_reference_line_is_removed_in_the_stream_as_in_the_whole
             stream.feed(text[:cut])
             stream.feed(text[cut:])
             assert stream.finish() == whole, (text, cut)
+
+
+def test_a_backtick_run_decided_as_text_ends_with_the_next_character() -> None:
+    # property run: after "``" inside a one-backtick code span (1-character chunks), the flag "the rest
+    # of a run decided as text" outlived the run, so the closing "`" later did not close the span
+    from cite_core import CitationStream
+
+    text = "`^``<think>(Source 2)^[1]`a[1]"
+    stream = CitationStream(SOURCES)
+    for char in text:
+        stream.feed(char)
+    assert stream.finish() == parse_answer(text, SOURCES)
