@@ -27,6 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "fuzz"
 TARGETS = ("parser", "segmenter", "sources")
 
+HOLD_BOUND = 640
+"""No stream holds back more than this many characters (a link target of 512 and its marker)."""
+
 TOKENS = [
     "[1]",
     "[2]",
@@ -69,7 +72,54 @@ TOKENS = [
     "\r\n",
     "\n\n",
     "...",
+    "``",
+    "`" * 40,
+    "~" * 40,
+    "\n~~",
+    "\nSources: ht",
+    "tps://evil.example/x",
+    "\nReference:http",
+    "\nSource:h",
+    "<think>",
+    "</think>",
+    "<Thinking>",
+    "</reasoning>",
+    "  ",
 ]
+
+HOLDBACK = {
+    "marker": "The grass is green [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]. Done.",
+    "link": "Paris [1](https://example.org/" + "a" * 400 + ") is big.",
+    "cit_tag": "<CIT chunk_id='1' sentences='1-2' note='" + "x" * 150 + "'>The grass.</CIT> ok",
+    "think_tag": "<thinking >Let me see.</thinking >Paris is big [3].",
+    "spaces": "The grass is green" + " " * 60 + "[1]. Done.",
+    "heading": "Paris [3].\n**Sources cited:**\n[1] My Document, https://example.org/d",
+    "reference_line": "Paris [3].\nSources: https://evil.example/x",
+    "fence": "Text.\n" + "~" * 30 + "\ncode [1]\n" + "~" * 30 + "\nDone [1].",
+    "backticks": "Answer: " + "`" * 5_000 + " done [1].",
+    "tildes": "Hello\n" + "~" * 5_000 + " done [1].",
+    "code_span_ticks": "x `code " + "`" * 5_000 + " done [1].",
+}
+"""Constructs the stream may hold back, each fed one character at a time by ``measure_holdback``."""
+
+
+def measure_holdback() -> dict[str, int]:
+    """The most characters the stream held back at once while each ``HOLDBACK`` text arrived."""
+    from cite_core import CitationStream
+
+    sources = make_sources()
+    result = {}
+    for name, text in HOLDBACK.items():
+        stream = CitationStream(sources)
+        most = 0
+        for char in text:
+            stream.feed(char)
+            most = max(most, stream.held)
+        stream.finish()
+        result[name] = most
+    return result
+
+
 SEEDS = [
     "The grass is green [1] and the sky is blue [2].",
     "[1] The grass is green. Paris [3][1]. Water [2, 5]. Bad [7] [0].",
@@ -109,6 +159,7 @@ def check_parser(text: str, cuts: list[int], sources) -> None:  # type: ignore[n
     bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
     for a, b in zip(bounds, bounds[1:]):
         deltas += [e.text for e in stream.feed(text[a:b]) if e.type == "text_delta"]
+        assert stream.held <= HOLD_BOUND, f"held back {stream.held} characters"
     answer = stream.finish()
     deltas += [e.text for e in stream.pending_events() if e.type == "text_delta"]
     assert answer == whole, "stream != whole parse"
@@ -347,7 +398,12 @@ def main() -> None:
     parser.add_argument("--target", choices=[*TARGETS, "all"], default="all")
     parser.add_argument("--engine", choices=["atheris", "hypothesis"], default=None)
     parser.add_argument("--replay", type=Path, help="print the parser input (text, cuts) of a crash file")
+    parser.add_argument("--holdback", action="store_true", help="print the measured hold-back per construct")
     args = parser.parse_args()
+    if args.holdback:
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(measure_holdback(), indent=1))
+        return
     if args.replay:
         text, cuts = decode_parser_input(args.replay.read_bytes())
         print(json.dumps({"text": text, "cuts": cuts}))

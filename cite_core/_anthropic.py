@@ -16,19 +16,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._exceptions import ArgumentError, StreamClosedError
+from ._citations import build_answer, citation_for_span, display_number
 from ._localize import Corpus
 from ._models import (
-    CharLocation,
     Citation,
     CitationsDelta,
     CitedAnswer,
-    ContentBlockLocation,
-    PageLocation,
-    Reference,
     Source,
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
 from ._scoring import analyze, support
@@ -106,6 +104,7 @@ class AnthropicCitationStream:
         self._display_no: dict[int, int] = {}
         self._invalid: list[str] = []
         self._events: list[StreamEvent] = []
+        self._reasoning: list[str] = []
         self._finished: CitedAnswer | None = None
 
     def feed(self, event: Any) -> list[StreamEvent]:
@@ -117,6 +116,9 @@ class AnthropicCitationStream:
         if kind == "content_block_start":
             block = _as_dict(event.get("content_block") or {})
             btype = block.get("type", "text")
+            if btype == "thinking":
+                self._think(block.get("thinking") or "")
+                return self._take()
             if btype in _SKIPPED_BLOCKS:
                 return []
             if btype != "text":
@@ -130,6 +132,8 @@ class AnthropicCitationStream:
             if dtype == "text_delta":
                 self._open(event.get("index"))
                 self._add_text(delta.get("text") or "")
+            elif dtype == "thinking_delta":
+                self._think(delta.get("thinking") or "")
             elif dtype == "citations_delta":
                 self._open(event.get("index"))
                 self._raw.append(_as_dict(delta.get("citation") or {}))
@@ -141,16 +145,14 @@ class AnthropicCitationStream:
         """Close the last block and return the cited answer."""
         if self._finished is None:
             self._close()
-            references = [
-                Reference(number=display, source=self.sources[index])
-                for index, display in self._display_no.items()
-            ]
-            self._finished = CitedAnswer(
-                text="".join(self._display),
-                content=self._blocks,
-                references=references,
-                invalid_markers=self._invalid,
-                unsupported_threshold=self._threshold,
+            self._finished = build_answer(
+                self._display,
+                self._blocks,
+                self._display_no,
+                {i + 1: s for i, s in enumerate(self.sources)},
+                invalid=self._invalid,
+                threshold=self._threshold,
+                reasoning="".join(self._reasoning),
             )
         return self._finished
 
@@ -164,6 +166,12 @@ class AnthropicCitationStream:
         if index != self._index:
             self._close()
             self._index = index
+
+    def _think(self, text: str) -> None:
+        """Claude's thinking: to ``CitedAnswer.reasoning``, streamed as ``ThinkingDelta`` events."""
+        if text:
+            self._reasoning.append(text)
+            self._events.append(ThinkingDelta(thinking=text))
 
     def _add_text(self, text: str) -> None:
         if text:
@@ -212,9 +220,9 @@ class AnthropicCitationStream:
             return None
         start, end = span
         cited = source.text[start:end]
-        reference = self._display_no.setdefault(index, len(self._display_no) + 1)
+        reference = display_number(self._display_no, index + 1)
         score = support(analyze(claim), analyze(cited), self._corpus.stats)
-        return _location(source, start, end, reference=reference, support=score)
+        return citation_for_span(source, start, end, reference=reference, support=score)
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -260,49 +268,3 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
         if found >= 0:
             return found, found + len(needle)
     return fallback or (lo, hi)
-
-
-def _location(source: Source, start: int, end: int, *, reference: int, support: float) -> Citation:
-    """The citation of ``Source.text[start:end]`` in the source's own coordinates (chars, pages or blocks)."""
-    covered = [i for i, s in enumerate(source.segments) if s.start < end and s.end > start] or [0]
-    first, last = source.segments[covered[0]], source.segments[covered[-1]]
-    common: dict[str, Any] = dict(
-        document_index=source.number - 1, document_title=source.title, reference=reference, support=support
-    )
-    if source.kind == "pages" and first.page is not None and last.page is not None:
-        return PageLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_page_number=first.page,
-            end_page_number=last.page + 1,
-            **common,
-        )
-    if source.kind == "blocks" and first.block is not None and last.block is not None:
-        return ContentBlockLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_block_index=first.block,
-            end_block_index=last.block + 1,
-            **common,
-        )
-    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
-        start, end = max(start, first.start), min(end, first.end)
-        offset = first.doc_start - first.start  # type: ignore[operator]
-        return CharLocation(
-            cited_text=source.text[start:end],
-            source_start=start,
-            source_end=end,
-            start_char_index=start + offset,
-            end_char_index=end + offset,
-            **common,
-        )
-    return CharLocation(
-        cited_text=source.text[start:end],
-        source_start=start,
-        source_end=end,
-        start_char_index=start,
-        end_char_index=end,
-        **common,
-    )

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from . import _scoring, _tokens
-from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
+from ._citations import citation_for_span
+from ._models import Citation, Source
 from ._scoring import (
     TermStats,
     _analyze,
@@ -287,9 +288,8 @@ class Corpus:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
-        cited = source.text[start:end]
         score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
-        return _make_citation(source, seg_index, start, end, cited, reference, score)
+        return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
 
     def _best(
         self,
@@ -321,26 +321,3 @@ class Corpus:
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last
-
-
-def _make_citation(
-    source: Source, seg_index: int, start: int, end: int, cited: str, reference: int, score: float
-) -> Citation:
-    seg = source.segments[seg_index]
-    common = dict(
-        cited_text=cited,
-        document_index=source.number - 1,
-        document_title=source.title,
-        reference=reference,
-        support=score,
-        source_start=start,
-        source_end=end,
-    )
-    if source.kind == "pages" and seg.page is not None:
-        return PageLocation(start_page_number=seg.page, end_page_number=seg.page + 1, **common)
-    if source.kind == "blocks" and seg.block is not None:
-        return ContentBlockLocation(start_block_index=seg.block, end_block_index=seg.block + 1, **common)
-    if source.document_coordinates:
-        offset = seg.doc_start - seg.start  # type: ignore[operator]
-        return CharLocation(start_char_index=start + offset, end_char_index=end + offset, **common)
-    return CharLocation(start_char_index=start, end_char_index=end, **common)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_FENCE",
     "MAX_HOLD",
     "NEED",
     "Item",
@@ -244,7 +245,11 @@ def _is_tag_prefix(rest: str) -> bool:
 
 # --- the start of a line: code fences and reference lists the model wrote anyway -------------------
 
+MAX_FENCE = 32
+"""A run of backticks or tildes longer than this opens no code fence or code span: it is text, so a
+stream never holds back more than this many of them."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE_RUN = re.compile(r" {0,3}(`+|~+)")
 _FENCE_PREFIX = re.compile(r" {0,3}(?:`{1,2}|~{1,2})?")
 _HEADING_WORDS = (
     "references",
@@ -295,6 +300,9 @@ def match_line_start(
     line_end = len(text) if newline < 0 else newline
     complete = newline >= 0 or eof
     line = text[pos:line_end]
+    run = _FENCE_RUN.match(line)
+    if run and len(run.group(1)) > MAX_FENCE:
+        return None  # decided without waiting: a run this long opens no fence, the line is text
     if not complete and _FENCE_PREFIX.fullmatch(line):
         return NEED
     fence = _FENCE.match(line)
@@ -315,6 +323,8 @@ def match_line_start(
             return NEED if len(line) <= MAX_HOLD else None
         if heading["colon"] and (rest[0] in "[【［(-*•0123456789" or rest.lower().startswith("http")):
             return "reflist"  # "Sources: [1] ..., [2] ..."
+        if heading["colon"] and not complete and "http".startswith(rest.lower()):
+            return NEED  # "Sources: ht" may still become "Sources: https://..."
     return _reference_entry(text, pos, line_end, complete, titles)
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "Citation",
     "CitationsDelta",
     "CitedAnswer",
+    "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
     "PageLocation",
@@ -229,6 +230,18 @@ class TextBlock(BaseModel):
         return block
 
 
+class Claim(BaseModel):
+    """A cited claim located in the display text: ``answer.text[start:end] == text``."""
+
+    start: int
+    """Offset of the claim in ``CitedAnswer.text`` (display coordinates, markers included before it)."""
+    end: int
+    """End offset (exclusive); the claim's display markers follow at ``end``."""
+    text: str
+    citations: list[Citation]
+    """The citations supporting this claim."""
+
+
 class Reference(BaseModel):
     """One entry of the reference list: a cited source with its display number."""
 
@@ -274,6 +287,17 @@ class CitedAnswer(BaseModel):
     def unsupported_citations(self) -> list[Citation]:
         """Citations whose cited text barely supports their claim (``support < unsupported_threshold``)."""
         return [c for c in self.citations if c.support < self.unsupported_threshold]
+
+    @property
+    def claims(self) -> list[Claim]:
+        """The cited blocks with their spans in ``text`` (display coordinates), in answer order."""
+        claims, offset = [], 0
+        for block in self.content:
+            if block.citations:
+                end = offset + len(block.text)
+                claims.append(Claim(start=offset, end=end, text=block.text, citations=block.citations))
+            offset += len(block.text) + len(block.marker_text)
+        return claims
 
     @property
     def plain_text(self) -> str:

@@ -9,19 +9,30 @@ code fence or a reference list are held back.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ._exceptions import ArgumentError, StreamClosedError
+from ._citations import build_answer, display_number
 from ._localize import Corpus
-from ._markers import NEED, Item, Marker, Tag, ThinkTag, match_line_start, match_marker, match_think
+from ._markers import (
+    MAX_FENCE,
+    NEED,
+    Item,
+    Marker,
+    Tag,
+    ThinkTag,
+    match_line_start,
+    match_marker,
+    match_think,
+)
 from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
     DisplayDelta,
-    Reference,
     Source,
     StreamEvent,
     TextBlock,
@@ -46,10 +57,27 @@ _TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
 _OPENERS = frozenset("[【［〔(<")
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
+_LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"\s*")
+_LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
+"""The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
+
+
+class _Mode(enum.Enum):
+    """What the lexer is inside."""
+
+    TEXT = "text"
+    CODE = "code"
+    """Inline code, up to a backtick run of the opener's length or the end of the line."""
+    FENCE = "fence"
+    """A fenced code block, up to its closing fence line."""
+    REFLIST = "reflist"
+    """A reference list the model wrote: everything to the end is removed."""
+    THINK = "think"
+    """A thinking section, up to its closing tag."""
 
 
 class _Group:
@@ -103,14 +131,15 @@ class CitationStream:
         self._show = display  # emit DisplayDelta events
         self._reasoning: list[str] = []
         self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
-        self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
+        self._emit = True  # False for a whole parse: nobody reads the events (60 models per 30 markers)
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = {}
         self._groups: list[_Group] = []
         # lexer state
-        self._mode = "text"  # text | code | fence | reflist | think
+        self._mode = _Mode.TEXT
         self._code_ticks = 0
+        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
         self._fence = ""
         self._line_start = True
         self._line_checked = False
@@ -172,6 +201,17 @@ class CitationStream:
         self.finish()
         yield from self._take_events()
 
+    def _parse_whole(self, text: str) -> CitedAnswer:
+        """``parse_answer``: the whole text at once, without building the events nobody reads."""
+        self._emit = False
+        self.feed(text)
+        return self.finish()
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released as text (an unfinished marker, tag or line start)."""
+        return len(self._buf) + len(self._held)
+
     def pending_events(self) -> list[StreamEvent]:
         """Events produced by ``finish()`` (citations of claims that ended with the answer)."""
         return self._take_events()
@@ -183,26 +223,23 @@ class CitationStream:
         n = len(buf)
         while pos < n:
             mode = self._mode
-            if mode == "reflist":
+            if mode is _Mode.REFLIST:
                 self._removed.append(buf[pos:])
                 pos = n
                 break
-            if mode == "code":
-                pos = self._code(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.CODE:
+                pos, need = self._code(buf, pos, eof)
+                if need:
                     break
                 continue
-            if mode == "fence":
-                pos = self._fence_line(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.FENCE:
+                pos, need = self._fence_line(buf, pos, eof)
+                if need:
                     break
                 continue
-            if mode == "think":
-                pos = self._thinking(buf, pos, eof)
-                if pos < 0:
-                    pos = -pos - 1
+            if mode is _Mode.THINK:
+                pos, need = self._thinking(buf, pos, eof)
+                if need:
                     break
                 continue
             if self._skip_space:
@@ -218,12 +255,12 @@ class CitationStream:
                 if found == "reflist":
                     self._removed.append(self._held)
                     self._held = ""
-                    self._mode = "reflist"
+                    self._mode = _Mode.REFLIST
                     continue
                 if isinstance(found, tuple):
                     self._text(buf[pos : found[1]])
                     self._fence = buf[pos : found[1]].strip()
-                    self._mode = "fence"
+                    self._mode = _Mode.FENCE
                     pos = found[1]
                     continue
             if self._group_open:
@@ -240,18 +277,29 @@ class CitationStream:
                         continue
                 self._group_open = False
                 if sep_end > pos:
-                    self._text(buf[pos:sep_end])
+                    self._separator(buf[pos:sep_end], sep_end == n or buf[sep_end].isspace())
                     pos = sep_end
                 continue
             char = buf[pos]
             if char == "`":
                 run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
+                if self._tick_run:  # the rest of a run too long to open a code span
+                    self._text(buf[pos:run])
+                    pos = run
+                    self._tick_run = run == n
+                    continue
+                if run - pos > MAX_FENCE:  # decided without waiting for the end of the run
+                    self._text(buf[pos:run])
+                    pos = run
+                    self._tick_run = run == n
+                    continue
                 if run == n and not eof:
                     break
                 self._text(buf[pos:run])
-                self._mode, self._code_ticks = "code", run - pos
+                self._mode, self._code_ticks = _Mode.CODE, run - pos
                 pos = run
                 continue
+            self._tick_run = False
             if char == "<":
                 think = match_think(buf, pos, eof)
                 if think == NEED:
@@ -285,50 +333,55 @@ class CitationStream:
             pos = end
         self._buf = buf[pos:]
 
-    def _code(self, buf: str, pos: int, eof: bool) -> int:
+    def _code(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside inline code: up to the closing backtick run or the end of the line."""
         n = len(buf)
         while pos < n:
             stop = min((i for i in (buf.find("`", pos), buf.find("\n", pos)) if i >= 0), default=-1)
             if stop < 0:
                 self._text(buf[pos:])
-                return n
+                self._tick_run = False
+                return n, False
             if stop > pos:
                 self._text(buf[pos:stop])
+                self._tick_run = False
                 pos = stop
             if buf[pos] == "\n":
-                self._mode = "text"
-                return pos
+                self._mode = _Mode.TEXT
+                self._tick_run = False
+                return pos, False
             run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
-            if run == n and not eof:
-                return -pos - 1
+            continued, self._tick_run = self._tick_run, False
+            if run == n and not eof and not continued and run - pos <= self._code_ticks:
+                return pos, True  # the run may still grow: it closes the span only at its exact length
             self._text(buf[pos:run])
-            if run - pos == self._code_ticks:
-                self._mode = "text"
-                return run
+            if run - pos == self._code_ticks and not continued:
+                self._mode = _Mode.TEXT
+                return run, False
+            self._tick_run = run == n and not eof  # a longer run: its rest cannot close the span
             pos = run
-        return pos
+        return pos, False
 
-    def _thinking(self, buf: str, pos: int, eof: bool) -> int:
+    def _thinking(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside a thinking section: reasoning text up to a closing thinking tag."""
         n = len(buf)
         while pos < n:
             lt = buf.find("<", pos)
             if lt < 0:
                 self._think_text(buf[pos:])
-                return n
+                return n, False
             if lt > pos:
                 self._think_text(buf[pos:lt])
                 pos = lt
             found = match_think(buf, pos, eof)
             if found == NEED:
-                return -pos - 1
+                return pos, True
             if isinstance(found, ThinkTag) and found.closing:
                 self._end_think()
-                return found.end
+                return found.end, False
             self._think_text("<")
             pos += 1
-        return pos
+        return pos, False
 
     def _on_think(self, tag: ThinkTag) -> None:
         """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
@@ -336,13 +389,13 @@ class CitationStream:
         self._group_open = False
         self._group = None
         if not tag.closing:
-            self._mode = "think"
+            self._mode = _Mode.THINK
         else:
             self._end_think()
 
     def _end_think(self) -> None:
         """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
-        self._mode = "text"
+        self._mode = _Mode.TEXT
         self._skip_space = self._plain_len == 0
         if self._line_start:
             self._line_checked = False
@@ -355,24 +408,24 @@ class CitationStream:
                     self._flush_text()
                 self._pending_thinking.append(text)
 
-    def _fence_line(self, buf: str, pos: int, eof: bool) -> int:
+    def _fence_line(self, buf: str, pos: int, eof: bool) -> tuple[int, bool]:
         """Inside a fenced code block: whole lines, until a closing fence line."""
         if self._line_start:
             newline = buf.find("\n", pos)
             line = buf[pos:] if newline < 0 else buf[pos:newline]
             stripped = line.strip()
-            closing = len(self._fence) <= len(stripped) <= MAX_WS and stripped == self._fence[0] * len(
+            closing = len(self._fence) <= len(stripped) <= MAX_FENCE and stripped == self._fence[0] * len(
                 stripped
             )
             could_close = stripped == self._fence[0] * len(stripped)
-            if newline < 0 and not eof and len(line) <= MAX_WS and could_close:
-                return -pos - 1
+            if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
+                return pos, True
             if closing:
-                self._mode = "text"
+                self._mode = _Mode.TEXT
         newline = buf.find("\n", pos)
         end = len(buf) if newline < 0 else newline + 1
         self._text(buf[pos:end])
-        return end
+        return end, False
 
     # -- output ---------------------------------------------------------------------------------
 
@@ -388,6 +441,31 @@ class CitationStream:
                 self._held += run[len(body) :]
                 return
         self._text(run)
+
+    def _separator(self, sep: str, space_follows: bool) -> None:
+        """Text right after a marker group. After a lead-in ("According to [2], there are"), the comma
+        stays with the markers in the display text and the plain text reads "According to there are"."""
+        group = self._group
+        comma = len(sep) - len(sep.lstrip(" \t"))
+        if (
+            sep[comma : comma + 1] in (",", "，")
+            and group is not None
+            and group.forward
+            and not group.resolved
+            and _LEAD_IN.search(group.claim)
+        ):
+            self._show_only(sep[: comma + 1])
+            sep = sep[comma + 1 :] or ("" if space_follows or sep[comma] == "，" else " ")
+            if not sep:
+                return
+        self._text(sep)
+
+    def _show_only(self, text: str) -> None:
+        """Text of the display only (not of the plain text), shown where the plain text is now."""
+        self._display.append(text)
+        if self._show and self._emit:
+            self._pending_display.append(text)
+        self._inserts.append((self._plain_len, text))
 
     def _release_held(self) -> None:
         if self._held:
@@ -468,7 +546,7 @@ class CitationStream:
             group = self._group or self._start_group()
             if any(s.number == source.number for s, _ in group.items):
                 continue
-            display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
+            display = display_number(self._display_no, source.number)
             shown = f"{self._pre_ws}[{display}]"
             self._pre_ws = ""
             self._display.append(shown)
@@ -485,7 +563,7 @@ class CitationStream:
         self._groups.append(group)
         if self._forward:
             start = self._forward[0].start
-            if _WORD.search(self._tail_text()[start - self._tail_start :]):
+            if _LETTER.search(self._tail_text()[self._after_lead() - self._tail_start :]):
                 # "[1] The grass is green [2]." - both groups cite the same claim
                 group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
                 group.resolved = True
@@ -528,12 +606,18 @@ class CitationStream:
             end = offset - len(self._prev_char) + m.end()
             if m.group() == "\n":
                 end -= 1
-            start = self._forward[0].start - self._tail_start
-            if end > self._forward[0].start and _WORD.search(
-                self._tail_text()[start : end - self._tail_start]
+            after = self._after_lead() - self._tail_start
+            if end > self._forward[0].start and _LETTER.search(
+                self._tail_text()[after : end - self._tail_start]
             ):
                 self._resolve_forward(end)
                 return
+
+    def _after_lead(self) -> int:
+        """Where the text after the first pending forward marker starts: its claim needs a word there
+        (a list number "1[1]." or a heading "## Baking [2]" is never a claim of its own)."""
+        first = self._forward[0]
+        return max(first.start, first.end)
 
     def _resolve_forward(self, end: int) -> tuple[int, int, str]:
         """Close the pending forward claims at ``end``; returns the claim's range and text."""
@@ -595,7 +679,7 @@ class CitationStream:
             group.claim = text.strip()
             self._groups.append(group)
             group.items.append((source, item))
-            display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
+            display = display_number(self._display_no, source.number)
             self._display.append(f"[{display}]")
             if self._show and self._emit:
                 self._pending_display.append(f"[{display}]")
@@ -632,18 +716,14 @@ class CitationStream:
         if cursor < len(plain) or (not spans and self._inserts):
             spans.append((cursor, len(plain)))
         blocks = _blocks_with_markers(plain, spans, attached, self._inserts)
-        references = [
-            Reference(number=display, source=self._by_number[number])
-            for number, display in self._display_no.items()
-        ]
-        removed = "".join(self._removed)
-        return CitedAnswer(
-            text="".join(self._display),
-            content=blocks,
-            references=references,
-            invalid_markers=self._invalid,
-            removed_reference_list=removed if removed.strip() else None,
-            unsupported_threshold=self._threshold,
+        return build_answer(
+            self._display,
+            blocks,
+            self._display_no,
+            self._by_number,
+            invalid=self._invalid,
+            threshold=self._threshold,
+            removed="".join(self._removed),
             reasoning="".join(self._reasoning),
         )
 
@@ -688,10 +768,7 @@ def _blocks_with_markers(
 def parse_answer(
     text: str, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
 ) -> CitedAnswer:
-    """Parse a whole answer: markers found, validated, localised in their sources. Never raises on any text."""
+    """Parse a whole answer: markers found, validated, localised in their sources; never raises on text."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
-    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold)
-    stream._emit = False  # the events of a whole parse are never read: not built
-    stream.feed(text)
-    return stream.finish()
+    return CitationStream(sources, unsupported_threshold=unsupported_threshold)._parse_whole(text)

@@ -33,6 +33,7 @@ EXPECTED = [
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "Claim",
     "DisplayDelta",
     "ContentBlockLocation",
     "Messages",

@@ -47,3 +47,23 @@ def test_display_deltas_equal_the_answer_text_for_any_chunking(text: str, cuts: 
 def test_display_deltas_for_one_character_chunks(text: str) -> None:
     shown, _, answer = display_stream(text, list(range(1, len(text))))
     assert shown == answer.text
+
+
+@given(texts)
+def test_claim_spans_are_in_display_coordinates(text: str) -> None:
+    answer = parse_answer(text, SOURCES)
+    for claim in answer.claims:
+        assert answer.text[claim.start : claim.end] == claim.text
+        assert claim.citations
+    assert [c for claim in answer.claims for c in claim.citations] == answer.citations
+
+
+def test_claims_of_a_lead_in_and_two_sentences() -> None:
+    answer = parse_answer(
+        "According to [3], Paris is the capital of France. The grass is green [1].", SOURCES
+    )
+    assert answer.text == "According to [1], Paris is the capital of France. The grass is green [2]."
+    spans = [
+        (answer.text[c.start : c.end], [x.document_index + 1 for x in c.citations]) for c in answer.claims
+    ]
+    assert spans == [(" Paris is the capital of France.", [3]), ("The grass is green", [1])]

@@ -85,3 +85,19 @@ def test_feed_reasoning_adds_to_reasoning_and_streams_thinking_events() -> None:
 def test_less_than_signs_are_not_held_as_tags() -> None:
     answer = parse_answer("If a < b and <b>bold</b> then <thinker> [1].", SOURCES)
     assert answer.text == "If a < b and <b>bold</b> then <thinker> [1]." and answer.reasoning == ""
+
+
+def test_claude_thinking_blocks_go_to_reasoning() -> None:
+    from cite_core import AnthropicCitationStream, from_anthropic_content
+
+    answer = from_anthropic_content(
+        [{"type": "thinking", "thinking": "Source 2 is the moon."}, {"type": "text", "text": "Hi."}], SOURCES
+    )
+    assert answer.reasoning == "Source 2 is the moon." and answer.text == "Hi."
+    stream = AnthropicCitationStream(SOURCES)
+    events = stream.feed({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking"}})
+    events += stream.feed(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Hm."}}
+    )
+    assert events == [ThinkingDelta(thinking="Hm.")]
+    assert stream.finish().reasoning == "Hm."

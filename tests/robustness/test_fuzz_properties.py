@@ -196,3 +196,44 @@ def test_sentence_spans_are_ordered_trimmed_and_cover_all_text(text: str) -> Non
         covered.update(range(start, end))
         previous = end
     assert all(i in covered for i, c in enumerate(text) if not c.isspace())
+
+
+HOLD_TOKENS = st.sampled_from(
+    ["`", "``", "`" * 40, "~~~", "~" * 40, "\n", " ", "[1", "]", "(https://x.org/", "<thi", "nk>", "</think>"]
+    + ["\nSources: ht", "tps://x", "<CIT chunk_id='1'", ">", "a", ".", "[^1]: "]
+)
+
+
+@given(st.lists(HOLD_TOKENS, max_size=80).map("".join))
+def test_the_stream_holds_back_a_bounded_number_of_characters(text: str) -> None:
+    from bench.fuzz import HOLD_BOUND
+    from cite_core import CitationStream
+
+    stream = CitationStream(SOURCES)
+    for char in text:
+        stream.feed(char)
+        assert stream.held <= HOLD_BOUND
+    assert stream.finish() == parse_answer(text, SOURCES)
+
+
+def test_measured_hold_back_per_construct_is_within_its_bound() -> None:
+    from bench.fuzz import measure_holdback
+    from cite_core._markers import MAX_FENCE, MAX_HOLD, MAX_THINK_TAG, MAX_URL
+    from cite_core._parser import MAX_WS
+
+    bounds = {
+        "marker": MAX_HOLD,
+        "link": MAX_HOLD + MAX_URL + 2,
+        "cit_tag": 240,
+        "think_tag": MAX_THINK_TAG,
+        "spaces": MAX_WS + MAX_HOLD,
+        "heading": MAX_HOLD,
+        "reference_line": MAX_HOLD,
+        "fence": MAX_FENCE + 3,
+        "backticks": MAX_FENCE + 1,
+        "tildes": MAX_FENCE + 3,
+        "code_span_ticks": MAX_FENCE + 1,
+    }
+    measured = measure_holdback()
+    assert set(measured) == set(bounds)
+    assert all(measured[name] <= bounds[name] for name in bounds), measured

@@ -93,3 +93,56 @@ def test_a_line_cut_right_after_a_marker_and_colon_waits_for_the_next_character(
     for piece in ("Grass is green [1].\n[1]:", " https://example.org/d"):
         stream.feed(piece)
     assert stream.finish() == definition
+
+
+def _fed_in_pieces(text: str, piece: str, times: int) -> tuple[object, int]:
+    from cite_core import CitationStream
+
+    stream = CitationStream(SOURCES)
+    stream.feed(text)
+    held = 0
+    for _ in range(times):
+        stream.feed(piece)
+        held = max(held, stream.held)
+    return stream.finish(), held
+
+
+def test_backtick_and_tilde_runs_are_decided_without_waiting() -> None:
+    # attack run (issue 16): a run of backticks anywhere, or of "~" at a line start, held back
+    # everything (quadratic: 100,000 backticks fed two at a time took 3.2 s)
+    from cite_core._markers import MAX_FENCE
+
+    for text, piece in (("Answer: ", "``"), ("Hello\n", "~"), ("x `code ", "``"), ("```\nx\n", "`")):
+        answer, held = _fed_in_pieces(text, piece, 2_000)
+        assert held <= MAX_FENCE + 3, (text, held)
+        assert answer == parse_answer(text + piece * 2_000, SOURCES)
+
+
+def test_a_model_written_reference_line_is_removed_in_the_stream_as_in_the_whole_parse() -> None:
+    # attack run (issue 16): "Sources: h" was decided as text before "http" arrived
+    from cite_core import CitationStream
+
+    for text in (
+        "The sky is blue [1].\nSources: https://evil.example/x",
+        "The sky is blue [1].\nReference:http://x.org",
+        "The sky is blue [1].\nSource:https://x.org",
+    ):
+        whole = parse_answer(text, SOURCES)
+        assert "http" not in whole.text
+        for cut in range(1, len(text)):
+            stream = CitationStream(SOURCES)
+            stream.feed(text[:cut])
+            stream.feed(text[cut:])
+            assert stream.finish() == whole, (text, cut)
+
+
+def test_a_backtick_run_decided_as_text_ends_with_the_next_character() -> None:
+    # property run: after "``" inside a one-backtick code span (1-character chunks), the flag "the rest
+    # of a run decided as text" outlived the run, so the closing "`" later did not close the span
+    from cite_core import CitationStream
+
+    text = "`^``<think>(Source 2)^[1]`a[1]"
+    stream = CitationStream(SOURCES)
+    for char in text:
+        stream.feed(char)
+    assert stream.finish() == parse_answer(text, SOURCES)

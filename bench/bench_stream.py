@@ -1,0 +1,159 @@
+"""Streaming cost per character, side by side with Onyx's ``DynamicCitationProcessor``.
+
+    python bench/bench_stream.py               # table; --json for machine-readable output
+    python bench/bench_stream.py --answers 100 --repeat 5
+
+The first 100 ExpertQA answers (``../shared/data``; the shipped 12-answer subset when absent) with their
+passages as sources. For each answer, in one run: ``CitationStream`` construction + feed + finish on
+fresh sources with our caches cleared (8-character and 1-character chunks, and whole ``parse_answer``),
+and Onyx's processor (mapping set up + ``process_token`` per chunk + the final flush). Each figure is
+the sum over answers of the best of ``--repeat`` runs, divided by the number of characters.
+
+Onyx's file is not part of this repository: copy ``backend/onyx/chat/citation_processor.py`` from
+onyx-dot-app/onyx (MIT outside ``ee/``) into ``bench/peers/_fetched/onyx_citation_processor.py`` with
+its imports replaced by stand-ins (``CitationMode``, ``SearchDoc``, ``CitationInfo``; that folder is
+git-ignored). Without it the peer columns are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from cite_core import CitationStream, clear_caches, number_sources, parse_answer
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = next(
+    (p for p in (ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data") if p.is_dir()),
+    ROOT.parent / "shared" / "data",
+)
+ONYX = ROOT / "bench" / "peers" / "_fetched" / "onyx_citation_processor.py"
+
+
+def answers(limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
+    """(answer text, source items) of the first ``limit`` ExpertQA answers."""
+    path = SHARED / "expertqa_domain_test_attributed_answers.jsonl"
+    if not path.is_file():
+        path = ROOT / "tests" / "data" / "expertqa_subset.jsonl"
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines()[:limit]:
+        row = json.loads(line)
+        by_n = {p["n"]: p for p in row["passages"]}
+        items = [
+            {
+                "text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)",
+                "url": by_n.get(n, {}).get("url"),
+            }
+            for n in range(1, max(by_n, default=0) + 1)
+        ]
+        out.append((row["answer"], items))
+    return out
+
+
+def load_onyx() -> Any:
+    if not ONYX.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("onyx_citation_processor", ONYX)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def ours_stream(text: str, items: list[dict[str, Any]], size: int) -> tuple[float, set[int]]:
+    sources = number_sources(items)
+    clear_caches()
+    pieces = chunks(text, size)
+    start = time.perf_counter()
+    stream = CitationStream(sources)
+    for piece in pieces:
+        stream.feed(piece)
+    answer = stream.finish()
+    stream.pending_events()
+    elapsed = time.perf_counter() - start
+    return elapsed, {r.source.number for r in answer.references}
+
+
+def ours_whole(text: str, items: list[dict[str, Any]]) -> float:
+    sources = number_sources(items)
+    clear_caches()
+    start = time.perf_counter()
+    parse_answer(text, sources)
+    return time.perf_counter() - start
+
+
+def onyx_stream(onyx: Any, text: str, items: list[dict[str, Any]], size: int) -> tuple[float, set[int]]:
+    docs = {n: onyx.SearchDoc(document_id=f"d{n}", link=item.get("url")) for n, item in enumerate(items, 1)}
+    pieces = chunks(text, size)
+    start = time.perf_counter()
+    processor = onyx.DynamicCitationProcessor()
+    processor.update_citation_mapping(docs)
+    for piece in pieces:
+        for _ in processor.process_token(piece):
+            pass
+    for _ in processor.process_token(None):
+        pass
+    elapsed = time.perf_counter() - start
+    return elapsed, set(processor.seen_citations)
+
+
+def best(fn: Any, repeat: int) -> Any:
+    results = [fn() for _ in range(repeat)]
+    return min(results, key=lambda r: r[0] if isinstance(r, tuple) else r)
+
+
+def run(limit: int, repeat: int) -> dict[str, Any]:
+    data = answers(limit)
+    onyx = load_onyx()
+    chars = sum(len(text) for text, _ in data)
+    result: dict[str, Any] = {"answers": len(data), "chars": chars, "repeat": repeat, "rows": []}
+    for size in (8, 1):
+        ours_total = onyx_total = 0.0
+        agree = 0
+        for text, items in data:
+            t, cited = best(lambda t=text, i=items, z=size: ours_stream(t, i, z), repeat)
+            ours_total += t
+            if onyx is not None:
+                u, seen = best(lambda t=text, i=items, z=size: onyx_stream(onyx, t, i, z), repeat)
+                onyx_total += u
+                agree += cited == seen
+        row = {"chunking": f"{size}-character chunks", "ours_us_per_char": ours_total / chars * 1e6}
+        if onyx is not None:
+            row["onyx_us_per_char"] = onyx_total / chars * 1e6
+            row["ratio"] = ours_total / onyx_total
+            row["same_cited_sources"] = agree
+        result["rows"].append(row)
+    whole = sum(best(lambda t=text, i=items: ours_whole(t, i), repeat) for text, items in data)
+    result["rows"].append({"chunking": "whole parse_answer", "ours_us_per_char": whole / chars * 1e6})
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = run(args.answers, args.repeat)
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    print(f"{result['answers']} answers, {result['chars']:,} characters, best of {result['repeat']}")
+    print("| chunking | CitationStream µs/char | Onyx µs/char | ratio | same cited sources |")
+    print("|---|---|---|---|---|")
+    for row in result["rows"]:
+        onyx = f"{row['onyx_us_per_char']:.3f}" if "onyx_us_per_char" in row else "-"
+        ratio = f"{row['ratio']:.2f}" if "ratio" in row else "-"
+        agree = f"{row['same_cited_sources']}/{result['answers']}" if "same_cited_sources" in row else "-"
+        print(f"| {row['chunking']} | {row['ours_us_per_char']:.3f} | {onyx} | {ratio} | {agree} |")
+
+
+if __name__ == "__main__":
+    main()
