@@ -29,11 +29,13 @@ __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "s
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
 
-LONG_UNIT = 300
-"""A "sentence" longer than this that spans several lines is split at lines that start a new item."""
+WRAP_MIN = 50
+"""A line at least this long that runs on into a lowercase line is a wrapped line of a paragraph;
+shorter lines (headlines, menu entries, list items, table rows, dates) are units of their own."""
 
-_LINE_BREAK = re.compile(r"(?<![,;:\-])[^\S\n]*\n\s*(?=[^a-z\s])")
-"""A newline inside a unit, after a line not ending in , ; : - and before a line not starting lowercase."""
+_NEWLINE = re.compile(r"[^\S\n]*\n\s*")
+_CONTINUES = (",", ";", "-", "–", "(", "/", "&")
+"""A line ending with one of these goes on in the next line."""
 
 
 def _cache(source: Source) -> dict[str, Any]:
@@ -80,8 +82,8 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
         spans = split_sentences(text) or [(0, len(text))]
     units = []
     for a, b in spans:
-        if not blocks and b - a > LONG_UNIT:  # the common short case skips _split_long's call
-            for lo, hi in _split_long(text, a, b):
+        if not blocks and "\n" in text[a:b]:  # the common one-line case skips split_lines' call
+            for lo, hi in split_lines(text, a, b):
                 units.append(Unit(lo, hi, 0, _analyze(text[lo:hi])))
         else:
             units.append(Unit(a, b, 0, _analyze(text[a:b])))  # the memoised tuple itself
@@ -92,14 +94,19 @@ clear_caches = _cache_module.clear
 forget_chunks = _cache_module.forget_chunks
 
 
-def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A long multi-line unit (a list or table the splitter joined as wrapped lines) cut into its lines."""
-    if end - start <= LONG_UNIT or "\n" not in text[start:end]:
+def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence span cut at its line breaks, except where a line wraps: a line ending in ``, ; -``
+    and the like, or a line of at least ``WRAP_MIN`` characters followed by a lowercase line."""
+    if "\n" not in text[start:end]:
         return [(start, end)]
     pieces, cursor = [], start
-    for m in _LINE_BREAK.finditer(text, start, end):
-        if m.start() > cursor:
-            pieces.append((cursor, m.start()))
+    for m in _NEWLINE.finditer(text, start, end):
+        line = text[cursor : m.start()]
+        if m.end() >= end or not line:
+            continue
+        if line.endswith(_CONTINUES) or (len(line) >= WRAP_MIN and text[m.end()].islower()):
+            continue  # a wrapped line: the sentence goes on
+        pieces.append((cursor, m.start()))
         cursor = m.end()
     pieces.append((cursor, end))
     return pieces
@@ -200,7 +207,9 @@ class Corpus:
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
-            first, last = self._best(weights, total, units, *_unit_counts(source), _postings(source), dense)
+            first, last = self._best(
+                source.text, weights, total, units, *_unit_counts(source), _postings(source), dense
+            )
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
@@ -221,6 +230,7 @@ class Corpus:
 
     def _best(
         self,
+        text: str,
         weights: list[tuple[str, float]],
         total: float,
         units: list[Unit],
@@ -236,12 +246,16 @@ class Corpus:
             scores = mix_scores(scores, dense)
         elif max(scores) <= 0:
             return None, None
-        best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
+        best = _pick(scores, _fragments(text, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = weighted_coverage(weights, total, counts[best].keys())
         for neighbour in (best - 1, best + 1):
-            if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
+            if (
+                0 <= neighbour < len(units)
+                and units[neighbour].segment == units[best].segment
+                and not _line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
+            ):
                 lo, hi = min(first, neighbour), max(last, neighbour)
                 terms = (
                     counts[lo].keys() | counts[hi].keys()
@@ -252,6 +266,33 @@ class Corpus:
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last
+
+
+FRAGMENT_WEIGHT = 0.8
+"""A unit that is not a sentence (a line without end punctuation: headline, menu, list item, table row)
+scores this share of its match, so a real sentence with the same words wins over it."""
+TIE = 1e-9
+"""Scores within this relative distance of the best are a tie."""
+_ENDS = frozenset(".!?…。！？")
+_CLOSERS = "\"'”’»)]}」』）*_`"
+
+
+def _fragments(text: str, units: Sequence[Unit]) -> list[bool]:
+    """Whether each unit is a fragment rather than a sentence: its text does not end with ``. ! ? …``
+    or ``。！？`` (closing quotes, brackets and emphasis marks aside)."""
+    return [text[u.start : u.end].rstrip(_CLOSERS)[-1:] not in _ENDS for u in units]
+
+
+def _pick(scores: list[float], fragments: list[bool]) -> int:
+    """The best unit: fragments weighted by ``FRAGMENT_WEIGHT``; among tied scores a sentence before a
+    fragment, then the first."""
+    weighted = [s * FRAGMENT_WEIGHT if f and s > 0 else s for s, f in zip(scores, fragments)]
+    top = max(weighted)
+    floor = top - abs(top) * TIE
+    tied = [i for i, s in enumerate(weighted) if s >= floor]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda i: (fragments[i], i))
 
 
 DENSE_WEIGHT = 0.5
@@ -293,6 +334,11 @@ def hybrid_support(lexical: float, similarity: float) -> float:
     bias, w_lex, w_dense = HYBRID_WEIGHTS
     z = bias + w_lex * math.log(p / (1 - p)) + w_dense * similarity
     return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+def _line_between(text: str, a: Unit, b: Unit) -> bool:
+    """Whether unit ``b`` starts on a later line than unit ``a`` ends (a span never takes in another line)."""
+    return "\n" in text[a.end : b.start]
 
 
 def _make_citation(

@@ -68,21 +68,29 @@ def _covered(spans: list[tuple[int, int]], cited: tuple[int, int]) -> set[int]:
     }
 
 
-def wice(which: str = "test") -> dict[str, Any]:
+def _first(spans: list[tuple[int, int]], start: int) -> int:
+    """The evidence sentence in which a cited span starts."""
+    return next((i for i, (a, b) in enumerate(spans) if a <= start < b), len(spans) - 1)
+
+
+def wice(which: str = "test", embeddings: Any = None) -> dict[str, Any]:
+    """WiCE top-1: the first sentence of the cited span is gold ("first"), any covered one is ("any")."""
     if not available(WICE):
         return {"skipped": missing(WICE)}
-    hits, precision, recall, base_hits = [], [], [], []
+    first, hits, precision, recall, base_hits = [], [], [], [], []
     for case in wice_cases(which):
         sources = number_sources([case["text"]])
-        answer = parse_answer(_as_answer(case["claim"]), sources)
+        answer = parse_answer(_as_answer(case["claim"]), sources, embeddings=embeddings)
         citation = answer.citations[0]
         got = _covered(case["spans"], (citation.source_start, citation.source_end))
+        first.append(_first(case["spans"], citation.source_start) in case["gold"])
         hits.append(bool(got & case["gold"]))
         precision.append(len(got & case["gold"]) / len(got) if got else 0.0)
         recall.append(max(len(got & g) / len(g) for g in case["gold_sets"]))
         base_hits.append(_idf_overlap_top1(case["claim"], case["evidence"]) in case["gold"])
     return {
         "claims": len(hits),
+        "first": mean(first),
         "top1": mean(hits),
         "precision": mean(precision),
         "recall": mean(recall),
