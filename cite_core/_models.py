@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 from pydantic_core import PydanticSerializationError
 
+from ._scoring import SupportLevel, support_level
+
 __all__ = [
     "CharLocation",
     "Citation",
@@ -324,6 +326,11 @@ class CitedAnswer(BaseModel):
     def unsupported_citations(self) -> list[Citation]:
         """Citations whose cited text barely supports their claim (``support < unsupported_threshold``)."""
         return [c for c in self.citations if c.support < self.unsupported_threshold]
+
+    def support_level(self, citation: Citation) -> SupportLevel:
+        """A graded signal for a citation: ``"weak"`` (below ``unsupported_threshold``: flagged, in
+        ``unsupported_citations``), ``"uncertain"`` or ``"supported"`` (see docs/quality.md)."""
+        return support_level(citation.support, self.unsupported_threshold)
 
     @property
     def plain_text(self) -> str:

@@ -86,12 +86,16 @@ def expertqa_cases(which: str) -> Iterator[tuple[str, list[Any], bool, str, str]
 
 
 def best_support(
-    text: str | None, sources: list[Any], rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None
+    text: str | None,
+    sources: list[Any],
+    rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None,
+    *,
+    embeddings: Any = None,
 ) -> float:
     """The best ``support`` among the citations of the parsed answer (none: 0), after ``rescorer``."""
     if text is None:
         return 0.0
-    answer = parse_answer(text, sources)
+    answer = parse_answer(text, sources, embeddings=embeddings)
     if rescorer is not None:
         answer = rescorer(answer)
     return max((c.support for c in answer.citations), default=0.0)
