@@ -72,7 +72,9 @@ class ChunkAnalysis:
     lengths: list[int]
     """Number of terms of each unit."""
     postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)], built on first use (BM25)."""
+    """Term -> [(unit index, count)], built on the chunk's second use (BM25)."""
+    uses: int = 0
+    """How many times BM25 scored this chunk before its postings were built."""
 
 
 K = TypeVar("K", bound=Hashable)

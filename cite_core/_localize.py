@@ -15,6 +15,7 @@ from ._scoring import (
     TermStats,
     _analyze,
     analyze,
+    bm25_direct,
     bm25_postings,
     build_postings,
     claim_weights,
@@ -127,8 +128,14 @@ def source_stats(source: Source) -> TermStats:
     return stats
 
 
-def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
-    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), cached on it."""
+POSTINGS_AFTER = 2
+"""BM25 postings of a unit list are built on its second use: a first use scores the units' term counts
+directly (building postings costs about ten direct passes), so chunks never seen before cost less."""
+
+
+def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
+    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), kept with the
+    chunk's analysis or on the source; None on a first use (score the counts directly)."""
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
@@ -136,14 +143,19 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
         if len(segments) == 1 and segments[0].start == 0:  # one chunk: kept with its analysis
             postings = _chunk_postings(segments[0].text, source.kind == "blocks")
         else:
-            postings = build_postings(_unit_counts(source)[0])
-        cache["postings"] = postings
+            uses = cache["bm25_uses"] = cache.get("bm25_uses", 0) + 1
+            postings = build_postings(_unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
+        if postings is not None:
+            cache["postings"] = postings
     return postings
 
 
-def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
+def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]] | None:
     entry = _chunk(text, blocks)
     if entry.postings is None:  # two threads may both build it: the same value
+        entry.uses += 1
+        if entry.uses < POSTINGS_AFTER:
+            return None
         entry.postings = build_postings(entry.counts)
     return entry.postings
 
@@ -250,12 +262,15 @@ class Corpus:
         units: list[Unit],
         counts: list[dict[str, int]],
         lengths: list[int],
-        postings: dict[str, list[tuple[int, int]]],
+        postings: dict[str, list[tuple[int, int]]] | None,
         dense: list[float] | None = None,
     ) -> tuple[int | None, int | None, list[float] | None]:
         if not units or not (weights or dense):
             return None, None, None
-        scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
+        if postings is not None:
+            scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
+        else:
+            scores = bm25_direct(weights, counts, lengths, self.stats.avg_len)
         if dense is not None:
             scores = mix_scores(scores, dense)
         elif max(scores) <= 0:

@@ -26,7 +26,7 @@ from .localisation import WICE, _as_answer
 from .markers import FILE as EXPERTQA
 from .verification import ATTRIBUTIONBENCH, attributionbench_cases, best_support, expertqa_cases
 
-__all__ = ["MAX_FALSE_FLAGS", "dataset_scores", "flag_rates", "leave_one_out", "main"]
+__all__ = ["MAX_FALSE_FLAGS", "dataset_scores", "flag_rates", "leave_one_out", "main", "run"]
 
 MAX_FALSE_FLAGS = 0.10
 """The most a flag may mark of the claims judged supported, in every dataset."""
@@ -102,6 +102,14 @@ def leave_one_out(dev: dict[str, Scores]) -> dict[str, Any]:
         out[held] = {"threshold": t, **flag_rates(dev[held], t)}
     out["all"] = {"threshold": _highest_safe(list(dev.values()))}
     return out
+
+
+def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD, embeddings: Any = None) -> dict[str, Any]:
+    """Flag rates per dataset of a split (a missing dataset: where it was looked for)."""
+    return {
+        name: scores if isinstance(scores, str) else flag_rates(scores, threshold)
+        for name, scores in dataset_scores(which, embeddings).items()
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

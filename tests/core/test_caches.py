@@ -169,6 +169,17 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
         _scoring.bm25_postings(weights, _scoring.build_postings(counts), lengths, stats.avg_len) == expected
     )
     assert _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len) == expected
+    assert _scoring.bm25_direct(weights, counts, lengths, stats.avg_len) == expected
+
+
+def test_chunk_postings_are_built_on_the_second_use_and_give_the_same_answer() -> None:
+    clear_caches()
+    first = parse_answer(ANSWER, number_sources(CHUNKS))
+    entry = _cache.CHUNKS.get((CHUNKS[0], False))
+    assert entry is not None and entry.postings is None and entry.uses == 1
+    second = parse_answer(ANSWER, number_sources(CHUNKS))
+    assert entry.postings is not None
+    assert second == first
 
 
 def test_postings_of_a_merged_source_index_its_own_units() -> None:
@@ -179,7 +190,9 @@ def test_postings_of_a_merged_source_index_its_own_units() -> None:
         ]
     )[0]
     units = source_units(merged)
+    assert _localize._postings(merged) is None  # the first use scores the counts directly
     postings = _localize._postings(merged)
+    assert postings is not None
     for term, entries in postings.items():
         for index, count in entries:
             assert units[index].terms.count(term) == count
