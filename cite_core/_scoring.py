@@ -23,6 +23,8 @@ from functools import lru_cache
 from itertools import chain
 from typing import Literal
 
+from ._text import CJK, CJK_RE
+
 __all__ = [
     "ATTRIBUTION_THRESHOLD",
     "BM25_B",
@@ -85,10 +87,9 @@ def support_level(
     return "supported" if support >= confident else "uncertain"
 
 
-_CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK_RANGE}]+|[^\W_{_CJK_RANGE}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
+_TOKEN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # _TOKEN on lower-cased ASCII text
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = CJK_RE
 
 _STOP = frozenset(
     [
