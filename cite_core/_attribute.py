@@ -15,7 +15,7 @@ from ._exceptions import ArgumentError
 from ._localize import Corpus
 from ._models import CitedAnswer, Source
 from ._parser import parse_answer
-from ._scoring import SUPPORT_THRESHOLD, analyze
+from ._scoring import ATTRIBUTION_THRESHOLD, analyze
 from ._segment import split_sentences
 from ._sources import number_sources
 
@@ -36,21 +36,22 @@ def attribute(
     answer_text: str,
     sources: Sequence[Any],
     *,
-    threshold: float = SUPPORT_THRESHOLD,
+    threshold: float = ATTRIBUTION_THRESHOLD,
     max_sources: int = MAX_SOURCES,
     margin: float = MARGIN,
 ) -> CitedAnswer:
     """Cite an unmarked answer: each sentence cites the source(s) that support it at least ``threshold``.
 
     A sentence cites its best source, plus up to ``max_sources - 1`` more whose support is within
-    ``margin`` of the best. ``threshold`` is also the answer's ``unsupported_threshold``.
+    ``margin`` of the best. ``threshold`` applies to the support of the sentence's best span alone
+    (``Corpus(..., source_units=1)``); the answer flags weak support as ``parse_answer`` does.
     """
     if not isinstance(answer_text, str):
         raise ArgumentError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
     items = list(sources)
     if not all(isinstance(s, Source) for s in items):
         items = number_sources(items)
-    corpus = Corpus(items)
+    corpus = Corpus(items, source_units=1)
     inserts: list[tuple[int, str]] = []
     for start, end in split_sentences(answer_text):
         sentence = answer_text[start:end]
@@ -72,7 +73,7 @@ def attribute(
         marked.append(marker)
         cursor = at
     marked.append(answer_text[cursor:])
-    return parse_answer("".join(marked), items, unsupported_threshold=threshold)
+    return parse_answer("".join(marked), items)
 
 
 def _marker_position(text: str, start: int, end: int) -> int:

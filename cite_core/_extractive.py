@@ -17,6 +17,7 @@ from ._localize import source_units
 from ._models import Source
 from ._scoring import TermStats, analyze, bm25_scores, support
 from ._sources import number_sources
+from ._text import CJK_RE
 
 __all__ = ["NO_ANSWER", "extractive_answer"]
 
@@ -26,7 +27,7 @@ NO_ANSWER = {
 }
 """What the answerer writes when no sentence shares a term with the question."""
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = CJK_RE
 _TRAILING = re.compile(r"[.!?。！？…]+[\"'”’」』)）]*$")
 # Characters that would start markers, code or tags when the sentence is parsed back.
 _NEUTRAL = str.maketrans(

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from . import _scoring, _tokens
+from . import _cache as _cache_module
+from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
+from ._dense import DenseModel, cosine
 from ._models import Citation, Source
 from ._scoring import (
     TermStats,
     _analyze,
     analyze,
+    bm25_direct,
     bm25_postings,
     build_postings,
     claim_weights,
@@ -29,23 +31,19 @@ __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "s
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
 
-LONG_UNIT = 300
-"""A "sentence" longer than this that spans several lines is split at lines that start a new item."""
+SOURCE_UNITS = 5
+"""``support`` is the better of the cited span's support and that of the source's this many best
+matching units read together: a long claim is often supported by several sentences of its source,
+while the span cites one (WiCE dev: supported claims flagged 0.31 -> 0.06 at the calibrated threshold).
+"""
 
-_LINE_BREAK = re.compile(r"(?<![,;:\-])[^\S\n]*\n\s*(?=[^a-z\s])")
-"""A newline inside a unit, after a line not ending in , ; : - and before a line not starting lowercase."""
+WRAP_MIN = 50
+"""A line at least this long that runs on into a lowercase line is a wrapped line of a paragraph;
+shorter lines (headlines, menu entries, list items, table rows, dates) are units of their own."""
 
-
-class Unit(NamedTuple):
-    """A citable unit of a source: a sentence (text, pages) or a whole block (blocks).
-
-    A named tuple: immutable like the frozen dataclass it was, and built 2x faster (a source of 1 KB
-    has about ten units, built for every source of every query)."""
-
-    start: int
-    end: int
-    segment: int
-    terms: tuple[str, ...]
+_NEWLINE = re.compile(r"[^\S\n]*\n\s*")
+_CONTINUES = (",", ";", "-", "–", "(", "/", "&")
+"""A line ending with one of these goes on in the next line."""
 
 
 def _cache(source: Source) -> dict[str, Any]:
@@ -62,129 +60,61 @@ def source_units(source: Source) -> list[Unit]:
         blocks = source.kind == "blocks"
         segments = source.segments
         if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
-            cached, counts, lengths = _segment_units(segments[0].text, blocks)
-            units = list(cached)
-            counted = (counts, lengths)
+            entry = _chunk(segments[0].text, blocks)
+            units = list(entry.units)
+            counted = (entry.counts, entry.lengths)
         else:
             units, counted = [], ([], [])
             for index, seg in enumerate(segments):
-                cached, counts, lengths = _segment_units(seg.text, blocks)
+                entry = _chunk(seg.text, blocks)
                 offset = seg.start
-                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in cached)
-                counted[0].extend(counts)
-                counted[1].extend(lengths)
+                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
+                counted[0].extend(entry.counts)
+                counted[1].extend(entry.lengths)
         cache["units"] = units
         cache["unit_counts"] = counted
     return units
 
 
-SEGMENT_CACHE_SIZE = 1024
-"""At most this many analysed chunk texts are kept across queries (the same chunks are retrieved
-again and again), least recently used first out."""
-SEGMENT_CACHE_CHARS = 2_000_000
-"""...and at most this many characters of them in all: their analyses take about 20 bytes per
-character (sentence units, terms, counts, postings), so about 40 MB at most."""
-SEGMENT_CACHE_MAX_CHARS = 65536
-"""Longer chunk texts are analysed every time rather than kept."""
-
-_Analysis = tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]
+def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
+    """The analysis of a chunk text, from the chunk cache (a very long text is analysed, not kept)."""
+    if len(text) > CHUNK_CACHE_MAX_CHARS:
+        return _analyse_segment(text, blocks)
+    return CHUNKS.get_or_build((text, blocks), lambda: _analyse_segment(text, blocks))
 
 
-class _ChunkCache:
-    """Least-recently-used analyses of chunk texts, bounded by count and by characters; thread-safe.
-    Each entry is ``[units, counts, lengths, postings or None]``, shared read-only by every source whose
-    chunk has that text."""
-
-    def __init__(self, max_items: int, max_chars: int) -> None:
-        self.max_items, self.max_chars = max_items, max_chars
-        self._entries: OrderedDict[tuple[str, bool], list[Any]] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def entry(self, text: str, blocks: bool) -> list[Any]:
-        if len(text) > SEGMENT_CACHE_MAX_CHARS:  # analysed every time, never kept
-            return [*_analyse_segment(text, blocks), None]
-        key = (text, blocks)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return found
-            self.misses += 1
-        entry = [*_analyse_segment(text, blocks), None]  # outside the lock: other threads go on
-        with self._lock:
-            if key not in self._entries:
-                self._entries[key] = entry
-                self._chars += len(text)
-                while len(self._entries) > self.max_items or self._chars > self.max_chars:
-                    (old, _), _ = self._entries.popitem(last=False)
-                    self._chars -= len(old)
-        return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._chars = 0
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    @property
-    def chars(self) -> int:
-        return self._chars
-
-
-_CHUNKS = _ChunkCache(SEGMENT_CACHE_SIZE, SEGMENT_CACHE_CHARS)
-
-
-def _segment_units(text: str, blocks: bool) -> _Analysis:
-    """The units of one chunk text (offsets into it, segment 0), their term counts and lengths; shared
-    read-only by every source with this text."""
-    units, counts, lengths, _ = _CHUNKS.entry(text, blocks)
-    return units, counts, lengths
-
-
-def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
+def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
     if blocks:
         spans = [(0, len(text))]
     else:
         spans = split_sentences(text) or [(0, len(text))]
     units = []
     for a, b in spans:
-        if not blocks and b - a > LONG_UNIT:  # the common short case skips _split_long's call
-            for lo, hi in _split_long(text, a, b):
+        if not blocks and "\n" in text[a:b]:  # the common one-line case skips split_lines' call
+            for lo, hi in split_lines(text, a, b):
                 units.append(Unit(lo, hi, 0, _analyze(text[lo:hi])))
         else:
             units.append(Unit(a, b, 0, _analyze(text[a:b])))  # the memoised tuple itself
-    return tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units]
+    return ChunkAnalysis(tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units])
 
 
-def clear_caches() -> None:
-    """Forget every analysed chunk, sentence and word and every remembered token count (to measure
-    first sight, or to give the memory back in a long-running process)."""
-    forget_chunks()
-    _scoring._stem.cache_clear()
+clear_caches = _cache_module.clear
+forget_chunks = _cache_module.forget_chunks
 
 
-def forget_chunks() -> None:
-    """Forget analysed chunks and sentences and their token counts, keeping word stems: what a
-    long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
-    _tokens.clear_counts()
-    _CHUNKS.clear()
-    _scoring._analyze.cache_clear()
-
-
-def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A long multi-line unit (a list or table the splitter joined as wrapped lines) cut into its lines."""
-    if end - start <= LONG_UNIT or "\n" not in text[start:end]:
+def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence span cut at its line breaks, except where a line wraps: a line ending in ``, ; -``
+    and the like, or a line of at least ``WRAP_MIN`` characters followed by a lowercase line."""
+    if "\n" not in text[start:end]:
         return [(start, end)]
     pieces, cursor = [], start
-    for m in _LINE_BREAK.finditer(text, start, end):
-        if m.start() > cursor:
-            pieces.append((cursor, m.start()))
+    for m in _NEWLINE.finditer(text, start, end):
+        line = text[cursor : m.start()]
+        if m.end() >= end or not line:
+            continue
+        if line.endswith(_CONTINUES) or (len(line) >= WRAP_MIN and text[m.end()].islower()):
+            continue  # a wrapped line: the sentence goes on
+        pieces.append((cursor, m.start()))
         cursor = m.end()
     pieces.append((cursor, end))
     return pieces
@@ -199,8 +129,14 @@ def source_stats(source: Source) -> TermStats:
     return stats
 
 
-def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
-    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), cached on it."""
+POSTINGS_AFTER = 2
+"""BM25 postings of a unit list are built on its second use: a first use scores the units' term counts
+directly (building postings costs about ten direct passes), so chunks never seen before cost less."""
+
+
+def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
+    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), kept with the
+    chunk's analysis or on the source; None on a first use (score the counts directly)."""
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
@@ -208,16 +144,21 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
         if len(segments) == 1 and segments[0].start == 0:  # one chunk: kept with its analysis
             postings = _chunk_postings(segments[0].text, source.kind == "blocks")
         else:
-            postings = build_postings(_unit_counts(source)[0])
-        cache["postings"] = postings
+            uses = cache["bm25_uses"] = cache.get("bm25_uses", 0) + 1
+            postings = build_postings(_unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
+        if postings is not None:
+            cache["postings"] = postings
     return postings
 
 
-def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
-    entry = _CHUNKS.entry(text, blocks)
-    if entry[3] is None:  # two threads may both build it: the same value
-        entry[3] = build_postings(entry[1])
-    return entry[3]
+def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]] | None:
+    entry = _chunk(text, blocks)
+    if entry.postings is None:  # two threads may both build it: the same value
+        entry.uses += 1
+        if entry.uses < POSTINGS_AFTER:
+            return None
+        entry.postings = build_postings(entry.counts)
+    return entry.postings
 
 
 def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
@@ -242,12 +183,20 @@ def _counts(terms: tuple[str, ...]) -> dict[str, int]:
 
 
 class Corpus:
-    """The sources of one answer, with term statistics over all their units (built on first use)."""
+    """The sources of one answer, with term statistics over all their units (built on first use).
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    With ``embeddings`` (anything ``embedding_scorer`` accepts), dense similarity is mixed into the
+    choice of the cited sentence and into ``support``; a source's units are embedded the first time it
+    is cited (one batch with the claim), and kept in the vector cache."""
+
+    def __init__(
+        self, sources: Sequence[Source], *, embeddings: Any = None, source_units: int = SOURCE_UNITS
+    ) -> None:
         self.sources = list(sources)
+        self.source_units = source_units
         self.by_number = {s.number: s for s in self.sources}
         self._stats: TermStats | None = None
+        self.dense = DenseModel(embeddings) if embeddings is not None else None
 
     @property
     def stats(self) -> TermStats:
@@ -269,48 +218,73 @@ class Corpus:
         weights = claim_weights(claim_terms, self.stats) if claim_terms else []
         total = weights_total(weights)
         first = last = None
+        scores: list[float] | None = None
         if sentences is not None:
             lo, hi = sentences
             if 1 <= lo <= hi <= len(units):
                 first, last = lo - 1, hi - 1
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
+        vectors = None
+        if self.dense is not None and claim.strip():
+            vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
-            first, last = self._best(weights, total, units, *_unit_counts(source), _postings(source))
+            dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
+            first, last, scores = self._best(
+                source.text, weights, total, units, *_unit_counts(source), _postings(source), dense
+            )
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
-            cited_terms: Sequence[str] = [t for u in units if u.segment == 0 for t in u.terms]
+            cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
         else:
-            last = first if last is None else last  # _best gives both or neither
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
             if first == last:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
+        if claim_terms and self.source_units > 1 and len(units) > 1 and scores is not None:
+            top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
+            terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
+            score = max(score, weighted_support(claim_terms, weights, total, terms))
+        if vectors:
+            lo, hi = (first, last) if first is not None else (0, len(units) - 1)
+            span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
+            score = hybrid_support(score, cosine(vectors[0], _mean(span)))
         return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
 
     def _best(
         self,
+        text: str,
         weights: list[tuple[str, float]],
         total: float,
         units: list[Unit],
         counts: list[dict[str, int]],
         lengths: list[int],
-        postings: dict[str, list[tuple[int, int]]],
-    ) -> tuple[int | None, int | None]:
-        if not weights or not units:
-            return None, None
-        scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
-        best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
-        if scores[best] <= 0:
-            return None, None
+        postings: dict[str, list[tuple[int, int]]] | None,
+        dense: list[float] | None = None,
+    ) -> tuple[int | None, int | None, list[float] | None]:
+        if not units or not (weights or dense):
+            return None, None, None
+        if postings is not None:
+            scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
+        else:
+            scores = bm25_direct(weights, counts, lengths, self.stats.avg_len)
+        if dense is not None:
+            scores = mix_scores(scores, dense)
+        elif max(scores) <= 0:
+            return None, None, scores
+        best = _pick(scores, _fragments(text, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = weighted_coverage(weights, total, counts[best].keys())
         for neighbour in (best - 1, best + 1):
-            if 0 <= neighbour < len(units) and units[neighbour].segment == units[best].segment:
+            if (
+                0 <= neighbour < len(units)
+                and units[neighbour].segment == units[best].segment
+                and not _line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
+            ):
                 lo, hi = min(first, neighbour), max(last, neighbour)
                 terms = (
                     counts[lo].keys() | counts[hi].keys()
@@ -320,4 +294,79 @@ class Corpus:
                 gain = weighted_coverage(weights, total, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
-        return first, last
+        return first, last, scores
+
+
+FRAGMENT_WEIGHT = 0.8
+"""A unit that is not a sentence (a line without end punctuation: headline, menu, list item, table row)
+scores this share of its match, so a real sentence with the same words wins over it."""
+TIE = 1e-9
+"""Scores within this relative distance of the best are a tie."""
+_ENDS = frozenset(".!?…。！？")
+_CLOSERS = "\"'”’»)]}」』）*_`"
+
+
+def _fragments(text: str, units: Sequence[Unit]) -> list[bool]:
+    """Whether each unit is a fragment rather than a sentence: its text does not end with ``. ! ? …``
+    or ``。！？`` (closing quotes, brackets and emphasis marks aside)."""
+    return [text[u.start : u.end].rstrip(_CLOSERS)[-1:] not in _ENDS for u in units]
+
+
+def _pick(scores: list[float], fragments: list[bool]) -> int:
+    """The best unit: fragments weighted by ``FRAGMENT_WEIGHT``; among tied scores a sentence before a
+    fragment, then the first."""
+    weighted = [s * FRAGMENT_WEIGHT if f and s > 0 else s for s, f in zip(scores, fragments)]
+    top = max(weighted)
+    floor = top - abs(top) * TIE
+    tied = [i for i, s in enumerate(weighted) if s >= floor]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda i: (fragments[i], i))
+
+
+DENSE_WEIGHT = 0.2
+"""Weight of the dense similarity in the choice of the cited unit (z-scores of both mixed; chosen on
+WiCE dev with all-MiniLM-L6-v2 among 0, 0.2, ..., 0.6: first-sentence top-1 0.735, 0.765, 0.735, 0.706,
+0.706, 0.735)."""
+
+
+def mix_scores(lexical: Sequence[float], dense: Sequence[float]) -> list[float]:
+    """Lexical and dense scores of a source's units mixed: each z-scored over the units, then
+    ``(1 - DENSE_WEIGHT) * lexical + DENSE_WEIGHT * dense`` (a unit without any claim term keeps its
+    dense share, so a paraphrase can still win)."""
+    return [(1 - DENSE_WEIGHT) * a + DENSE_WEIGHT * b for a, b in zip(_z(lexical), _z(dense))]
+
+
+def _z(values: Sequence[float]) -> list[float]:
+    n = len(values)
+    mean = math.fsum(values) / n
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
+    return [(v - mean) / spread if spread > 1e-12 else 0.0 for v in values]
+
+
+def _mean(vectors: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
+    """The unit-length mean of unit vectors (one vector: itself)."""
+    vectors = [v for v in vectors if v]
+    if len(vectors) <= 1:
+        return vectors[0] if vectors else ()
+    summed = [math.fsum(c) for c in zip(*vectors)]
+    norm = math.sqrt(math.fsum(x * x for x in summed))
+    return tuple(x / norm for x in summed) if norm else ()
+
+
+HYBRID_WEIGHTS = (-3.0, 1.0, 6.0)
+"""Logistic weights of (bias, logit of the lexical support, cosine of claim and cited text) for the
+support score with an embedding model."""
+
+
+def hybrid_support(lexical: float, similarity: float) -> float:
+    """The support score with an embedding model: lexical support and dense similarity combined."""
+    p = min(max(lexical, 1e-4), 1 - 1e-4)
+    bias, w_lex, w_dense = HYBRID_WEIGHTS
+    z = bias + w_lex * math.log(p / (1 - p)) + w_dense * similarity
+    return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+def _line_between(text: str, a: Unit, b: Unit) -> bool:
+    """Whether unit ``b`` starts on a later line than unit ``a`` ends (a span never takes in another line)."""
+    return "\n" in text[a.end : b.start]

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
 from ._metadata import metadata_json, metadata_problem
 
+from ._scoring import SupportLevel, support_level
+
 __all__ = [
     "CharLocation",
     "Citation",
@@ -287,6 +289,11 @@ class CitedAnswer(BaseModel):
     def unsupported_citations(self) -> list[Citation]:
         """Citations whose cited text barely supports their claim (``support < unsupported_threshold``)."""
         return [c for c in self.citations if c.support < self.unsupported_threshold]
+
+    def support_level(self, citation: Citation) -> SupportLevel:
+        """A graded signal for a citation: ``"weak"`` (below ``unsupported_threshold``: flagged, in
+        ``unsupported_citations``), ``"uncertain"`` or ``"supported"`` (see docs/quality.md)."""
+        return support_level(citation.support, self.unsupported_threshold)
 
     @property
     def claims(self) -> list[Claim]:

@@ -104,13 +104,14 @@ class CitationStream:
         *,
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         display: bool = False,
+        embeddings: Any = None,
     ) -> None:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
-        self._corpus = Corpus(items)
+        self._corpus = Corpus(items, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
         self._by_number = {s.number: s for s in items}
         self._names = {
             s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items
@@ -766,9 +767,14 @@ def _blocks_with_markers(
 
 
 def parse_answer(
-    text: str, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+    text: str,
+    sources: Sequence[Any],
+    *,
+    unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+    embeddings: Any = None,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
-    return CitationStream(sources, unsupported_threshold=unsupported_threshold)._parse_whole(text)
+    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings)
+    return stream._parse_whole(text)

@@ -6,9 +6,10 @@ suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
 ``support`` says how well a cited text supports a claim, 0..1: a logistic function of six lexical
 features (idf-weighted share of the claim's terms found, share of the claim's adjacent term pairs
 found in order, share of the claim's numbers missing, claim length, unweighted share of the claim's
-terms found, number of terms missing). Its weights and
-``SUPPORT_THRESHOLD`` were fitted on the dev half of AttributionBench only (``python -m
-bench.eval.calibrate``); the other half and ExpertQA measure them (docs/quality.md).
+terms found, number of terms missing). Its weights were fitted on the dev half of AttributionBench only
+(``python -m bench.eval.calibrate``). ``SUPPORT_THRESHOLD`` (the weak-support flag) and
+``SUPPORTED_LEVEL`` were chosen across the dev halves of three datasets (``python -m bench.eval.flag
+--calibrate``); the test halves measure them (docs/quality.md).
 """
 
 from __future__ import annotations
@@ -20,15 +21,22 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
+from typing import Literal
+
+from ._text import CJK, CJK_RE
 
 __all__ = [
+    "ATTRIBUTION_THRESHOLD",
     "BM25_B",
     "BM25_K1",
+    "SUPPORTED_LEVEL",
     "SUPPORT_THRESHOLD",
     "SUPPORT_WEIGHTS",
+    "SupportLevel",
     "TermStats",
     "analyze",
     "bm25_counted",
+    "bm25_direct",
     "bm25_postings",
     "bm25_scores",
     "bm25_weighted",
@@ -37,6 +45,7 @@ __all__ = [
     "coverage",
     "support",
     "support_features",
+    "support_level",
     "weighted_coverage",
     "weighted_support",
     "weighted_support_features",
@@ -51,14 +60,36 @@ BM25_B = 0.2
 SUPPORT_WEIGHTS = (-3.191, 0.677, 0.056, -0.895, 1.577, 2.241, -0.998)
 """Logistic weights of (bias, coverage, ordered pairs, missing numbers, log claim length, share of terms
 found, log terms missing): ``support_features`` in order (``python -m bench.eval.calibrate``)."""
-SUPPORT_THRESHOLD = 0.493
-"""A citation whose ``support`` is below this is flagged unsupported (chosen on AttributionBench dev:
-balanced accuracy 0.795 there, AUROC 0.853)."""
+SUPPORT_THRESHOLD = 0.3156
+"""A citation whose ``support`` is below this is flagged as weak support: the highest threshold that
+flags at most 10% of the claims judged supported in every dev half (AttributionBench attributable,
+WiCE supported, ExpertQA Complete), chosen holding one dataset out at a time
+(``python -m bench.eval.flag --calibrate``)."""
+SUPPORTED_LEVEL = 0.7241
+"""At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
+not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
+ATTRIBUTION_THRESHOLD = 0.493
+"""The sentence-level support at which ``attribute()`` cites a source (balanced accuracy 0.795 on
+AttributionBench dev, AUROC 0.853; the flag threshold was this before it was recalibrated)."""
 
-_CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK_RANGE}]+|[^\W_{_CJK_RANGE}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
+SupportLevel = Literal["supported", "uncertain", "weak"]
+
+
+def support_level(
+    support: float, threshold: float = SUPPORT_THRESHOLD, confident: float | None = None
+) -> SupportLevel:
+    """The graded signal of a support score: "weak" below ``threshold`` (the flag), "supported" from
+    ``confident`` up (default: ``SUPPORTED_LEVEL``, moved with ``threshold``), else "uncertain"."""
+    if confident is None:
+        confident = SUPPORTED_LEVEL + (threshold - SUPPORT_THRESHOLD)
+    if support < threshold:
+        return "weak"
+    return "supported" if support >= confident else "uncertain"
+
+
+_TOKEN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # _TOKEN on lower-cased ASCII text
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = CJK_RE
 
 _STOP = frozenset(
     [
@@ -434,6 +465,31 @@ def bm25_weighted(
 ) -> list[float]:
     """``bm25_counted`` with the claim's ``claim_weights`` computed once by the caller."""
     return bm25_postings(query, build_postings(counts), lengths, avg_len, k1=k1, b=b)
+
+
+def bm25_direct(
+    query: Sequence[tuple[str, float]],
+    counts: Sequence[Mapping[str, int]],
+    lengths: Sequence[int],
+    avg_len: float,
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+) -> list[float]:
+    """``bm25_postings`` without postings: each unit's term counts looked up for the claim's terms, in
+    their order (the same sums to the last bit; cheaper for units scored once)."""
+    scale = b / avg_len if avg_len else 0.0
+    k1_plus_1 = k1 + 1
+    scores = []
+    for unit, length in zip(counts, lengths):
+        score = 0.0
+        get = unit.get
+        for term, idf in query:
+            f = get(term)
+            if f is not None:
+                score += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * length))
+        scores.append(score)
+    return scores
 
 
 def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[int, int]]]:

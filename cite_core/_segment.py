@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from ._exceptions import ArgumentError
+from ._text import CJK_WIDE
 
 __all__ = ["split_sentences"]
 
@@ -32,7 +33,7 @@ _CJK_TERM = "。！？"
 _TERM = _LATIN_TERM + _CJK_TERM
 _CLOSE = "\"'”’»」』）)\\]}》〉】"
 # Characters that may directly follow a Latin terminal without a space (CJK text and opening brackets).
-_CJK_NEXT = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff「『（《〈【"
+_CJK_NEXT = CJK_WIDE + "「『（《〈【"
 
 _TAIL = rf"(?:[{_CLOSE}]|\[\d+(?:,[ ]?\d+)*\])*"  # closing quotes/brackets and glued [1] or [2, 3]
 # Candidate boundaries. The pattern starts with one character class so that `re` can skip ahead to

@@ -16,7 +16,7 @@ from typing import Any
 
 from cite_core import number_sources, parse_answer, split_sentences
 
-from ._data import available, load_json, load_jsonl, split
+from ._data import available, load_json, load_jsonl, missing, split
 from ._metrics import char_overlap, mean
 
 __all__ = ["cookbook", "quotesum", "wice", "wice_cases"]
@@ -68,21 +68,29 @@ def _covered(spans: list[tuple[int, int]], cited: tuple[int, int]) -> set[int]:
     }
 
 
-def wice(which: str = "test") -> dict[str, Any]:
+def _first(spans: list[tuple[int, int]], start: int) -> int:
+    """The evidence sentence in which a cited span starts."""
+    return next((i for i, (a, b) in enumerate(spans) if a <= start < b), len(spans) - 1)
+
+
+def wice(which: str = "test", embeddings: Any = None) -> dict[str, Any]:
+    """WiCE top-1: the first sentence of the cited span is gold ("first"), any covered one is ("any")."""
     if not available(WICE):
-        return {"skipped": f"{WICE} not found"}
-    hits, precision, recall, base_hits = [], [], [], []
+        return {"skipped": missing(WICE)}
+    first, hits, precision, recall, base_hits = [], [], [], [], []
     for case in wice_cases(which):
         sources = number_sources([case["text"]])
-        answer = parse_answer(_as_answer(case["claim"]), sources)
+        answer = parse_answer(_as_answer(case["claim"]), sources, embeddings=embeddings)
         citation = answer.citations[0]
         got = _covered(case["spans"], (citation.source_start, citation.source_end))
+        first.append(_first(case["spans"], citation.source_start) in case["gold"])
         hits.append(bool(got & case["gold"]))
         precision.append(len(got & case["gold"]) / len(got) if got else 0.0)
         recall.append(max(len(got & g) / len(g) for g in case["gold_sets"]))
         base_hits.append(_idf_overlap_top1(case["claim"], case["evidence"]) in case["gold"])
     return {
         "claims": len(hits),
+        "first": mean(first),
         "top1": mean(hits),
         "precision": mean(precision),
         "recall": mean(recall),
@@ -111,7 +119,7 @@ _QUOTE = re.compile(r"\[ (\d+) (.*?) \]")
 def quotesum(which: str = "test") -> dict[str, Any]:
     """Each answer sentence cites the sources it quotes; our cited span is compared with the quote."""
     if not available(QUOTESUM):
-        return {"skipped": f"{QUOTESUM} not found"}
+        return {"skipped": missing(QUOTESUM)}
     hit, recall, precision = [], [], []
     for record in split(load_jsonl(QUOTESUM), which):  # type: ignore[arg-type]
         texts = {s["n"]: s["text"] for s in record["sources"]}
@@ -169,7 +177,7 @@ def _unquote(summary: str) -> tuple[str, list[tuple[int, int, int, str]]]:
 def cookbook(which: str = "all") -> dict[str, Any]:
     """Claude's cited blocks, each given back as an answer sentence citing the same document(s)."""
     if not available(COOKBOOK):
-        return {"skipped": f"{COOKBOOK} not found"}
+        return {"skipped": missing(COOKBOOK)}
     overlap, jaccard = [], []
     for example in load_json(COOKBOOK)["examples"]:
         docs = example["documents"]

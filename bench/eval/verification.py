@@ -23,7 +23,7 @@ from typing import Any
 from cite_core import CitedAnswer, number_sources, parse_answer
 from cite_core._scoring import SUPPORT_THRESHOLD
 
-from ._data import available, load_jsonl, split
+from ._data import available, load_jsonl, missing, split
 from ._metrics import auroc, balanced_accuracy, best_threshold
 from .localisation import _as_answer
 from .markers import FILE as EXPERTQA
@@ -86,12 +86,16 @@ def expertqa_cases(which: str) -> Iterator[tuple[str, list[Any], bool, str, str]
 
 
 def best_support(
-    text: str | None, sources: list[Any], rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None
+    text: str | None,
+    sources: list[Any],
+    rescorer: Callable[[CitedAnswer], CitedAnswer] | None = None,
+    *,
+    embeddings: Any = None,
 ) -> float:
     """The best ``support`` among the citations of the parsed answer (none: 0), after ``rescorer``."""
     if text is None:
         return 0.0
-    answer = parse_answer(text, sources)
+    answer = parse_answer(text, sources, embeddings=embeddings)
     if rescorer is not None:
         answer = rescorer(answer)
     return max((c.support for c in answer.citations), default=0.0)
@@ -139,9 +143,9 @@ def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD) -> dict[str, 
     if available(ATTRIBUTIONBENCH):
         result["attributionbench"] = score_table(attributionbench_pairs(which), threshold)
     else:
-        result["attributionbench"] = {"skipped": f"{ATTRIBUTIONBENCH} not found"}
+        result["attributionbench"] = {"skipped": missing(ATTRIBUTIONBENCH)}
     if available(EXPERTQA):
         result["expertqa"] = score_table(expertqa_pairs(which), threshold)
     else:
-        result["expertqa"] = {"skipped": f"{EXPERTQA} not found"}
+        result["expertqa"] = {"skipped": missing(EXPERTQA)}
     return result

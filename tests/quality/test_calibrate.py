@@ -16,6 +16,10 @@ def test_features_reproduce_the_evaluated_support(monkeypatch: pytest.MonkeyPatc
         pytest.skip("AttributionBench not found")
     records = _data.load_jsonl(verification.ATTRIBUTIONBENCH)[:12]
     monkeypatch.setattr(verification, "load_jsonl", lambda name: records)
+    # the weights are fitted on the support of the cited span alone (no source-level reading)
+    from cite_core._localize import Corpus
+
+    monkeypatch.setitem(Corpus.__init__.__kwdefaults__, "source_units", 1)
     xs, ys = calibrate.dev_features()
     pairs = verification.attributionbench_pairs("dev")
     assert len(xs) == len(pairs) == 6

@@ -56,3 +56,74 @@ def test_chinese_and_spanish_sentences_are_localised() -> None:
         .citations[0]
         .cited_text.startswith("Don Quijote")
     )
+
+
+# -- localisation units (issue 13.1): lines without end punctuation stand alone -----------------------
+
+
+def _cite(text: str, claim: str) -> str:
+    sources = number_sources([text])
+    return parse_answer(f"{claim} [1].", sources).citations[0].cited_text
+
+
+def test_a_headline_line_is_not_pulled_into_the_sentence_after_it() -> None:
+    text = "Council news\nThe council approved the new budget on Monday.\nOther stories"
+    assert _cite(text, "The council approved the budget") == "The council approved the new budget on Monday."
+
+
+def test_a_span_never_takes_in_a_neighbouring_line() -> None:
+    text = "Budget 2024\nThe council approved the new budget.\nIt funds parks and libraries."
+    cited = _cite(text, "The council approved a budget that funds parks and libraries")
+    assert "\n" not in cited
+
+
+def test_a_menu_line_sharing_the_words_does_not_beat_the_sentence() -> None:
+    text = (
+        "Home News Council Budget Parks Libraries Sport Weather\n"
+        "The council approved a budget for parks and libraries.\n"
+        "Contact us"
+    )
+    assert _cite(text, "Council budget for parks and libraries") == (
+        "The council approved a budget for parks and libraries."
+    )
+
+
+def test_list_items_and_table_rows_are_units_of_their_own() -> None:
+    assert _cite("We grow:\n- Red apples\n- Green pears\n- Yellow plums", "They grow green pears") == (
+        "- Green pears"
+    )
+    table = "Name | Launched\nAlpha | 1999\nBeta | 2004\nGamma | 2011"
+    assert _cite(table, "Beta was launched in 2004") == "Beta | 2004"
+
+
+def test_a_line_starting_a_short_date_or_place_is_its_own_unit() -> None:
+    text = "Film: South side of the boulevard\nJuly 11, 1909\nin Los Angeles, CA"
+    assert _cite(text, "She was born on July 11, 1909") == "July 11, 1909"
+
+
+def test_wrapped_prose_lines_stay_one_sentence() -> None:
+    text = (
+        "The committee, after a long debate that lasted most of the\n"
+        "afternoon, approved the plan for the new bridge.\nNext item."
+    )
+    source = number_sources([text])[0]
+    first = source_units(source)[0]
+    assert text[first.start : first.end].endswith("new bridge.")
+
+
+def test_ties_prefer_a_sentence_then_the_first() -> None:
+    # the same match in a heading and in a sentence: the sentence
+    assert _cite("Budget approved\nThe budget was approved.", "Budget approved") == "The budget was approved."
+    # two sentences with the same match: the first
+    assert (
+        _cite("Budget approved Monday. Budget approved Friday.", "Budget approved")
+        == "Budget approved Monday."
+    )
+
+
+def test_localisation_units_may_differ_from_split_sentences() -> None:
+    from cite_core import split_sentences
+
+    text = "Film: South side of the boulevard\nJuly 11, 1909\nin Los Angeles, CA"
+    source = number_sources([text])[0]
+    assert len(split_sentences(text)) < len(source_units(source)) == 3

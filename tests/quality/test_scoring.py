@@ -74,7 +74,7 @@ def test_support_separates_supported_from_unsupported() -> None:
 
 def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
-    cov, pairs, missing, length, share, absent = support_features(
+    cov, _pairs, missing, length, share, absent = support_features(
         analyze("built in 1925"), analyze("built in 1889"), stats
     )
     assert missing == 1.0 and 0 < cov < 1 and length > 0
@@ -110,8 +110,65 @@ def test_support_falls_with_each_missing_term() -> None:
         for claim in (
             "Amos Otis scored the final run in Municipal Stadium history.",
             "Amos Otis scored the final run in Municipal Stadium history, batting third.",
-            "Amos Otis scored the final run in Municipal Stadium history, batting third against Detroit pitchers.",
+            (
+                "Amos Otis scored the final run in Municipal Stadium history, "
+                "batting third against Detroit pitchers."
+            ),
         )
     ]
     assert scores[0] >= SUPPORT_THRESHOLD
     assert scores[0] > scores[1] > scores[2]
+
+
+# -- the weak-support flag and the graded signal (issue 13.2) ----------------------------------------
+
+
+def test_support_levels_are_graded_around_the_flag_threshold() -> None:
+    from cite_core._scoring import SUPPORTED_LEVEL, support_level
+
+    assert support_level(SUPPORT_THRESHOLD - 0.01) == "weak"
+    assert support_level(SUPPORT_THRESHOLD) == "uncertain"
+    assert support_level(SUPPORTED_LEVEL - 0.01) == "uncertain"
+    assert support_level(SUPPORTED_LEVEL) == "supported"
+    # a custom flag threshold moves the whole band with it
+    assert support_level(0.55, threshold=0.5) == "uncertain"
+    assert support_level(0.4, threshold=0.5) == "weak"
+
+
+def test_the_answer_gives_each_citation_a_level_and_flags_exactly_the_weak_ones() -> None:
+    from cite_core import number_sources, parse_answer
+
+    sources = number_sources(["The grass is green.", "Paris is the capital of France."])
+    answer = parse_answer("The grass is green [1]. Paris is in Spain and has a harbour [2].", sources)
+    levels = [answer.support_level(c) for c in answer.citations]
+    assert levels[0] == "supported" and levels[1] == "weak"
+    assert answer.unsupported_citations == [c for c, lv in zip(answer.citations, levels) if lv == "weak"]
+
+
+def test_a_long_claim_supported_by_several_sentences_of_its_source_is_not_flagged() -> None:
+    from cite_core import number_sources, parse_answer
+
+    text = (
+        "Irene Hervey was born in Los Angeles in 1909.\n"
+        "She appeared in more than fifty films.\n"
+        "Later she worked in television series for two decades.\n"
+        "Her stage work included a Broadway tour."
+    )
+    claim = (
+        "Irene Hervey, born in 1909 in Los Angeles, appeared in over fifty films and "
+        "television series and toured on Broadway [1]."
+    )
+    answer = parse_answer(claim, number_sources([text]))
+    citation = answer.citations[0]
+    assert "\n" not in citation.cited_text  # the span stays one line
+    assert citation not in answer.unsupported_citations  # the source as a whole supports the claim
+
+
+def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
+    from cite_core._attribute import attribute
+    from cite_core._scoring import ATTRIBUTION_THRESHOLD
+
+    assert ATTRIBUTION_THRESHOLD > SUPPORT_THRESHOLD
+    answer = attribute("The grass is green. Paris hosts many museums.", ["The grass is green.", "Rome."])
+    assert [c.document_index for c in answer.citations] == [0]
+    assert answer.unsupported_threshold == SUPPORT_THRESHOLD
