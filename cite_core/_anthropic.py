@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._exceptions import ArgumentError, StreamClosedError
 from ._citations import build_answer, citation_for_span, display_number
+from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus
 from ._models import (
     Citation,

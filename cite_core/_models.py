@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 
 from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
 from ._metadata import metadata_json, metadata_problem
-
 from ._scoring import SupportLevel, support_level
 
 __all__ = [

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ._exceptions import ArgumentError, StreamClosedError
 from ._citations import build_answer, display_number
+from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus
 from ._markers import (
     MAX_FENCE,
