@@ -7,6 +7,7 @@ the markers that appear. All character offsets are 0-based and half-open (``text
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
     CiteError,
     MissingDependencyError,
@@ -81,6 +82,7 @@ __all__ = [
     "build_prompt",
     "citation_instructions",
     "clear_caches",
+    "condense_question_messages",
     "embedding_scorer",
     "extractive_answer",
     "format_sources",
@@ -96,4 +98,5 @@ __all__ = [
     "split_sentences",
     "to_anthropic_documents",
     "token_counter",
+    "tool_citation_instructions",
 ]

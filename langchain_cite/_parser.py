@@ -3,42 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Union
+from typing import Any, Literal
+from uuid import uuid4
 
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.exceptions import OutputParserException
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import Field
 
 from cite_core import (
     DEFAULT_UNSUPPORTED_THRESHOLD,
+    AnthropicCitationStream,
     CitationsDelta,
     CitationStream,
-    CitedAnswer,
     Source,
     TextDelta,
 )
-from cite_core._anthropic import AnthropicCitationStream
 
-from ._documents import documents_to_sources
-from ._messages import anthropic_events, message_text
+from ._answer import CitedRagAnswer, rag_answer
+from ._compat import content_helpers
+from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._messages import (
+    answer_chunk,
+    anthropic_events,
+    message_parts,
+    message_text,
+    text_chunk,
+    to_ai_message,
+)
 
-__all__ = ["CitationOutputParser", "CitedRagAnswer", "StreamItem"]
-
-
-class CitedRagAnswer(CitedAnswer):
-    """A ``CitedAnswer`` that also knows every source shown to the model (cited or not)."""
-
-    sources: list[Source] = Field(default_factory=list, exclude=True)
-    """The numbered sources of this run; ``references`` are the cited ones among them."""
-
-    @property
-    def no_sources(self) -> bool:
-        """Whether the retriever returned nothing: the model was told so and the answer cites nothing."""
-        return not self.sources
+__all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
 
-StreamItem = Union[TextDelta, CitationsDelta, CitedRagAnswer]
-"""What ``CitationOutputParser`` streams: text and citation events, then the finished answer."""
+_CHAT_RUN = "cited_answer"
+"""Name of the chat model run that reports the streamed message chunks (``output="message"``)."""
+
+StreamItem = TextDelta | CitationsDelta | CitedRagAnswer
+"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer."""
+
+Output = Literal["answer", "message", "text"]
+"""``answer``: a ``CitedRagAnswer`` (streams events); ``message``: an ``AIMessage`` with annotations (streams
+``AIMessageChunk``\\ s); ``text``: the answer text with renumbered markers (streams ``str``)."""
 
 
 class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
@@ -54,7 +60,10 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     ``citations`` (ChatAnthropic given document blocks) instead of ``[n]`` markers.
 
     ``invoke`` returns the answer; ``stream`` yields ``TextDelta`` and ``CitationsDelta`` events as the
-    model writes, then the answer, equal to ``invoke``'s.
+    model writes, then the answer, equal to ``invoke``'s. With ``output="message"``, ``invoke`` returns
+    an ``AIMessage`` (renumbered markers, LangChain ``Citation`` annotations) and ``stream`` yields
+    ``AIMessageChunk``\\ s of the renumbered text, the annotations on the last one; with
+    ``output="text"`` both give the renumbered text.
     """
 
     sources_key: str = "sources"
@@ -65,15 +74,27 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     """Input key that, when true, reads Claude's native ``citations`` instead of markers."""
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
     """Citations with a lower support score are listed in ``answer.unsupported_citations``."""
+    output: Output = "answer"
+    """What ``invoke`` returns and ``stream`` yields (see the class docstring)."""
     name: str | None = "CitationOutputParser"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if self.output == "message":
+            content_helpers('CitationOutputParser(output="message")')
 
     @classmethod
     def is_lc_serializable(cls) -> bool:
         return True
 
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
+        return ["langchain_cite"]
+
     @property
     def OutputType(self) -> Any:
-        return StreamItem
+        return {"answer": StreamItem, "message": AIMessage, "text": str}[self.output]
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
         return self._call_with_config(self._parse, input, config, run_type="parser")
@@ -110,40 +131,99 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
 
     # -- implementation ------------------------------------------------------------------------
 
-    def _parse(self, input: Any) -> CitedRagAnswer:
+    def _parse(self, input: Any) -> Any:
         run = _Run(self)
         run.feed(input)
-        return run.finish()[-1]  # type: ignore[return-value]
+        answer = run.finish()[-1]
+        if self.output == "message":
+            return to_ai_message(answer, markers=True)
+        return answer.text if self.output == "text" else answer
 
-    async def _aparse(self, input: Any) -> CitedRagAnswer:
+    async def _aparse(self, input: Any) -> Any:
         return self._parse(input)
 
-    def _transform(self, input: Iterator[Any]) -> Iterator[StreamItem]:
+    def _transform(
+        self, input: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[Any]:
         run = _Run(self)
+        chat = _chat_run(self, run_manager)
         for chunk in input:
-            yield from run.feed(chunk)
-        yield from run.finish()
-
-    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[StreamItem]:
-        run = _Run(self)
-        async for chunk in input:
             for item in run.feed(chunk):
+                _token(chat, item)
                 yield item
         for item in run.finish():
+            _token(chat, item)
             yield item
+        if chat is not None:
+            chat.on_llm_end(_result(to_ai_message(run.answer, markers=True, id=run.message_id)))
+
+    async def _atransform(
+        self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> AsyncIterator[Any]:
+        run = _Run(self)
+        chat = await _achat_run(self, run_manager)
+        async for chunk in input:
+            for item in run.feed(chunk):
+                await _atoken(chat, item)
+                yield item
+        for item in run.finish():
+            await _atoken(chat, item)
+            yield item
+        if chat is not None:
+            await chat.on_llm_end(_result(to_ai_message(run.answer, markers=True, id=run.message_id)))
+
+
+# Streamed messages are reported as a chat model run of their own ("cited_answer"), so that LangGraph's
+# stream_mode="messages" and chat UIs show the renumbered text; the model's own run is tagged "nostream".
+
+
+def _chat_run(parser: CitationOutputParser, run_manager: CallbackManagerForChainRun) -> Any:
+    if parser.output != "message":
+        return None
+    [run] = run_manager.get_child().on_chat_model_start({"name": _CHAT_RUN}, [[]], name=_CHAT_RUN)
+    return run
+
+
+async def _achat_run(parser: CitationOutputParser, run_manager: AsyncCallbackManagerForChainRun) -> Any:
+    if parser.output != "message":
+        return None
+    [run] = await run_manager.get_child().on_chat_model_start({"name": _CHAT_RUN}, [[]], name=_CHAT_RUN)
+    return run
+
+
+def _token(run: Any, item: Any) -> None:
+    if run is not None:
+        run.on_llm_new_token(message_text(item), chunk=ChatGenerationChunk(message=item))
+
+
+async def _atoken(run: Any, item: Any) -> None:
+    if run is not None:
+        await run.on_llm_new_token(message_text(item), chunk=ChatGenerationChunk(message=item))
+
+
+def _result(message: AIMessage) -> LLMResult:
+    return LLMResult(generations=[[ChatGeneration(message=message)]])
 
 
 class _Run:
-    """The state of one parse: sources and mode from the input dict, then the core stream."""
+    """The state of one parse: sources and mode from the input dict, then the core stream.
+
+    ``feed`` and ``finish`` return what the parser streams for its ``output``: core events, text, or
+    message chunks (``finish`` ends with the answer itself in ``answer`` mode).
+    """
 
     def __init__(self, parser: CitationOutputParser) -> None:
         self.parser = parser
         self.sources: list[Source] | None = None
         self.native = False
+        self.documents: Mapping[int, list[Any]] = {}
         self.pending: list[Any] = []
         self.stream: CitationStream | AnthropicCitationStream | None = None
+        self.answer: CitedRagAnswer | None = None
+        self.message_id = f"cited-{uuid4()}"
+        """One id for every streamed chunk and the final message, so chat UIs merge them."""
 
-    def feed(self, chunk: Any) -> list[StreamItem]:
+    def feed(self, chunk: Any) -> list[Any]:
         parser = self.parser
         if not isinstance(chunk, Mapping):
             raise OutputParserException(
@@ -155,43 +235,71 @@ class _Run:
         if parser.native_key in chunk:
             self.native = bool(chunk[parser.native_key])
         if parser.sources_key in chunk and self.stream is None:
-            self.sources = documents_to_sources(chunk[parser.sources_key] or [])
+            self.sources, documents = number_documents(chunk[parser.sources_key] or [])
+            self.documents = documents or self.documents
+        if isinstance(chunk.get(SOURCE_DOCUMENTS_KEY), Mapping):
+            self.documents = chunk[SOURCE_DOCUMENTS_KEY]
         if parser.message_key in chunk:
             self.pending.append(chunk[parser.message_key])
-        return self._drain() if self.sources is not None else []
+        return self._shown(self._drain()) if self.sources is not None else []
 
-    def finish(self) -> list[StreamItem]:
+    def finish(self) -> list[Any]:
         if self.sources is None:
             keys = "a message" if self.pending else "nothing"
             raise OutputParserException(
                 f"{self.parser.name} got {keys} but no {self.parser.sources_key!r}: pass the sources of this "
                 "run in the input dict (CitationSources puts them there)"
             )
-        items = self._drain()
+        events = self._drain()
         stream = self._stream()
         answer = stream.finish()
-        items.extend(stream.pending_events())
-        items.append(CitedRagAnswer.model_construct(**dict(answer), sources=self.sources))
-        return items
+        events.extend(stream.pending_events())
+        final = self.answer = rag_answer(answer, self.sources, self.documents)
+        if self.parser.output == "answer":
+            return [*self._shown(events), final]
+        text = "".join(e.text for e in events if e.type == "display_delta")
+        if self.native:  # Claude's own citations: the display text is known once the answer is
+            text = final.text
+        if self.parser.output == "text":
+            return [text] if text else []
+        return [answer_chunk(final, text, id=self.message_id)]
+
+    def _shown(self, events: list[Any]) -> list[Any]:
+        """What the parser streams of these core events."""
+        output = self.parser.output
+        if output == "answer":
+            return [e for e in events if e.type in ("text_delta", "citations_delta")]
+        if self.native:
+            return []
+        texts = [e.text for e in events if e.type == "display_delta" and e.text]
+        return texts if output == "text" else [text_chunk(t, id=self.message_id) for t in texts]
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:
-            threshold = self.parser.unsupported_threshold
-            kind = AnthropicCitationStream if self.native else CitationStream
-            self.stream = kind(self.sources or [], unsupported_threshold=threshold)
+            options: dict[str, Any] = {"unsupported_threshold": self.parser.unsupported_threshold}
+            if self.native:
+                self.stream = AnthropicCitationStream(self.sources or [], **options)
+            else:
+                if self.parser.output != "answer":
+                    options["display"] = True
+                self.stream = CitationStream(self.sources or [], **options)
         return self.stream
 
-    def _drain(self) -> list[StreamItem]:
+    def _drain(self) -> list[Any]:
         stream, pending, self.pending = self._stream(), self.pending, []
-        items: list[StreamItem] = []
+        events: list[Any] = []
         for output in pending:
             if isinstance(stream, AnthropicCitationStream):
                 for event in anthropic_events(output):
-                    items.extend(stream.feed(event))
-            else:
-                _refuse_native(output)
-                items.extend(stream.feed(message_text(output)))
-        return items
+                    events.extend(stream.feed(event))
+                continue
+            _refuse_native(output)
+            text, reasoning = message_parts(output)
+            if reasoning:
+                events.extend(stream.feed_reasoning(reasoning))
+            if text:
+                events.extend(stream.feed(text))
+        return events
 
 
 def _refuse_native(output: Any) -> None:
