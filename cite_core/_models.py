@@ -141,6 +141,7 @@ class Source(BaseModel):
     score: float | None = Field(default=None, allow_inf_nan=False)
     """The retriever's score, when one was given (finite: JSON has no NaN or infinity)."""
 
+    _item_indices: tuple[int, ...] = PrivateAttr(default=())
     _cache: dict[str, Any] = PrivateAttr(default={})
     """Derived data (sentence units, terms) computed on first use; not part of equality. Each instance
     gets its own copy of the empty default (a ``default_factory`` costs an ``inspect.signature`` call per
@@ -167,6 +168,13 @@ class Source(BaseModel):
         return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def item_indices(self) -> tuple[int, ...]:
+        """0-based indices, into the items passed to ``number_sources``, of the input items merged into
+        this source, in rank order (the best-ranked chunk first); empty for a Source built directly.
+        Provenance of one call, so not part of equality or JSON (like a retriever's object identity)."""
+        return self._item_indices
 
     @property
     def document_coordinates(self) -> bool:

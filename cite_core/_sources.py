@@ -39,17 +39,21 @@ class _Item:
     segments: tuple[Segment, ...] | None = None
 
 
-def number_sources(items: Iterable[Any], *, merge: bool = True) -> list[Source]:
-    """Number retrieved items 1..N in the given (rank) order.
+def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) -> list[Source]:
+    """Number retrieved items ``start``, ``start + 1``, ... (1..N by default) in the given (rank) order.
 
     ``items`` may hold strings, dicts (``text`` plus ``title``, ``url``, ``author``, ``page``,
     ``document_id``, ``context``, a start index, any other metadata; or ``pages=[...]`` for a paged
     document; or ``blocks=[...]`` for custom content), Anthropic ``document`` blocks, and ``Source``
     objects. With ``merge`` (the default), text chunks sharing a ``document_id`` become one source at
-    the rank of their best chunk, each chunk keeping its own offsets.
+    the rank of their best chunk, each chunk keeping its own offsets. ``Source.item_indices`` says which
+    items each source was built from. ``start`` is the first number given (a session continuing after
+    the sources it already holds).
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise SourceError(f"number_sources expects a sequence of items, got {type(items).__name__}")
+    if isinstance(start, bool) or not isinstance(start, int) or start < 1:
+        raise SourceError(f"start must be an integer >= 1, got {start!r}")
     parsed = [_parse_item(i, item) for i, item in enumerate(items)]
     groups: list[_Item] = []
     by_doc: dict[str, _Item] = {}
@@ -62,7 +66,7 @@ def number_sources(items: Iterable[Any], *, merge: bool = True) -> list[Source]:
                 continue
             by_doc[doc] = item
         groups.append(item)
-    return [_build(number, group) for number, group in enumerate(groups, start=1)]
+    return [_build(number, group) for number, group in enumerate(groups, start=start)]
 
 
 def _parse_item(index: int, item: Any) -> _Item:
@@ -239,12 +243,11 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
     pypdf = require("pypdf", "pdf", "Reading PDF files")
     import io
 
-    stream = open(pdf, "rb") if isinstance(pdf, str) else io.BytesIO(pdf)
     try:
-        with stream:
+        with open(pdf, "rb") if isinstance(pdf, str) else io.BytesIO(pdf) as stream:
             reader = pypdf.PdfReader(stream)
             pages = [page.extract_text() or "" for page in reader.pages]
-    except pypdf.errors.PdfReadError as exc:
+    except (OSError, pypdf.errors.PdfReadError) as exc:
         raise SourceError(f"cannot read PDF: {exc}") from exc
     if not any(p.strip() for p in pages):
         raise SourceError("the PDF has no extractable text (scanned images need OCR first)")
@@ -270,7 +273,7 @@ def _build(number: int, item: _Item) -> Source:
     kind = item.kind
     if item.merged and any(m.kind != kind for m in item.merged):
         kind = "text"  # a document mixing paged and unpaged chunks is cited by characters
-    return Source(
+    source = Source(
         number=number,
         text=SEGMENT_SEPARATOR.join(s.text for s in segments),
         kind=kind,
@@ -279,6 +282,8 @@ def _build(number: int, item: _Item) -> Source:
         score=max(scores) if scores else None,
         **item.fields,
     )
+    source._item_indices = (item.index, *(m.index for m in item.merged))
+    return source
 
 
 def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, None]]:

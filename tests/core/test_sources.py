@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from cite_core import SourceError, number_sources, parse_answer
+from cite_core import Segment, Source, SourceError, number_sources, parse_answer
 from cite_core._sources import SEGMENT_SEPARATOR
 
 
@@ -236,3 +236,38 @@ def test_nested_metadata_is_never_read_as_structure() -> None:
     assert (source.text, source.kind, source.title) == ("Hello.", "text", "T")
     assert source.metadata == {"pages": ["Other"], "page": 0, "text": "x", "start_index": 5}
     assert source.segments[0].doc_start is None
+
+
+def test_item_indices_name_the_input_items_of_each_source_in_rank_order() -> None:
+    items = [
+        {"text": "Second part.", "document_id": "d", "start_index": 20},
+        "Other document.",
+        {"text": "First part here.", "document_id": "d", "start_index": 0},
+        {"text": "Third part.", "document_id": "d", "start_index": 40},
+    ]
+    merged = number_sources(items)
+    assert [s.item_indices for s in merged] == [(0, 2, 3), (1,)]
+    assert [s.item_indices for s in number_sources(items, merge=False)] == [(0,), (1,), (2,), (3,)]
+    renumbered = number_sources([merged[1], "New."])
+    assert [s.item_indices for s in renumbered] == [(0,), (1,)]  # indices into this call's items
+
+
+def test_item_indices_are_provenance_not_data() -> None:
+    (source,) = number_sources(["Water is wet."])
+    assert source.item_indices == (0,)
+    assert "item_indices" not in source.model_dump_json()
+    assert Source.model_validate_json(source.model_dump_json()) == source
+    assert source.model_copy(update={"number": 3}).item_indices == (0,)
+    assert Source(number=1, text="x", segments=(Segment(text="x", start=0),)).item_indices == ()
+
+
+def test_start_gives_the_first_number() -> None:
+    sources = number_sources(["A is a.", "B is b."], start=4)
+    assert [s.number for s in sources] == [4, 5]
+    assert [s.item_indices for s in sources] == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("start", [0, -1, 1.5, True, "2"])
+def test_start_must_be_a_positive_integer(start: object) -> None:
+    with pytest.raises(SourceError, match="start must be an integer >= 1"):
+        number_sources(["A is a."], start=start)  # type: ignore[arg-type]
