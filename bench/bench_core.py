@@ -23,7 +23,12 @@ from pathlib import Path
 
 from cite_core import CitationStream, build_messages, number_sources, parse_answer, split_sentences
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+try:
+    from bench.eval._data import find_data_dir
+except ImportError:  # run as a script: bench/ is the script's folder
+    from eval._data import find_data_dir  # type: ignore[no-redef]
+
+SHARED = find_data_dir() or Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 def corpus_text() -> str:

@@ -32,6 +32,7 @@ from llama_index.core.llms import CompletionResponse, CompletionResponseGen, Cus
 from llama_index.core.query_engine import CitationQueryEngine  # noqa: E402
 from llama_index.core.schema import NodeWithScore, QueryBundle  # noqa: E402
 
+from bench.eval._data import find_data_dir  # noqa: E402
 from cite_core import clear_caches  # noqa: E402
 from cite_core._localize import forget_chunks  # noqa: E402
 from llamaindex_cite import CiteQueryEngine  # noqa: E402
@@ -43,7 +44,7 @@ ANSWER = (
     "school [2][1], using punched cards [2]. Later he got a microcomputer and wrote simple games [3]. "
     "In college he planned to study philosophy but switched to AI [4]."
 )
-ESSAY = ROOT.parent / "shared" / "data" / "paul_graham_essay.txt"
+ESSAY = (find_data_dir() or ROOT.parent / "shared" / "data") / "paul_graham_essay.txt"
 
 
 class HashEmbedding(BaseEmbedding):

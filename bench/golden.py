@@ -24,8 +24,10 @@ from typing import Any
 
 from cite_core import CitationStream, number_sources, parse_answer
 
+from .eval._data import find_data_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = find_data_dir() or ROOT.parent / "shared" / "data"
 GOLDEN = ROOT / "tests" / "data" / "golden.json"
 
 _SOUP = [

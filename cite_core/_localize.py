@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from . import _scoring, _tokens
+from . import _cache as _cache_module
+from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
+from ._dense import DenseModel, cosine
 from ._models import CharLocation, Citation, ContentBlockLocation, PageLocation, Source
 from ._scoring import (
     TermStats,
@@ -35,18 +36,6 @@ _LINE_BREAK = re.compile(r"(?<![,;:\-])[^\S\n]*\n\s*(?=[^a-z\s])")
 """A newline inside a unit, after a line not ending in , ; : - and before a line not starting lowercase."""
 
 
-class Unit(NamedTuple):
-    """A citable unit of a source: a sentence (text, pages) or a whole block (blocks).
-
-    A named tuple: immutable like the frozen dataclass it was, and built 2x faster (a source of 1 KB
-    has about ten units, built for every source of every query)."""
-
-    start: int
-    end: int
-    segment: int
-    terms: tuple[str, ...]
-
-
 def _cache(source: Source) -> dict[str, Any]:
     """The source's private cache, read from pydantic's private-attribute slot (``source._cache`` goes
     through ``BaseModel.__getattr__``, which costs microseconds on this hot path)."""
@@ -61,92 +50,30 @@ def source_units(source: Source) -> list[Unit]:
         blocks = source.kind == "blocks"
         segments = source.segments
         if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
-            cached, counts, lengths = _segment_units(segments[0].text, blocks)
-            units = list(cached)
-            counted = (counts, lengths)
+            entry = _chunk(segments[0].text, blocks)
+            units = list(entry.units)
+            counted = (entry.counts, entry.lengths)
         else:
             units, counted = [], ([], [])
             for index, seg in enumerate(segments):
-                cached, counts, lengths = _segment_units(seg.text, blocks)
+                entry = _chunk(seg.text, blocks)
                 offset = seg.start
-                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in cached)
-                counted[0].extend(counts)
-                counted[1].extend(lengths)
+                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
+                counted[0].extend(entry.counts)
+                counted[1].extend(entry.lengths)
         cache["units"] = units
         cache["unit_counts"] = counted
     return units
 
 
-SEGMENT_CACHE_SIZE = 1024
-"""At most this many analysed chunk texts are kept across queries (the same chunks are retrieved
-again and again), least recently used first out."""
-SEGMENT_CACHE_CHARS = 2_000_000
-"""...and at most this many characters of them in all: their analyses take about 20 bytes per
-character (sentence units, terms, counts, postings), so about 40 MB at most."""
-SEGMENT_CACHE_MAX_CHARS = 65536
-"""Longer chunk texts are analysed every time rather than kept."""
-
-_Analysis = tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]
+def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
+    """The analysis of a chunk text, from the chunk cache (a very long text is analysed, not kept)."""
+    if len(text) > CHUNK_CACHE_MAX_CHARS:
+        return _analyse_segment(text, blocks)
+    return CHUNKS.get_or_build((text, blocks), lambda: _analyse_segment(text, blocks))
 
 
-class _ChunkCache:
-    """Least-recently-used analyses of chunk texts, bounded by count and by characters; thread-safe.
-    Each entry is ``[units, counts, lengths, postings or None]``, shared read-only by every source whose
-    chunk has that text."""
-
-    def __init__(self, max_items: int, max_chars: int) -> None:
-        self.max_items, self.max_chars = max_items, max_chars
-        self._entries: OrderedDict[tuple[str, bool], list[Any]] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
-        self.hits = self.misses = 0
-
-    def entry(self, text: str, blocks: bool) -> list[Any]:
-        if len(text) > SEGMENT_CACHE_MAX_CHARS:  # analysed every time, never kept
-            return [*_analyse_segment(text, blocks), None]
-        key = (text, blocks)
-        with self._lock:
-            found = self._entries.get(key)
-            if found is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return found
-            self.misses += 1
-        entry = [*_analyse_segment(text, blocks), None]  # outside the lock: other threads go on
-        with self._lock:
-            if key not in self._entries:
-                self._entries[key] = entry
-                self._chars += len(text)
-                while len(self._entries) > self.max_items or self._chars > self.max_chars:
-                    (old, _), _ = self._entries.popitem(last=False)
-                    self._chars -= len(old)
-        return entry
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._chars = 0
-            self.hits = self.misses = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    @property
-    def chars(self) -> int:
-        return self._chars
-
-
-_CHUNKS = _ChunkCache(SEGMENT_CACHE_SIZE, SEGMENT_CACHE_CHARS)
-
-
-def _segment_units(text: str, blocks: bool) -> _Analysis:
-    """The units of one chunk text (offsets into it, segment 0), their term counts and lengths; shared
-    read-only by every source with this text."""
-    units, counts, lengths, _ = _CHUNKS.entry(text, blocks)
-    return units, counts, lengths
-
-
-def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[dict[str, int]], list[int]]:
+def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
     if blocks:
         spans = [(0, len(text))]
     else:
@@ -158,22 +85,11 @@ def _analyse_segment(text: str, blocks: bool) -> tuple[tuple[Unit, ...], list[di
                 units.append(Unit(lo, hi, 0, _analyze(text[lo:hi])))
         else:
             units.append(Unit(a, b, 0, _analyze(text[a:b])))  # the memoised tuple itself
-    return tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units]
+    return ChunkAnalysis(tuple(units), [_counts(u.terms) for u in units], [len(u.terms) for u in units])
 
 
-def clear_caches() -> None:
-    """Forget every analysed chunk, sentence and word and every remembered token count (to measure
-    first sight, or to give the memory back in a long-running process)."""
-    forget_chunks()
-    _scoring._stem.cache_clear()
-
-
-def forget_chunks() -> None:
-    """Forget analysed chunks and sentences and their token counts, keeping word stems: what a
-    long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
-    _tokens.clear_counts()
-    _CHUNKS.clear()
-    _scoring._analyze.cache_clear()
+clear_caches = _cache_module.clear
+forget_chunks = _cache_module.forget_chunks
 
 
 def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -213,10 +129,10 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]]:
 
 
 def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]]:
-    entry = _CHUNKS.entry(text, blocks)
-    if entry[3] is None:  # two threads may both build it: the same value
-        entry[3] = build_postings(entry[1])
-    return entry[3]  # type: ignore[no-any-return]
+    entry = _chunk(text, blocks)
+    if entry.postings is None:  # two threads may both build it: the same value
+        entry.postings = build_postings(entry.counts)
+    return entry.postings
 
 
 def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
@@ -241,12 +157,17 @@ def _counts(terms: tuple[str, ...]) -> dict[str, int]:
 
 
 class Corpus:
-    """The sources of one answer, with term statistics over all their units (built on first use)."""
+    """The sources of one answer, with term statistics over all their units (built on first use).
 
-    def __init__(self, sources: Sequence[Source]) -> None:
+    With ``embeddings`` (anything ``embedding_scorer`` accepts), dense similarity is mixed into the
+    choice of the cited sentence and into ``support``; a source's units are embedded the first time it
+    is cited (one batch with the claim), and kept in the vector cache."""
+
+    def __init__(self, sources: Sequence[Source], *, embeddings: Any = None) -> None:
         self.sources = list(sources)
         self.by_number = {s.number: s for s in self.sources}
         self._stats: TermStats | None = None
+        self.dense = DenseModel(embeddings) if embeddings is not None else None
 
     @property
     def stats(self) -> TermStats:
@@ -274,8 +195,12 @@ class Corpus:
                 first, last = lo - 1, hi - 1
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
+        vectors = None
+        if self.dense is not None and claim.strip():
+            vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
-            first, last = self._best(weights, total, units, *_unit_counts(source), _postings(source))
+            dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
+            first, last = self._best(weights, total, units, *_unit_counts(source), _postings(source), dense)
         if first is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
@@ -288,6 +213,10 @@ class Corpus:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         cited = source.text[start:end]
         score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
+        if vectors:
+            lo, hi = (first, last) if first is not None else (0, len(units) - 1)
+            span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
+            score = hybrid_support(score, cosine(vectors[0], _mean(span)))
         return _make_citation(source, seg_index, start, end, cited, reference, score)
 
     def _best(
@@ -298,13 +227,16 @@ class Corpus:
         counts: list[dict[str, int]],
         lengths: list[int],
         postings: dict[str, list[tuple[int, int]]],
+        dense: list[float] | None = None,
     ) -> tuple[int | None, int | None]:
-        if not weights or not units:
+        if not units or not (weights or dense):
             return None, None
         scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
-        best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
-        if scores[best] <= 0:
+        if dense is not None:
+            scores = mix_scores(scores, dense)
+        elif max(scores) <= 0:
             return None, None
+        best = scores.index(max(scores))  # the first of equal best scores (no key function per unit)
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = weighted_coverage(weights, total, counts[best].keys())
@@ -322,19 +254,60 @@ class Corpus:
         return first, last
 
 
+DENSE_WEIGHT = 0.5
+"""Weight of the dense similarity in the choice of the cited unit (z-scores of both mixed)."""
+
+
+def mix_scores(lexical: Sequence[float], dense: Sequence[float]) -> list[float]:
+    """Lexical and dense scores of a source's units mixed: each z-scored over the units, then
+    ``(1 - DENSE_WEIGHT) * lexical + DENSE_WEIGHT * dense`` (a unit without any claim term keeps its
+    dense share, so a paraphrase can still win)."""
+    return [(1 - DENSE_WEIGHT) * a + DENSE_WEIGHT * b for a, b in zip(_z(lexical), _z(dense))]
+
+
+def _z(values: Sequence[float]) -> list[float]:
+    n = len(values)
+    mean = math.fsum(values) / n
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
+    return [(v - mean) / spread if spread > 1e-12 else 0.0 for v in values]
+
+
+def _mean(vectors: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
+    """The unit-length mean of unit vectors (one vector: itself)."""
+    vectors = [v for v in vectors if v]
+    if len(vectors) <= 1:
+        return vectors[0] if vectors else ()
+    summed = [math.fsum(c) for c in zip(*vectors)]
+    norm = math.sqrt(math.fsum(x * x for x in summed))
+    return tuple(x / norm for x in summed) if norm else ()
+
+
+HYBRID_WEIGHTS = (-3.0, 1.0, 6.0)
+"""Logistic weights of (bias, logit of the lexical support, cosine of claim and cited text) for the
+support score with an embedding model."""
+
+
+def hybrid_support(lexical: float, similarity: float) -> float:
+    """The support score with an embedding model: lexical support and dense similarity combined."""
+    p = min(max(lexical, 1e-4), 1 - 1e-4)
+    bias, w_lex, w_dense = HYBRID_WEIGHTS
+    z = bias + w_lex * math.log(p / (1 - p)) + w_dense * similarity
+    return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
 def _make_citation(
     source: Source, seg_index: int, start: int, end: int, cited: str, reference: int, score: float
 ) -> Citation:
     seg = source.segments[seg_index]
-    common = dict(
-        cited_text=cited,
-        document_index=source.number - 1,
-        document_title=source.title,
-        reference=reference,
-        support=score,
-        source_start=start,
-        source_end=end,
-    )
+    common: dict[str, Any] = {
+        "cited_text": cited,
+        "document_index": source.number - 1,
+        "document_title": source.title,
+        "reference": reference,
+        "support": score,
+        "source_start": start,
+        "source_end": end,
+    }
     if source.kind == "pages" and seg.page is not None:
         return PageLocation(start_page_number=seg.page, end_page_number=seg.page + 1, **common)
     if source.kind == "blocks" and seg.block is not None:

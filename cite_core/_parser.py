@@ -67,13 +67,17 @@ class CitationStream:
     """Parse a model's answer as it streams: ``feed(chunk)`` yields events, ``finish()`` the answer."""
 
     def __init__(
-        self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+        self,
+        sources: Sequence[Any],
+        *,
+        unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+        embeddings: Any = None,
     ) -> None:
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
-        self._corpus = Corpus(items)
+        self._corpus = Corpus(items, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
         self._by_number = {s.number: s for s in items}
         self._names = {
             s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items
@@ -547,12 +551,16 @@ class CitationStream:
 
 
 def parse_answer(
-    text: str, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+    text: str,
+    sources: Sequence[Any],
+    *,
+    unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+    embeddings: Any = None,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources. Never raises on any text."""
     if not isinstance(text, str):
         raise TypeError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
-    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold)
+    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings)
     stream._emit = False  # the events of a whole parse are never read: not built
     stream.feed(text)
     return stream.finish()

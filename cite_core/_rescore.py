@@ -17,7 +17,7 @@ from typing import Any
 from ._exceptions import CiteError
 from ._models import CitedAnswer
 
-__all__ = ["SupportScorer", "embedding_scorer", "rescore"]
+__all__ = ["SupportScorer", "embed_function", "embedding_scorer", "rescore"]
 
 SupportScorer = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 """Scores a batch of ``(claim, cited_text)`` pairs, one number in 0..1 per pair, in order."""
@@ -45,7 +45,8 @@ def rescore(answer: CitedAnswer, scorer: SupportScorer, *, threshold: float) -> 
     for i, score in enumerate(scores):
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
             raise CiteError(
-                f"the scorer's score {i} for {pairs[i][0][:60]!r} is {score!r}; scores must be numbers in 0..1"
+                f"the scorer's score {i} for {pairs[i][0][:60]!r} is {score!r}; "
+                "scores must be numbers in 0..1"
             )
     rescored = iter(float(s) for s in scores)
     content = [
@@ -59,22 +60,28 @@ def rescore(answer: CitedAnswer, scorer: SupportScorer, *, threshold: float) -> 
     return answer.model_copy(update={"content": content, "unsupported_threshold": float(threshold)})
 
 
+def embed_function(embed: Any) -> Callable[[list[str]], Sequence[Sequence[float]]]:
+    """The batch function of an embedding model: ``embed_documents`` (LangChain ``Embeddings``),
+    ``get_text_embedding_batch`` (LlamaIndex embedding) or ``embed`` itself (a function from a list of
+    texts to a list of vectors)."""
+    if hasattr(embed, "embed_documents"):
+        return embed.embed_documents  # type: ignore[no-any-return]
+    if hasattr(embed, "get_text_embedding_batch"):
+        return embed.get_text_embedding_batch  # type: ignore[no-any-return]
+    if callable(embed):
+        return embed  # type: ignore[no-any-return]
+    raise TypeError(
+        "embeddings must be a LangChain Embeddings, a LlamaIndex embedding or a function from texts to "
+        f"vectors, got {type(embed).__name__}"
+    )
+
+
 def embedding_scorer(embed: Any) -> SupportScorer:
     """A scorer from an embedding model: ``max(0, cosine(claim, cited_text))``, every distinct text
     embedded once per answer in one batch. ``embed`` is a LangChain ``Embeddings`` (``embed_documents``),
     a LlamaIndex embedding (``get_text_embedding_batch``) or a function from a list of texts to a list of
     vectors."""
-    if hasattr(embed, "embed_documents"):
-        batch = embed.embed_documents
-    elif hasattr(embed, "get_text_embedding_batch"):
-        batch = embed.get_text_embedding_batch
-    elif callable(embed):
-        batch = embed
-    else:
-        raise TypeError(
-            "embed must be a LangChain Embeddings, a LlamaIndex embedding or a function from texts to vectors, "
-            f"got {type(embed).__name__}"
-        )
+    batch = embed_function(embed)
 
     def score(pairs: Sequence[tuple[str, str]]) -> list[float]:
         texts = list(dict.fromkeys(t for pair in pairs for t in pair))

@@ -3,6 +3,11 @@
 Every set is split the same way: records at even positions in file order are **dev** (used to choose
 weights and thresholds), records at odd positions are **test** (reported). Files that group records by
 label (WiCE, AttributionBench) therefore give balanced halves. Nothing here is written by the team.
+
+The data folder is found by ``find_data_dir``: ``CITE_EVAL_DATA`` when set, else the first
+``shared/data`` beside the repository root or beside one of its parent folders (so a clone at
+``X/repo`` and a worktree at ``X/worktrees/repo`` both find ``X/shared/data``), else beside the current
+folder or one of its parents. ``searched()`` lists every place looked at, for the "not found" message.
 """
 
 from __future__ import annotations
@@ -12,12 +17,61 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["DATA_DIR", "Split", "available", "load_json", "load_jsonl", "read_text", "split"]
+__all__ = [
+    "DATA_DIR",
+    "REPO_ROOT",
+    "Split",
+    "available",
+    "find_data_dir",
+    "load_json",
+    "load_jsonl",
+    "missing",
+    "read_text",
+    "searched",
+    "split",
+]
 
 Split = Literal["dev", "test", "all"]
 
-DATA_DIR = Path(os.environ.get("CITE_EVAL_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
-"""Where the shared evaluation data lives (``CITE_EVAL_DATA`` overrides ``../shared/data``)."""
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The repository this file belongs to."""
+_MARKER_FILE = "README.md"
+"""A data folder counts as found when it holds this file (the shared data's own README)."""
+
+
+def _candidates(env: str | None, root: Path, cwd: Path) -> list[Path]:
+    """Every folder ``find_data_dir`` would try, in order, without duplicates."""
+    if env:
+        return [Path(env)]
+    places = [p / "shared" / "data" for p in (root, *root.parents)]
+    places += [p / "shared" / "data" for p in (cwd, *cwd.parents)]
+    return list(dict.fromkeys(places))
+
+
+def searched() -> list[Path]:
+    """The folders looked at for the shared data, in the order they were tried."""
+    return _candidates(os.environ.get("CITE_EVAL_DATA"), REPO_ROOT, Path.cwd().resolve())
+
+
+def find_data_dir() -> Path | None:
+    """The shared data folder, or None when no candidate holds it (see ``searched``)."""
+    if os.environ.get("CITE_EVAL_DATA"):
+        place = searched()[0]
+        return place if place.is_dir() else None
+    return next((p for p in searched() if (p / _MARKER_FILE).is_file()), None)
+
+
+_FOUND = find_data_dir()
+DATA_DIR = _FOUND if _FOUND is not None else REPO_ROOT.parent / "shared" / "data"
+"""Where the shared evaluation data lives (``CITE_EVAL_DATA`` overrides the search)."""
+
+
+def missing(name: str) -> str:
+    """The message of a set that was not found: the file and every folder looked in."""
+    if _FOUND is None:
+        where = ", ".join(str(p) for p in searched())
+        return f"{name} not found: no shared data folder (looked in {where}; set CITE_EVAL_DATA)"
+    return f"{name} not found in {DATA_DIR}"
 
 
 def available(name: str) -> bool:

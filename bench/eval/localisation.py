@@ -16,7 +16,7 @@ from typing import Any
 
 from cite_core import number_sources, parse_answer, split_sentences
 
-from ._data import available, load_json, load_jsonl, split
+from ._data import available, load_json, load_jsonl, missing, split
 from ._metrics import char_overlap, mean
 
 __all__ = ["cookbook", "quotesum", "wice", "wice_cases"]
@@ -70,7 +70,7 @@ def _covered(spans: list[tuple[int, int]], cited: tuple[int, int]) -> set[int]:
 
 def wice(which: str = "test") -> dict[str, Any]:
     if not available(WICE):
-        return {"skipped": f"{WICE} not found"}
+        return {"skipped": missing(WICE)}
     hits, precision, recall, base_hits = [], [], [], []
     for case in wice_cases(which):
         sources = number_sources([case["text"]])
@@ -111,7 +111,7 @@ _QUOTE = re.compile(r"\[ (\d+) (.*?) \]")
 def quotesum(which: str = "test") -> dict[str, Any]:
     """Each answer sentence cites the sources it quotes; our cited span is compared with the quote."""
     if not available(QUOTESUM):
-        return {"skipped": f"{QUOTESUM} not found"}
+        return {"skipped": missing(QUOTESUM)}
     hit, recall, precision = [], [], []
     for record in split(load_jsonl(QUOTESUM), which):  # type: ignore[arg-type]
         texts = {s["n"]: s["text"] for s in record["sources"]}
@@ -169,7 +169,7 @@ def _unquote(summary: str) -> tuple[str, list[tuple[int, int, int, str]]]:
 def cookbook(which: str = "all") -> dict[str, Any]:
     """Claude's cited blocks, each given back as an answer sentence citing the same document(s)."""
     if not available(COOKBOOK):
-        return {"skipped": f"{COOKBOOK} not found"}
+        return {"skipped": missing(COOKBOOK)}
     overlap, jaccard = [], []
     for example in load_json(COOKBOOK)["examples"]:
         docs = example["documents"]

@@ -12,7 +12,7 @@ from typing import Any
 
 from cite_core import number_sources, parse_answer
 
-from ._data import available, load_jsonl
+from ._data import available, load_jsonl, missing
 
 __all__ = ["FILE", "expertqa_sources", "gold_markers", "run"]
 
@@ -36,7 +36,7 @@ def expertqa_sources(record: dict[str, Any]) -> list[Any]:
 
 def run(split: str = "all") -> dict[str, Any]:
     if not available(FILE):
-        return {"skipped": f"{FILE} not found"}
+        return {"skipped": missing(FILE)}
     records = load_jsonl(FILE)  # the marker check tunes nothing, so it always runs on all answers
     gold_total = found = resolved = invented = exact_answers = groups = 0
     for record in records:

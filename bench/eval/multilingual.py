@@ -21,7 +21,7 @@ from typing import Any
 
 from cite_core import number_sources, parse_answer, split_sentences
 
-from ._data import available, read_text, split
+from ._data import available, missing, read_text, split
 from ._metrics import char_overlap, mean
 from .localisation import _as_answer
 
@@ -88,7 +88,7 @@ def run(which: str = "test") -> dict[str, Any]:
     for lang in FILES:
         items = split(cases(lang), which)  # type: ignore[arg-type]
         if not items:
-            result[lang] = {"skipped": "no multilingual prose found"}
+            result[lang] = {"skipped": missing("multilingual/")}
             continue
         hits, precision = [], []
         for case in items:

@@ -16,7 +16,7 @@ from typing import Any
 
 from cite_core._attribute import attribute
 
-from ._data import available, load_jsonl, split
+from ._data import available, load_jsonl, missing, split
 from .markers import FILE, expertqa_sources
 
 __all__ = ["run", "strip_markers"]
@@ -30,7 +30,7 @@ def strip_markers(text: str) -> str:
 
 def run(which: str = "test", **options: Any) -> dict[str, Any]:
     if not available(FILE):
-        return {"skipped": f"{FILE} not found"}
+        return {"skipped": missing(FILE)}
     originals = recovered = ours_total = ours_complete = 0
     on_missing = missing_claims = missing_cited = on_partial = 0
     for record in split(load_jsonl(FILE), which):  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ from typing import Any
 
 from cite_core import SupportScorer, rescore
 
-from ._data import available
+from ._data import available, missing
 from ._metrics import auroc, balanced_accuracy, best_threshold
 from .markers import FILE as EXPERTQA
 from .verification import ATTRIBUTIONBENCH, attributionbench_cases, best_support, expertqa_cases
@@ -55,7 +55,7 @@ def expertqa(scorer: SupportScorer | None, which: str) -> list[tuple[float, bool
 def evaluate(scorer: SupportScorer | None) -> dict[str, Any]:
     """Threshold chosen on AttributionBench dev; balanced accuracy and AUROC on the test halves."""
     if not available(ATTRIBUTIONBENCH):
-        return {"skipped": f"{ATTRIBUTIONBENCH} not found"}
+        return {"skipped": missing(ATTRIBUTIONBENCH)}
     dev = attributionbench(scorer, "dev")
     threshold, dev_bacc = best_threshold([s for s, _ in dev], [y for _, y in dev])
     result: dict[str, Any] = {"threshold": threshold, "dev_balanced_accuracy": dev_bacc}

@@ -23,7 +23,7 @@ from typing import Any
 from cite_core import CitedAnswer, number_sources, parse_answer
 from cite_core._scoring import SUPPORT_THRESHOLD
 
-from ._data import available, load_jsonl, split
+from ._data import available, load_jsonl, missing, split
 from ._metrics import auroc, balanced_accuracy, best_threshold
 from .localisation import _as_answer
 from .markers import FILE as EXPERTQA
@@ -139,9 +139,9 @@ def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD) -> dict[str, 
     if available(ATTRIBUTIONBENCH):
         result["attributionbench"] = score_table(attributionbench_pairs(which), threshold)
     else:
-        result["attributionbench"] = {"skipped": f"{ATTRIBUTIONBENCH} not found"}
+        result["attributionbench"] = {"skipped": missing(ATTRIBUTIONBENCH)}
     if available(EXPERTQA):
         result["expertqa"] = score_table(expertqa_pairs(which), threshold)
     else:
-        result["expertqa"] = {"skipped": f"{EXPERTQA} not found"}
+        result["expertqa"] = {"skipped": missing(EXPERTQA)}
     return result

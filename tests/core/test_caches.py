@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cite_core import _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
-from cite_core._localize import SEGMENT_CACHE_MAX_CHARS, source_units
+from cite_core import _cache, _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
+from cite_core._cache import CHUNK_CACHE_MAX_CHARS
+from cite_core._localize import source_units
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
 CHUNKS = [
@@ -30,7 +31,7 @@ def test_cached_analysis_gives_the_same_answer_as_a_cold_one() -> None:
     cold = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
     warm = _dump(parse_answer(ANSWER, number_sources(CHUNKS)))
     assert warm == cold
-    assert _localize._CHUNKS.hits >= len(CHUNKS)
+    assert _cache.CHUNKS.hits >= len(CHUNKS)
 
 
 def test_a_chunk_shared_by_two_sources_keeps_each_sources_offsets() -> None:
@@ -65,16 +66,16 @@ def test_units_of_a_cached_chunk_are_not_shared_mutably_between_sources() -> Non
 
 def test_very_long_chunks_are_analysed_but_not_kept() -> None:
     clear_caches()
-    long_text = "The grass is green. " * (SEGMENT_CACHE_MAX_CHARS // 20 + 10)
+    long_text = "The grass is green. " * (CHUNK_CACHE_MAX_CHARS // 20 + 10)
     answer = parse_answer("The grass is green [1].", number_sources([long_text]))
     assert answer.citations[0].cited_text == "The grass is green."
-    assert len(_localize._CHUNKS) == 0
+    assert len(_cache.CHUNKS) == 0
 
 
 def test_clear_caches_forgets_every_analysis() -> None:
     parse_answer(ANSWER, number_sources(CHUNKS))
     clear_caches()
-    assert len(_localize._CHUNKS) == 0
+    assert len(_cache.CHUNKS) == 0
     assert _scoring._analyze.cache_info().currsize == 0
     assert _scoring._stem.cache_info().currsize == 0
 
@@ -187,18 +188,35 @@ def test_postings_of_a_merged_source_index_its_own_units() -> None:
 
 
 def test_the_chunk_cache_is_bounded_by_count_and_by_characters() -> None:
-    cache = _localize._ChunkCache(max_items=3, max_chars=110)
+    cache = _cache.LRUCache(max_items=3, max_size=110, size=lambda key, _: len(key[0]))
+
+    def entry(text: str) -> _cache.ChunkAnalysis:
+        return cache.get_or_build((text, False), lambda: _localize._analyse_segment(text, False))
+
     for k in range(5):
-        cache.entry(f"Sentence number {k} is here.", False)  # 26-27 characters each
-    assert len(cache) == 3 and cache.chars <= 110
-    cache.entry("Sentence number 4 is here.", False)
+        entry(f"Sentence number {k} is here.")  # 26-27 characters each
+    assert len(cache) == 3 and cache.size <= 110
+    entry("Sentence number 4 is here.")
     assert cache.hits == 1
     big = "A long sentence that fills the cache. " * 2  # 76 characters: evicts the oldest two
-    cache.entry(big, False)
-    assert cache.chars <= 110 and len(cache) == 2
+    entry(big)
+    assert cache.size <= 110 and len(cache) == 2
     assert [key[0] for key in cache._entries] == ["Sentence number 4 is here.", big]
     cache.clear()
-    assert len(cache) == 0 and cache.chars == 0
+    assert len(cache) == 0 and cache.size == 0
+
+
+def test_one_clear_forgets_chunks_vectors_words_and_token_counts() -> None:
+    from cite_core._tokens import token_counter
+
+    count = token_counter("o200k_base")
+    count("Some text to count.")
+    parse_answer(ANSWER, number_sources(CHUNKS), embeddings=lambda texts: [[1.0, len(t)] for t in texts])
+    assert len(_cache.CHUNKS) and len(_cache.VECTORS)
+    _cache.clear()
+    assert len(_cache.CHUNKS) == 0 and len(_cache.VECTORS) == 0
+    assert _scoring._analyze.cache_info().currsize == 0 and _scoring._stem.cache_info().currsize == 0
+    assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
 
 
 def test_the_chunk_cache_gives_one_analysis_to_concurrent_threads() -> None:
@@ -208,6 +226,6 @@ def test_the_chunk_cache_gives_one_analysis_to_concurrent_threads() -> None:
     texts = [f"{CHUNKS[k % 3]} Extra sentence {k}." for k in range(40)]
     expected = [_localize._analyse_segment(t, False) for t in texts]
     with ThreadPoolExecutor(8) as pool:
-        got = list(pool.map(lambda t: _localize._segment_units(t, False), texts * 5))
+        got = list(pool.map(lambda t: _localize._chunk(t, False), texts * 5))
     assert got == expected * 5
-    assert len(_localize._CHUNKS) == 40
+    assert len(_cache.CHUNKS) == 40

@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.eval._data import find_data_dir
 from cite_core._segment import split_sentences
 
-CASES_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "segmentation_cases.json"
+CASES_PATH = (
+    find_data_dir() or Path(__file__).resolve().parents[3] / "shared" / "data"
+) / "segmentation_cases.json"
 
 
 def sentences(text: str) -> list[str]:
