@@ -127,10 +127,7 @@ def number_documents(
         for d in items
     ]
     sources = number_sources(converted, merge=merge)
-    behind = {
-        s.number: [items[i] for i in getattr(s, "item_indices", ()) if isinstance(items[i], Document)]
-        for s in sources
-    }
+    behind = {s.number: [items[i] for i in s.item_indices if isinstance(items[i], Document)] for s in sources}
     return sources, {n: docs for n, docs in behind.items() if docs}
 
 

@@ -9,8 +9,8 @@ from uuid import uuid4
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, LLMResult
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import Field
 
 from cite_core import (
     DEFAULT_UNSUPPORTED_THRESHOLD,
@@ -22,22 +22,19 @@ from cite_core import (
 )
 
 from ._answer import CitedRagAnswer, rag_answer
+from ._chatrun import achat_run, atoken, chat_run, result, token
 from ._compat import content_helpers
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
 from ._messages import (
     answer_chunk,
     anthropic_events,
     message_parts,
-    message_text,
     text_chunk,
     to_ai_message,
 )
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
-
-_CHAT_RUN = "cited_answer"
-"""Name of the chat model run that reports the streamed message chunks (``output="message"``)."""
 
 StreamItem = TextDelta | CitationsDelta | CitedRagAnswer
 """What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer."""
@@ -76,6 +73,8 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     """Citations with a lower support score are listed in ``answer.unsupported_citations``."""
     output: Output = "answer"
     """What ``invoke`` returns and ``stream`` yields (see the class docstring)."""
+    embeddings: Any = Field(default=None, exclude=True)
+    """An embedding model (LangChain ``Embeddings``) mixed into localisation and support; lexical if None."""
     name: str | None = "CitationOutputParser"
 
     def __init__(self, **kwargs: Any) -> None:
@@ -146,63 +145,31 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
         self, input: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[Any]:
         run = _Run(self)
-        chat = _chat_run(self, run_manager)
+        chat = chat_run(run_manager) if self.output == "message" else None
         for chunk in input:
             for item in run.feed(chunk):
-                _token(chat, item)
+                token(chat, item)
                 yield item
         for item in run.finish():
-            _token(chat, item)
+            token(chat, item)
             yield item
         if chat is not None:
-            chat.on_llm_end(_result(to_ai_message(run.answer, markers=True, id=run.message_id)))
+            chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))
 
     async def _atransform(
         self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> AsyncIterator[Any]:
         run = _Run(self)
-        chat = await _achat_run(self, run_manager)
+        chat = await achat_run(run_manager) if self.output == "message" else None
         async for chunk in input:
             for item in run.feed(chunk):
-                await _atoken(chat, item)
+                await atoken(chat, item)
                 yield item
         for item in run.finish():
-            await _atoken(chat, item)
+            await atoken(chat, item)
             yield item
         if chat is not None:
-            await chat.on_llm_end(_result(to_ai_message(run.answer, markers=True, id=run.message_id)))
-
-
-# Streamed messages are reported as a chat model run of their own ("cited_answer"), so that LangGraph's
-# stream_mode="messages" and chat UIs show the renumbered text; the model's own run is tagged "nostream".
-
-
-def _chat_run(parser: CitationOutputParser, run_manager: CallbackManagerForChainRun) -> Any:
-    if parser.output != "message":
-        return None
-    [run] = run_manager.get_child().on_chat_model_start({"name": _CHAT_RUN}, [[]], name=_CHAT_RUN)
-    return run
-
-
-async def _achat_run(parser: CitationOutputParser, run_manager: AsyncCallbackManagerForChainRun) -> Any:
-    if parser.output != "message":
-        return None
-    [run] = await run_manager.get_child().on_chat_model_start({"name": _CHAT_RUN}, [[]], name=_CHAT_RUN)
-    return run
-
-
-def _token(run: Any, item: Any) -> None:
-    if run is not None:
-        run.on_llm_new_token(message_text(item), chunk=ChatGenerationChunk(message=item))
-
-
-async def _atoken(run: Any, item: Any) -> None:
-    if run is not None:
-        await run.on_llm_new_token(message_text(item), chunk=ChatGenerationChunk(message=item))
-
-
-def _result(message: AIMessage) -> LLMResult:
-    return LLMResult(generations=[[ChatGeneration(message=message)]])
+            await chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))
 
 
 class _Run:
@@ -282,7 +249,8 @@ class _Run:
             else:
                 if self.parser.output != "answer":
                     options["display"] = True
-                self.stream = CitationStream(self.sources or [], **options)
+                embeddings = self.parser.embeddings
+                self.stream = CitationStream(self.sources or [], embeddings=embeddings, **options)
         return self.stream
 
     def _drain(self) -> list[Any]:
