@@ -61,7 +61,8 @@ def test_reasoning_content_in_additional_kwargs_streamed() -> None:
         AIMessageChunk(content="", additional_kwargs={"reasoning_content": ", no: [1]."}),
         *[AIMessageChunk(content=c) for c in "Hydrogen fuses [1]."],
     ]
-    items = list(CitationOutputParser().transform(iter([{"sources": [FUSION, MOON]}, *({"message": p} for p in parts)])))
+    inputs = [{"sources": [FUSION, MOON]}, *({"message": p} for p in parts)]
+    items = list(CitationOutputParser().transform(iter(inputs)))
     answer = items[-1]
     assert answer.text == "Hydrogen fuses [1]." and answer.reasoning == "Maybe [2], no: [1]."
     assert [ref.source.number for ref in answer.references] == [1]

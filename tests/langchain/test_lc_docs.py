@@ -1,4 +1,4 @@
-"""The ```python snippets of docs/langchain.md run, in order, in one namespace (``python no-run`` ones do not)."""
+"""The ```python snippets of docs/langchain.md run, in order, in one namespace (``python no-run``: not)."""
 
 from __future__ import annotations
 
