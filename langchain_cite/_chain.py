@@ -116,7 +116,7 @@ def create_cited_rag_chain(
     model_input = prompt if prompt is not None else RunnablePick("messages")
     query = _condense(llm) if condense_question else itemgetter("question")
     retrieve = RunnablePassthrough.assign(query=query) | RunnablePassthrough.assign(
-        documents=itemgetter("query") | retriever
+        documents=RunnablePick("query") | retriever
     )
     chain = (
         RunnableLambda(_as_input, name="input")

@@ -90,8 +90,8 @@ def test_create_react_agent_with_a_scripted_tool_calling_model() -> None:
     agent = prebuilt.create_react_agent(llm, [search_tool(session)], prompt=tool_citation_instructions())
     state = agent.invoke({"messages": [("user", "Tell me about the Sun and Mars.")]})
     tool_messages = [m for m in state["messages"] if isinstance(m, ToolMessage)]
-    assert len(tool_messages) == 2 and '<source number="3" title="mars.txt">' in tool_messages[1].text
-    assert tool_citation_instructions() in llm.prompts[0][0].text
+    assert len(tool_messages) == 2 and '<source number="3" title="mars.txt">' in tool_messages[1].content
+    assert tool_citation_instructions() in llm.prompts[0][0].content
     answer = session.parse(state)
     assert answer.text == "The Sun fuses hydrogen [1] and Mars has two small moons [2]."
     assert [r.source.number for r in answer.references] == [1, 3]

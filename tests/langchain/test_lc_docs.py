@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import needs_content_blocks
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
 
 
@@ -14,6 +16,7 @@ def snippets() -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", DOC.read_text(encoding="utf-8"), flags=re.S | re.M)
 
 
+@needs_content_blocks
 def test_docs_snippets_run(capsys: pytest.CaptureFixture[str]) -> None:
     blocks = snippets()
     assert len(blocks) >= 5

@@ -9,18 +9,23 @@ import langchain_cite
 
 EXPORTED = [
     "CitationOutputParser",
+    "CitationSession",
     "CitationSources",
     "CitationsDelta",
     "CitedAnswer",
     "CitedRagAnswer",
+    "DocumentReference",
     "Source",
     "StreamItem",
     "TextDelta",
+    "add_citations",
     "create_cited_rag_chain",
+    "create_cited_retriever_tool",
     "document_to_item",
     "documents_to_sources",
     "is_chat_anthropic",
     "to_ai_message",
+    "tool_citation_instructions",
 ]
 
 

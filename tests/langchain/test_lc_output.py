@@ -14,7 +14,9 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
 from langchain_cite import add_citations, create_cited_rag_chain
 
-pytest.importorskip("langchain_core.messages.content")  # annotations need langchain-core 1.x
+from .conftest import needs_content_blocks
+
+pytestmark = needs_content_blocks  # annotations need langchain-core 1.x
 
 MOON = Document(page_content="The Moon reflects sunlight.", metadata={"title": "Moon"})
 SUN = Document(page_content="Hydrogen fuses into helium in the Sun's core.", metadata={"title": "Sun"})
