@@ -176,12 +176,18 @@ class AnthropicCitationStream:
         start = self._plain_len
         self._plain_len += len(text)
         citations = [c for c in (self._convert(r, text) for r in raw) if c is not None]
-        self._blocks.append(TextBlock(text=text, citations=citations or None))
         self._display.append(text)
         if citations:
             body = text.rstrip()
             numbers = dict.fromkeys(c.reference for c in citations)
-            self._display[-1] = body + " " + "".join(f"[{n}]" for n in numbers) + text[len(body) :]
+            markers = " " + "".join(f"[{n}]" for n in numbers)
+            self._display[-1] = body + markers + text[len(body) :]
+            # the markers follow the claim, before its trailing whitespace (a block of its own)
+            self._blocks.append(TextBlock(text=body, citations=citations, marker_text=markers))
+            if len(body) < len(text):
+                self._blocks.append(TextBlock(text=text[len(body) :]))
+        else:
+            self._blocks.append(TextBlock(text=text))
         for citation in citations:
             self._events.append(
                 CitationsDelta(citation=citation, claim_start=start, claim_end=self._plain_len)

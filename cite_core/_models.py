@@ -281,6 +281,10 @@ class TextBlock(BaseModel):
     type: Literal["text"] = "text"
     text: str
     citations: list[Citation] | None = None
+    marker_text: str = ""
+    """The display markers that follow this block in ``CitedAnswer.text`` (``" [1][2]"``, ``""`` when
+    none): ``"".join(b.text + b.marker_text for b in answer.content) == answer.text``. Not part of
+    ``to_anthropic()``."""
 
     def to_anthropic(self) -> dict[str, Any]:
         """This block in the exact shape of Anthropic's Citations API (no ``citations`` key when uncited)."""
@@ -340,7 +344,7 @@ class CitedAnswer(BaseModel):
 
     def to_anthropic(self) -> dict[str, Any]:
         """``{"content": [...]}`` exactly in the shape of a Citations API response."""
-        return {"content": [block.to_anthropic() for block in self.content]}
+        return {"content": [b.to_anthropic() for b in self.content if b.text or b.citations]}
 
     def to_markdown(
         self, *, style: Literal["links", "footnotes", "plain"] = "links", heading: str = "References"

@@ -90,6 +90,7 @@ class CitationStream:
         self._plain: list[str] = []
         self._plain_len = 0
         self._display: list[str] = []
+        self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
         self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
@@ -373,10 +374,10 @@ class CitationStream:
             if any(s.number == source.number for s, _ in group.items):
                 continue
             display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
-            if self._pre_ws:
-                self._display.append(self._pre_ws)
-                self._pre_ws = ""
-            self._display.append(f"[{display}]")
+            shown = f"{self._pre_ws}[{display}]"
+            self._pre_ws = ""
+            self._display.append(shown)
+            self._inserts.append((self._plain_len, shown))
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
@@ -499,6 +500,7 @@ class CitationStream:
             group.items.append((source, item))
             display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
             self._display.append(f"[{display}]")
+            self._inserts.append((self._plain_len, f"[{display}]"))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
 
@@ -510,31 +512,27 @@ class CitationStream:
         for index, group in enumerate(self._groups):
             if group.citations:
                 claims.setdefault((group.start, group.end), []).append((index, group.citations))
-        blocks: list[TextBlock] = []
+        spans: list[tuple[int, int]] = []  # block ranges in ``plain``
         attached: dict[int, list[tuple[int, list[Citation]]]] = {}  # block -> (group index, citations)
         cursor = 0
         for (start, end), citations in sorted(claims.items()):
             start = max(start, cursor)
             if end <= start:  # a claim with no text ("[1]" alone): attach to the block before it
                 if start > cursor:
-                    blocks.append(TextBlock(text=plain[cursor:start]))
+                    spans.append((cursor, start))
                     cursor = start
-                if not blocks:
-                    blocks.append(TextBlock(text=""))
-                attached.setdefault(len(blocks) - 1, []).extend(citations)
+                if not spans:
+                    spans.append((0, 0))
+                attached.setdefault(len(spans) - 1, []).extend(citations)
                 continue
             if start > cursor:
-                blocks.append(TextBlock(text=plain[cursor:start]))
-            attached[len(blocks)] = citations
-            blocks.append(TextBlock(text=plain[start:end]))
+                spans.append((cursor, start))
+            attached[len(spans)] = citations
+            spans.append((start, end))
             cursor = end
-        if cursor < len(plain):
-            blocks.append(TextBlock(text=plain[cursor:]))
-        for block, lists in attached.items():
-            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
-            # they were numbered, so that the content lists sources in reference order
-            lists.sort(key=lambda entry: entry[0])
-            blocks[block].citations = [c for _, cited in lists for c in cited]
+        if cursor < len(plain) or (not spans and self._inserts):
+            spans.append((cursor, len(plain)))
+        blocks = _blocks_with_markers(plain, spans, attached, self._inserts)
         references = [
             Reference(number=display, source=self._by_number[number])
             for number, display in self._display_no.items()
@@ -548,6 +546,43 @@ class CitationStream:
             removed_reference_list=removed if removed.strip() else None,
             unsupported_threshold=self._threshold,
         )
+
+
+def _blocks_with_markers(
+    plain: str,
+    spans: list[tuple[int, int]],
+    attached: dict[int, list[tuple[int, list[Citation]]]],
+    inserts: list[tuple[int, str]],
+) -> list[TextBlock]:
+    """The text blocks, each with the display markers that follow it (a block is cut where markers sit
+    inside it; markers before any text follow an empty first block)."""
+    at: dict[int, str] = {}
+    for offset, shown in inserts:
+        at[offset] = at.get(offset, "") + shown
+    blocks: list[TextBlock] = []
+    for index, (start, end) in enumerate(spans):
+        lists = attached.get(index)
+        citations = None
+        if lists:
+            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
+            # they were numbered, so that the content lists sources in reference order
+            lists.sort(key=lambda entry: entry[0])
+            citations = [c for _, cited in lists for c in cited]
+        if index == 0 and start == 0 and end > 0 and 0 in at:
+            blocks.append(TextBlock(text="", marker_text=at[0]))
+        cuts = sorted(o for o in at if start < o < end) if at else []
+        if not cuts:
+            blocks.append(TextBlock(text=plain[start:end], citations=citations, marker_text=at.get(end, "")))
+            continue
+        # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
+        # its block; the claim's citations go with its longest piece
+        bounds = [start, *cuts, end]
+        pieces = list(zip(bounds, bounds[1:]))
+        longest = max(range(len(pieces)), key=lambda i: len(plain[pieces[i][0] : pieces[i][1]].strip()))
+        for i, (a, b) in enumerate(pieces):
+            cited = citations if i == longest else None
+            blocks.append(TextBlock(text=plain[a:b], citations=cited, marker_text=at.get(b, "")))
+    return blocks
 
 
 def parse_answer(

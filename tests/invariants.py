@@ -40,6 +40,7 @@ def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> 
     mapping = {c.document_index + 1: c.reference for c in answer.citations}
     assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))  # renumbering is a bijection
     assert all(mapping[r.source.number] == r.number for r in answer.references)
+    assert "".join(b.text + b.marker_text for b in answer.content) == answer.text
     json.loads(answer.model_dump_json())  # always serialisable, surrogates included
 
 

@@ -292,3 +292,54 @@ def test_two_word_heading_is_decided_on_the_whole_line_when_streamed(sources) ->
         stream.feed(ch)
     assert stream.finish() == parse_answer(text, sources)
     assert parse_answer(text, sources).removed_reference_list.startswith("SOURCES CITED")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The grass is green [1] and water matters [2].",
+        "[1] The grass is green.",
+        "According to [3], Paris is the capital.",
+        "The grass is green.[1][2] The sky is blue [1].",
+        "<CIT chunk_id='1'>The grass [2] is green</CIT>.",
+        "[1]",
+        "No markers at all.",
+        "",
+    ],
+)
+def test_block_marker_text_rebuilds_the_display_text(sources, text) -> None:
+    answer = parse_answer(text, sources)
+    assert "".join(b.text + b.marker_text for b in answer.content) == answer.text
+    assert all("marker_text" not in b for b in answer.to_anthropic()["content"])
+    assert all(b["text"] or b.get("citations") for b in answer.to_anthropic()["content"])
+
+
+def test_marker_text_follows_the_cited_claim(sources) -> None:
+    answer = parse_answer("The grass is green [1][2]. Paris [3].", sources)
+    assert [(b.text, b.marker_text) for b in answer.content] == [
+        ("The grass is green", " [1][2]"),
+        (". ", ""),
+        ("Paris", " [3]"),
+        (".", ""),
+    ]
+
+
+def test_anthropic_blocks_carry_marker_text(sources) -> None:
+    from cite_core import from_anthropic_content
+
+    citation = {
+        "type": "char_location",
+        "cited_text": "The grass is green.",
+        "document_index": 0,
+        "start_char_index": 0,
+        "end_char_index": 19,
+    }
+    answer = from_anthropic_content(
+        [
+            {"type": "text", "text": "Grass is green. "},
+            {"type": "text", "text": "Yes.", "citations": [citation]},
+        ],
+        sources,
+    )
+    assert answer.text == "Grass is green. Yes. [1]"
+    assert "".join(b.text + b.marker_text for b in answer.content) == answer.text

@@ -36,14 +36,17 @@ def test_a_tag_claim_is_the_whole_tagged_text_even_with_markers_inside() -> None
     answer = parse_answer("<CIT chunk_id='1'>Grass. The sky is blue [2].</CIT> Paris [3].", SOURCES)
     tag = next(c for c in answer.citations if c.document_index == 0)
     block = next(b for b in answer.content if tag in (b.citations or []))
-    assert block.text == "Grass. The sky is blue."
+    # the inner marker cuts the tag's block (its display markers follow "blue"): the longest piece
+    assert (block.text, block.marker_text) == ("Grass. The sky is blue", " [1]")
     assert [r.source.number for r in answer.references] == first_seen(answer)
 
 
 def test_marker_right_after_a_tag_opens_and_a_cjk_sentence() -> None:
     answer = parse_answer("<CIT chunk_id='1' sentences='1-2'>(Source 2)中文。", SOURCES)
     assert [r.source.number for r in answer.references] == first_seen(answer)
-    assert [(b.text, len(b.citations or [])) for b in answer.content] == [("中文。", 2)]
+    # the marker before any text follows an empty first block (``marker_text``), not part of to_anthropic()
+    assert [(b.text, len(b.citations or [])) for b in answer.content] == [("", 0), ("中文。", 2)]
+    assert [b["text"] for b in answer.to_anthropic()["content"]] == ["中文。"]
 
 
 def test_a_forward_claim_pending_when_an_unclosed_tag_ends_the_answer() -> None:
