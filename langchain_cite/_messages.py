@@ -125,7 +125,13 @@ def _annotations(answer: CitedAnswer, spans: list[tuple[int, int]]) -> list[Any]
 
 def _metadata(answer: CitedAnswer) -> dict[str, Any]:
     references = [
-        {"number": ref.number, "title": ref.title, "url": ref.url, "document_index": ref.source.number - 1}
+        {
+            "number": ref.number,
+            "title": ref.title,
+            "url": ref.url,
+            "document_index": ref.source.number - 1,
+            "pages": getattr(ref, "pages_shown", None),  # printed page labels when the documents have them
+        }
         for ref in answer.references
     ]
     metadata: dict[str, Any] = {"references": references, "invalid_markers": list(answer.invalid_markers)}
