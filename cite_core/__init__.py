@@ -23,6 +23,7 @@ from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
+    DisplayDelta,
     ContentBlockLocation,
     PageLocation,
     Reference,
@@ -31,6 +32,7 @@ from ._models import (
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
@@ -61,6 +63,7 @@ __all__ = [
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "DisplayDelta",
     "ContentBlockLocation",
     "Messages",
     "MissingDependencyError",
@@ -74,6 +77,7 @@ __all__ = [
     "SupportScorer",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
     "__version__",

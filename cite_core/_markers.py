@@ -11,7 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_HOLD", "NEED", "Item", "Marker", "Tag", "match_line_start", "match_marker"]
+__all__ = [
+    "MAX_HOLD",
+    "NEED",
+    "Item",
+    "Marker",
+    "Tag",
+    "ThinkTag",
+    "match_line_start",
+    "match_marker",
+    "match_think",
+]
 
 NEED = "need"
 """Returned when the text may still become a marker once more of it arrives."""
@@ -91,6 +101,38 @@ class Tag:
     raw: str
     items: tuple[Item, ...] = ()
     closing: bool = False
+
+
+@dataclass(frozen=True)
+class ThinkTag:
+    """``<think>``, ``<thinking>`` or ``<reasoning>`` (any case), opening or closing, at ``start:end``."""
+
+    start: int
+    end: int
+    name: str
+    """The lower-cased tag name."""
+    closing: bool = False
+
+
+_THINK = re.compile(r"<(/?)(thinking|think|reasoning)\s*>", re.IGNORECASE)
+_THINK_PREFIX = re.compile(r"</?(?:thinking|think|reasoning)\s*", re.IGNORECASE)
+_THINK_NAMES = ("think", "thinking", "reasoning")
+MAX_THINK_TAG = 24
+"""A possible thinking tag is held back for at most this many characters."""
+
+
+def match_think(text: str, pos: int, eof: bool) -> ThinkTag | str | None:
+    """The thinking tag starting at ``text[pos]`` (a ``<``), ``NEED``, or ``None``."""
+    m = _THINK.match(text, pos)
+    if m:
+        return ThinkTag(pos, m.end(), m.group(2).lower(), closing=bool(m.group(1)))
+    if eof or len(text) - pos > MAX_THINK_TAG:
+        return None
+    if _THINK_PREFIX.fullmatch(text, pos):
+        return NEED  # "<think" may still become "<thinking>"
+    rest = text[pos + 1 :].lower()
+    rest = rest[1:] if rest.startswith("/") else rest
+    return NEED if any(name.startswith(rest) for name in _THINK_NAMES) else None
 
 
 def _touches_end(end: int, text: str, eof: bool) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "CitationsDelta",
     "CitedAnswer",
     "ContentBlockLocation",
+    "DisplayDelta",
     "PageLocation",
     "Reference",
     "Segment",
@@ -26,6 +27,7 @@ __all__ = [
     "StreamEvent",
     "TextBlock",
     "TextDelta",
+    "ThinkingDelta",
 ]
 
 SourceKind = Literal["text", "pages", "blocks"]
@@ -326,6 +328,9 @@ class CitedAnswer(BaseModel):
     """A reference list the model wrote despite instructions, removed from ``text`` and ``content``."""
     unsupported_threshold: float = 0.0
     """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
+    reasoning: str = ""
+    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
+    separately), kept out of ``text``, ``content`` and the citations."""
 
     @property
     def citations(self) -> list[Citation]:
@@ -378,4 +383,21 @@ class CitationsDelta(BaseModel):
     claim_end: int
 
 
-StreamEvent = Annotated[TextDelta | CitationsDelta, Field(discriminator="type")]
+class DisplayDelta(BaseModel):
+    """Answer text as shown, markers renumbered to their final display numbers (``CitationStream(...,
+    display=True)``): the concatenated display deltas equal ``CitedAnswer.text``."""
+
+    type: Literal["display_delta"] = "display_delta"
+    text: str
+
+
+class ThinkingDelta(BaseModel):
+    """Reasoning text (a thinking section or reasoning fed separately) as it streams."""
+
+    type: Literal["thinking_delta"] = "thinking_delta"
+    thinking: str
+
+
+StreamEvent = Annotated[
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+]

@@ -14,16 +14,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ._localize import Corpus
-from ._markers import NEED, Item, Marker, Tag, match_line_start, match_marker
+from ._markers import NEED, Item, Marker, Tag, ThinkTag, match_line_start, match_marker, match_think
 from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
+    DisplayDelta,
     Reference,
     Source,
     StreamEvent,
     TextBlock,
     TextDelta,
+    ThinkingDelta,
     has_surrogate,
 )
 from ._scoring import SUPPORT_THRESHOLD, analyze
@@ -46,6 +48,7 @@ _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _BACKTICKS = re.compile(r"`+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACE = re.compile(r"\s*")
 
 
 class _Group:
@@ -72,7 +75,9 @@ class CitationStream:
         *,
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         embeddings: Any = None,
+        display: bool = False,
     ) -> None:
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -93,13 +98,18 @@ class CitationStream:
         self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
+        self._pending_thinking: list[str] = []
+        self._pending_display: list[str] = []
+        self._show = display  # emit DisplayDelta events
+        self._reasoning: list[str] = []
+        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
         self._emit = True  # False in parse_answer: nobody reads the events (60 models per 30 markers)
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = {}
         self._groups: list[_Group] = []
         # lexer state
-        self._mode = "text"  # text | code | fence | reflist
+        self._mode = "text"  # text | code | fence | reflist | think
         self._code_ticks = 0
         self._fence = ""
         self._line_start = True
@@ -130,6 +140,16 @@ class CitationStream:
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             self._buf += chunk
             self._run()
+        return self._take_events()
+
+    def feed_reasoning(self, text: str) -> list[StreamEvent]:
+        """Add reasoning that arrives apart from the answer (a reasoning content block): it goes to
+        ``CitedAnswer.reasoning`` and streams as ``ThinkingDelta`` events."""
+        if not isinstance(text, str):
+            raise TypeError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
+        if self._finished is not None:
+            raise RuntimeError("CitationStream.feed_reasoning called after finish()")
+        self._think_text(text)
         return self._take_events()
 
     def finish(self) -> CitedAnswer:
@@ -179,6 +199,17 @@ class CitationStream:
                     pos = -pos - 1
                     break
                 continue
+            if mode == "think":
+                pos = self._thinking(buf, pos, eof)
+                if pos < 0:
+                    pos = -pos - 1
+                    break
+                continue
+            if self._skip_space:
+                pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos == n:
+                    break
+                self._skip_space = False
             if self._line_start and not self._line_checked:
                 found = match_line_start(buf, pos, eof, self._names)
                 if found == NEED:
@@ -221,6 +252,14 @@ class CitationStream:
                 self._mode, self._code_ticks = "code", run - pos
                 pos = run
                 continue
+            if char == "<":
+                think = match_think(buf, pos, eof)
+                if think == NEED:
+                    break
+                if isinstance(think, ThinkTag):
+                    self._on_think(think)
+                    pos = think.end
+                    continue
             if char in _OPENERS:
                 found = match_marker(buf, pos, eof)
                 if found == NEED:
@@ -270,6 +309,52 @@ class CitationStream:
             pos = run
         return pos
 
+    def _thinking(self, buf: str, pos: int, eof: bool) -> int:
+        """Inside a thinking section: reasoning text up to a closing thinking tag."""
+        n = len(buf)
+        while pos < n:
+            lt = buf.find("<", pos)
+            if lt < 0:
+                self._think_text(buf[pos:])
+                return n
+            if lt > pos:
+                self._think_text(buf[pos:lt])
+                pos = lt
+            found = match_think(buf, pos, eof)
+            if found == NEED:
+                return -pos - 1
+            if isinstance(found, ThinkTag) and found.closing:
+                self._end_think()
+                return found.end
+            self._think_text("<")
+            pos += 1
+        return pos
+
+    def _on_think(self, tag: ThinkTag) -> None:
+        """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
+        self._release_held()
+        self._group_open = False
+        self._group = None
+        if not tag.closing:
+            self._mode = "think"
+        else:
+            self._end_think()
+
+    def _end_think(self) -> None:
+        """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
+        self._mode = "text"
+        self._skip_space = self._plain_len == 0
+        if self._line_start:
+            self._line_checked = False
+
+    def _think_text(self, text: str) -> None:
+        if text:
+            self._reasoning.append(text)
+            if self._emit:
+                if self._pending_text or self._pending_display:
+                    self._flush_text()
+                self._pending_thinking.append(text)
+
     def _fence_line(self, buf: str, pos: int, eof: bool) -> int:
         """Inside a fenced code block: whole lines, until a closing fence line."""
         if self._line_start:
@@ -318,8 +403,12 @@ class CitationStream:
     def _append(self, text: str) -> None:
         self._plain.append(text)
         self._display.append(text)
+        if self._show and self._emit:
+            self._pending_display.append(text)
         self._tail.append(text)
         if self._emit:
+            if self._pending_thinking:
+                self._flush_text()
             self._pending_text.append(text)
         self._plain_len += len(text)
         body = text.rstrip(" \t")
@@ -336,9 +425,15 @@ class CitationStream:
         self._prev_char = text[-1]
 
     def _flush_text(self) -> None:
+        if self._pending_thinking:
+            self._events.append(ThinkingDelta(thinking="".join(self._pending_thinking)))
+            self._pending_thinking = []
         if self._pending_text:
             self._events.append(TextDelta(text="".join(self._pending_text)))
             self._pending_text = []
+        if self._pending_display:
+            self._events.append(DisplayDelta(text="".join(self._pending_display)))
+            self._pending_display = []
 
     def _take_events(self) -> list[StreamEvent]:
         self._flush_text()
@@ -377,6 +472,8 @@ class CitationStream:
             shown = f"{self._pre_ws}[{display}]"
             self._pre_ws = ""
             self._display.append(shown)
+            if self._show and self._emit:
+                self._pending_display.append(shown)
             self._inserts.append((self._plain_len, shown))
             group.items.append((source, item))
             if not group.forward:
@@ -500,6 +597,8 @@ class CitationStream:
             group.items.append((source, item))
             display = self._display_no.setdefault(source.number, len(self._display_no) + 1)
             self._display.append(f"[{display}]")
+            if self._show and self._emit:
+                self._pending_display.append(f"[{display}]")
             self._inserts.append((self._plain_len, f"[{display}]"))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
@@ -545,6 +644,7 @@ class CitationStream:
             invalid_markers=self._invalid,
             removed_reference_list=removed if removed.strip() else None,
             unsupported_threshold=self._threshold,
+            reasoning="".join(self._reasoning),
         )
 
 

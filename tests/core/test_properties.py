@@ -81,6 +81,14 @@ PIECES = [
     "  ",
     "- [ ] ",
     "Dr. Smith ",
+    "<think>",
+    "</think>",
+    "<Thinking>",
+    "</thinking>",
+    "<reasoning>",
+    "</REASONING>",
+    "<thi",
+    "\n\n",
 ]
 texts = st.lists(st.sampled_from(PIECES), max_size=30).map("".join) | st.text(max_size=60)
 
@@ -112,8 +120,22 @@ def test_any_text_parses_and_stream_equals_whole_for_any_chunking(text: str, cut
 
 @given(texts)
 def test_one_character_chunks_equal_the_whole_parse(text: str) -> None:
-    answer, deltas, _ = streamed(text, list(range(1, len(text))), SOURCES)
+    answer, deltas, events = streamed(text, list(range(1, len(text))), SOURCES)
     assert answer == parse_answer(text, SOURCES) and deltas == answer.plain_text
+    assert "".join(e.thinking for e in events if e.type == "thinking_delta") == answer.reasoning
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join), texts)
+def test_markers_inside_thinking_are_neither_citations_nor_invalid(thinking: str, text: str) -> None:
+    for close in ("</think>", "</", "<"):
+        if close in thinking:
+            thinking = thinking.replace(close, "")
+    plain = parse_answer(text, SOURCES)
+    answer = parse_answer(f"<think>{thinking}</think>\n\n{text}", SOURCES)
+    if "<think" not in text.lower() and not text.lstrip().startswith("</"):
+        assert answer.text == plain.text.lstrip() or answer.text == plain.text
+        assert answer.references == plain.references
+        assert answer.invalid_markers == plain.invalid_markers
 
 
 @given(st.sampled_from(range(len(REAL))), st.lists(st.integers(min_value=1, max_value=3000), max_size=60))
