@@ -133,7 +133,8 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     def _parse(self, input: Any) -> Any:
         run = _Run(self)
         run.feed(input)
-        answer = run.finish()[-1]
+        run.finish()
+        answer = run.answer
         if self.output == "message":
             return to_ai_message(answer, markers=True)
         return answer.text if self.output == "text" else answer

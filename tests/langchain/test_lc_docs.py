@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -22,6 +23,9 @@ def test_docs_snippets_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(blocks) >= 5
     namespace: dict[str, object] = {}
     for block in blocks:
+        if "langgraph" in block and importlib.util.find_spec("langgraph") is None:
+            break  # the last blocks need the langgraph extra
         exec(compile(block, str(DOC), "exec"), namespace)
     out = capsys.readouterr().out
     assert "[1]" in out and "hydrogen fuses into helium" in out
+    assert "Hydrogen fuses [1]." in out and "From fusion [1]. 4" in out  # reasoning, chat history

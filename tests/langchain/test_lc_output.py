@@ -34,7 +34,7 @@ def check_message(message: AIMessage) -> None:
     [block] = message.content_blocks
     notes = block["annotations"]
     claims = [SHOWN[n["start_index"] : n["end_index"]] for n in notes]
-    assert claims == ["The Sun fuses hydrogen", " The Moon reflects sunlight"]
+    assert claims == ["The Sun fuses hydrogen", "The Moon reflects sunlight"]
     assert [n["title"] for n in notes] == ["Sun", "Moon"]
     assert [n["extras"]["reference"] for n in notes] == [1, 2]
     assert notes[0]["cited_text"] == SUN.page_content
