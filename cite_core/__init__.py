@@ -9,6 +9,7 @@ from types import FunctionType
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
     ArgumentError,
     CiteError,
@@ -113,6 +114,7 @@ __all__ = [
     "build_prompt",
     "citation_instructions",
     "clear_caches",
+    "condense_question_messages",
     "content_security_policy",
     "embedding_scorer",
     "extractive_answer",
@@ -131,6 +133,7 @@ __all__ = [
     "strip_controls",
     "to_anthropic_documents",
     "token_counter",
+    "tool_citation_instructions",
 ]
 
 

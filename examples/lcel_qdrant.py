@@ -29,7 +29,8 @@ from langchain_cite import CitationsDelta, TextDelta, create_cited_rag_chain
 CORPUS = {
     "sun.md": (
         "The Sun\n\n"
-        "The Sun is the star at the centre of the Solar System. It is a nearly perfect ball of hot plasma.\n\n"
+        "The Sun is the star at the centre of the Solar System. "
+        "It is a nearly perfect ball of hot plasma.\n\n"
         "In the Sun's core, hydrogen nuclei fuse into helium. This nuclear fusion releases the energy that "
         "makes the Sun shine.\n\n"
         "Energy from the core takes thousands of years to reach the surface. It then leaves the Sun as light."
@@ -102,7 +103,7 @@ def make_llm() -> BaseChatModel:
 
 
 def build_chain(*, path: str | None = None, url: str | None = None, llm: Any = None, k: int = 4) -> Any:
-    """Index the corpus in Qdrant (in memory, on disk at ``path``, or a server at ``url``); return the chain."""
+    """Index the corpus in Qdrant (in memory, on disk at ``path``, or a server at ``url``); the chain."""
     where: dict[str, Any] = {"url": url} if url else {"path": path} if path else {"location": ":memory:"}
     store = QdrantVectorStore.from_documents(
         chunks(), HashingEmbeddings(), collection_name="cite_example", force_recreate=True, **where

@@ -3,29 +3,32 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.language_models import BaseLanguageModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import (
     Runnable,
-    RunnableConfig,
+    RunnableBranch,
     RunnableLambda,
-    RunnableParallel,
     RunnablePassthrough,
-    RunnableSerializable,
+    RunnablePick,
 )
-from langchain_core.runnables.config import patch_config
-from langchain_core.runnables.utils import AddableDict
-from pydantic import ConfigDict
 
-from ._parser import CitationOutputParser
+from cite_core import PromptError, SourceError, condense_question_messages
+
+from ._generate import NOSTREAM, Generate, hidden, with_instructions
+from ._messages import message_text
+from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
+
+_ROLES = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+_ROLE_NAMES = {"human": "user", "ai": "assistant"}
 
 
 def is_chat_anthropic(llm: Any) -> bool:
@@ -42,75 +45,34 @@ def is_chat_anthropic(llm: Any) -> bool:
     return False
 
 
-class _Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
-    """``RunnablePassthrough.assign(message=prompt | llm)``, streamed without a thread per chunk.
+def _as_input(input: Any) -> dict[str, Any]:
+    """A question string or a ``{"question": ..., "chat_history": [...]}`` dict as the chain's dict."""
+    if isinstance(input, str):
+        return {"question": input, "chat_history": []}
+    if isinstance(input, Mapping) and isinstance(input.get("question"), str):
+        return {**input, "chat_history": list(input.get("chat_history") or [])}
+    got = f"a dict with keys {sorted(input)}" if isinstance(input, Mapping) else type(input).__name__
+    raise PromptError(
+        f'the chain takes a question (str) or a dict with "question" and "chat_history", got {got}'
+    )
 
-    Yields the input dict (sources, prompt variables) first, then ``{"message": chunk}`` per model chunk.
-    """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+def _condense(llm: Runnable[Any, Any]) -> Runnable[dict[str, Any], str]:
+    """The standalone retrieval query of a follow-up question (the question itself without history)."""
 
-    prompt: Runnable[Any, Any]
-    llm: Runnable[Any, Any]
-    name: str | None = "generate"
+    def messages(input: dict[str, Any]) -> list[BaseMessage]:
+        history = [
+            {"role": _ROLE_NAMES.get(m.type, m.type), "content": message_text(m)}
+            for m in convert_to_messages(input["chat_history"])
+        ]
+        prompt = condense_question_messages(input["question"], history)
+        return [_ROLES[m["role"]](content=m["content"]) for m in prompt]
 
-    def invoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return self._call_with_config(self._invoke, input, config)
-
-    async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        return await self._acall_with_config(self._ainvoke, input, config)
-
-    def transform(
-        self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[dict[str, Any]]:
-        yield from self._transform_stream_with_config(input, self._transform, config)
-
-    async def atransform(
-        self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[dict[str, Any]]:
-        async for chunk in self._atransform_stream_with_config(input, self._atransform, config):
-            yield chunk
-
-    def _invoke(
-        self, input: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> Any:
-        child = patch_config(config, callbacks=run_manager.get_child())
-        return {**input, "message": self.llm.invoke(self.prompt.invoke(input, child), child)}
-
-    async def _ainvoke(
-        self, input: dict[str, Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
-    ) -> Any:
-        child = patch_config(config, callbacks=run_manager.get_child())
-        return {**input, "message": await self.llm.ainvoke(await self.prompt.ainvoke(input, child), child)}
-
-    def _transform(
-        self, input: Iterator[dict[str, Any]], run_manager: CallbackManagerForChainRun, config: RunnableConfig
-    ) -> Iterator[dict[str, Any]]:
-        prompt = AddableDict()
-        for chunk in input:
-            prompt = prompt + AddableDict(chunk)
-        yield prompt
-        child = patch_config(config, callbacks=run_manager.get_child())
-        for chunk in self.llm.stream(self.prompt.invoke(prompt, child), child):
-            yield AddableDict(message=chunk)
-
-    async def _atransform(
-        self,
-        input: AsyncIterator[dict[str, Any]],
-        run_manager: AsyncCallbackManagerForChainRun,
-        config: RunnableConfig,
-    ) -> AsyncIterator[dict[str, Any]]:
-        prompt = AddableDict()
-        async for chunk in input:
-            prompt = prompt + AddableDict(chunk)
-        yield prompt
-        child = patch_config(config, callbacks=run_manager.get_child())
-        async for message in self.llm.astream(await self.prompt.ainvoke(prompt, child), child):
-            yield AddableDict(message=message)
+    rewrite = RunnableLambda(messages) | llm.with_config(tags=[NOSTREAM]) | RunnableLambda(message_text)
+    return RunnableBranch(
+        (lambda input: not input["chat_history"], itemgetter("question")),
+        rewrite | RunnableLambda(lambda text: text.strip()),
+    ).with_config(run_name="condense_question")
 
 
 def create_cited_rag_chain(
@@ -119,18 +81,30 @@ def create_cited_rag_chain(
     *,
     prompt: Runnable[dict[str, Any], Any] | None = None,
     native: bool | None = None,
+    output: Output = "answer",
+    condense_question: bool = False,
+    semantic: bool = False,
     **options: Any,
-) -> Runnable[str, Any]:
+) -> Runnable[Any, Any]:
     """Retrieve, prompt any chat model to cite its sources, and parse the cited answer.
 
-    ``chain.invoke(question)`` returns a ``CitedRagAnswer`` (a cite_core ``CitedAnswer``);
-    ``chain.stream(question)`` yields ``TextDelta`` / ``CitationsDelta`` events as the model writes,
-    then the answer. ``prompt`` replaces the built-in messages: any runnable (a ``ChatPromptTemplate``)
-    over ``context``, ``instructions``, ``question`` or ``messages``. ``native`` (default: whether
-    ``llm`` is ``ChatAnthropic`` and no ``prompt`` is given) uses Claude's own citations.
-    ``options`` go to ``CitationSources`` (``max_tokens``, ``style``, ``merge``, ...).
+    The input is a question, or a dict with ``"question"`` and optional ``"chat_history"`` (messages,
+    put between the instructions and the question; ``RunnableWithMessageHistory`` fills it). With
+    ``condense_question``, a follow-up is first rewritten by ``llm`` into a standalone retrieval query.
 
-    Equivalent LCEL::
+    ``output="answer"``: ``invoke`` returns a ``CitedRagAnswer`` (a cite_core ``CitedAnswer``) and
+    ``stream`` yields ``TextDelta`` / ``CitationsDelta`` events as the model writes, then the answer.
+    ``output="message"``: an ``AIMessage`` whose text has the renumbered markers and LangChain
+    ``Citation`` annotations; ``stream`` yields renumbered ``AIMessageChunk``\\ s (annotations on the last).
+    ``output="text"``: the renumbered text. ``prompt`` replaces the built-in messages: any runnable (a
+    ``ChatPromptTemplate``) over ``context``, ``instructions``, ``question``, ``chat_history`` or
+    ``messages``. ``native`` (default: whether ``llm`` is ``ChatAnthropic`` and no ``prompt`` is given)
+    uses Claude's own citations. ``semantic`` mixes the retriever's embedding model
+    (``retriever.vectorstore.embeddings``) into localisation and support. ``options`` go to
+    ``CitationSources`` (``max_tokens``, ``style="sentences"`` to cite numbered sentences ``[n:s]``,
+    ``merge``, ...).
+
+    Equivalent LCEL (without history)::
 
         {"documents": retriever, "question": RunnablePassthrough()}
         | CitationSources()
@@ -139,12 +113,52 @@ def create_cited_rag_chain(
     """
     if native is None:
         native = prompt is None and is_chat_anthropic(llm)
-    model_input = prompt if prompt is not None else RunnableLambda(itemgetter("messages"), name="messages")
-    retrieve = RunnableParallel(documents=retriever, question=RunnablePassthrough())
+    model_input = prompt if prompt is not None else RunnablePick("messages")
+    query = _condense(llm) if condense_question else itemgetter("question")
+    retrieve = RunnablePassthrough.assign(query=query) | RunnablePassthrough.assign(
+        documents=RunnablePick("query") | retriever
+    )
     chain = (
-        retrieve.with_config(run_name="retrieve")
+        RunnableLambda(_as_input, name="input")
+        | retrieve.with_config(run_name="retrieve")
         | CitationSources(native=native, **options)
-        | _Generate(prompt=model_input, llm=llm)
-        | CitationOutputParser()
+        | Generate(prompt=model_input, llm=hidden(llm, output))
+        | CitationOutputParser(
+            output=output, embeddings=retriever_embeddings(retriever) if semantic else None
+        )
     )
     return chain.with_config(run_name="cited_rag_chain")
+
+
+def retriever_embeddings(retriever: Any) -> Any:
+    """The embedding model of a vector store retriever (``retriever.vectorstore.embeddings``)."""
+    store = getattr(retriever, "vectorstore", None)
+    embeddings = getattr(store, "embeddings", None)
+    if embeddings is None:
+        raise SourceError(
+            f"semantic=True needs the retriever's embedding model, but {type(retriever).__name__} has no "
+            "vectorstore.embeddings: pass a vector store retriever (vector_store.as_retriever()), or give "
+            "CitationOutputParser(embeddings=...) the model in your own chain"
+        )
+    return embeddings
+
+
+def add_citations(
+    prompt: Runnable[dict[str, Any], Any],
+    llm: Runnable[Any, Any] | BaseLanguageModel[Any],
+    *,
+    output: Output = "text",
+    **options: Any,
+) -> Runnable[dict[str, Any], Any]:
+    """Your prompt and model, citing: ``{"documents": retriever, ...} | add_citations(prompt, llm)``.
+
+    Replaces ``prompt | llm | StrOutputParser()`` in an existing chain. ``{context}`` in your prompt
+    becomes the numbered sources, the citation instructions go into its system message (or where it
+    writes ``{instructions}``), and the output is still a string, the answer with renumbered markers
+    (``output="message"`` or ``"answer"`` for the other forms). ``options`` go to ``CitationSources``.
+    """
+    return (
+        CitationSources(**options)
+        | Generate(prompt=with_instructions(prompt), llm=hidden(llm, output))
+        | CitationOutputParser(output=output)
+    ).with_config(run_name="add_citations")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from pathlib import PurePath
 from typing import Any
 
 from langchain_core.documents import Document
 
 from cite_core import Source, number_sources
 
-__all__ = ["document_to_item", "documents_to_sources"]
+__all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "number_documents"]
 
 logger = logging.getLogger("langchain_cite")
 
@@ -46,14 +47,18 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     ``page`` (0-based in LangChain's PDF loaders, unless ``zero_based_pages=False``) becomes a 1-based
     page; ``page_number`` is taken as 1-based. ``start_index`` (``add_start_index=True`` splitters) gives
     the chunk's offset in its document. The document id is the first of ``document_id``, ``doc_id``,
-    ``source``, ``url``, ``file_path``; a ``source`` that is an http(s) URL is also the url. The vector store's chunk id (``Document.id``, Qdrant's ``_id``)
-    is kept as ``chunk_id`` in the metadata.
+    ``source``, ``url``, ``file_path``; a ``source`` that is an http(s) URL is also the url. Without a
+    ``title``, the file name of a local ``source`` is the title (never its absolute path). The vector
+    store's chunk id (``Document.id``, Qdrant's ``_id``) is kept as ``chunk_id`` in the metadata;
+    ``page_label`` (the page number printed on the page) is kept in the metadata.
     """
     meta = document.metadata or {}
     item: dict[str, Any] = {"text": document.page_content}
     for key in _PASSED_THROUGH:
         if isinstance(meta.get(key), (str, int, float)) and not isinstance(meta.get(key), bool):
             item[key] = meta[key]
+    if "title" not in item and (name := _file_name(meta)) is not None:
+        item["title"] = name  # a loader's file path: its name, never the absolute path
     doc_id = next(
         (meta[k] for k in _DOCUMENT_ID_KEYS if isinstance(meta.get(k), (str, int)) and meta[k] != ""), None
     )
@@ -81,6 +86,10 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     return item
 
 
+SOURCE_DOCUMENTS_KEY = "source_documents"
+"""Key of ``{source number: [Document, ...]}`` in ``CitationSources``' output: each source's chunks."""
+
+
 def documents_to_sources(
     documents: Iterable[Document | Source | Mapping[str, Any] | str],
     *,
@@ -93,6 +102,16 @@ def documents_to_sources(
     warning, before numbering); ``Source``s, dicts and strings are passed to
     ``cite_core.number_sources`` as they are.
     """
+    return number_documents(documents, merge=merge, zero_based_pages=zero_based_pages)[0]
+
+
+def number_documents(
+    documents: Iterable[Document | Source | Mapping[str, Any] | str],
+    *,
+    merge: bool = True,
+    zero_based_pages: bool = True,
+) -> tuple[list[Source], dict[int, list[Document]]]:
+    """``documents_to_sources``, and the ``Document``\\ s behind each source number (rank order)."""
     if isinstance(documents, (str, Document)) or not isinstance(documents, Iterable):
         raise TypeError(f"expected a list of Documents, got {type(documents).__name__}")
     items: list[Any] = []
@@ -100,10 +119,25 @@ def documents_to_sources(
         if isinstance(d, Document) and not d.page_content.strip():
             logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
             continue
-        items.append(document_to_item(d, zero_based_pages=zero_based_pages) if isinstance(d, Document) else d)
+        items.append(d)
     if items and all(isinstance(i, Source) for i in items):
-        return list(items)
-    return number_sources(items, merge=merge)
+        return list(items), {}
+    converted = [
+        document_to_item(d, zero_based_pages=zero_based_pages) if isinstance(d, Document) else d
+        for d in items
+    ]
+    sources = number_sources(converted, merge=merge)
+    behind = {s.number: [items[i] for i in s.item_indices if isinstance(items[i], Document)] for s in sources}
+    return sources, {n: docs for n, docs in behind.items() if docs}
+
+
+def _file_name(meta: Mapping[str, Any]) -> str | None:
+    """The file name of ``metadata["source"]`` (or ``file_path``) when it names a local file."""
+    for key in ("source", "file_path"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip() and "://" not in value:
+            return PurePath(value.replace("\\", "/")).name or None
+    return None
 
 
 def _integer(value: Any) -> int | None:

@@ -1,85 +1,83 @@
-"""Model output in, LangChain messages out: text and Anthropic events from chunks, annotated AIMessages."""
+"""Model output in, LangChain messages out: answer and reasoning text from chunks, annotated AIMessages.
+
+Text blocks are the answer; reasoning blocks (``reasoning``, ``thinking``) and
+``additional_kwargs["reasoning_content"]`` are the model's thinking; every other block (``tool_call``,
+``tool_use``, ``server_tool_use``, images, ...) is not part of the answer and is skipped.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import accumulate
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.messages.content import create_citation, create_text_block
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
 from cite_core import CitedAnswer
 
-__all__ = ["anthropic_events", "message_text", "to_ai_message"]
+from ._compat import content_helpers
 
-_SKIPPED = frozenset({"thinking", "redacted_thinking", "reasoning"})
-"""Content blocks that are not part of the answer: skipped, never an error."""
+__all__ = ["answer_chunk", "anthropic_events", "message_parts", "message_text", "to_ai_message"]
+
+_REASONING = {"reasoning": "reasoning", "thinking": "thinking"}
+"""Reasoning block types and the key holding their text."""
 _TEXT = frozenset({"text", "output_text", "text_delta"})
 
 
-def _describe(output: Any) -> str:
-    if isinstance(output, BaseMessage):
-        if isinstance(output.content, list):
-            kinds = sorted(
-                {b.get("type", "?") if isinstance(b, Mapping) else type(b).__name__ for b in output.content}
-            )
-            return f"{type(output).__name__} with content blocks {kinds}"
-        return f"{type(output).__name__} with {type(output.content).__name__} content"
-    return type(output).__name__
-
-
-def _blocks(output: Any) -> list[Any] | str:
+def _content(output: Any) -> list[Any] | str:
     """The content of a message, a chunk or a string; a clear error for anything else."""
     if isinstance(output, str):
         return output
     if not isinstance(output, BaseMessage):
         raise OutputParserException(
-            f"expected the model's output (an AIMessage, an AIMessageChunk or a str), got {_describe(output)}"
+            "expected the model's output (an AIMessage, an AIMessageChunk or a str), "
+            f"got {type(output).__name__}"
         )
-    tool_calls = getattr(output, "tool_calls", None) or getattr(output, "tool_call_chunks", None)
-    if tool_calls:
-        names = sorted({str(c.get("name")) for c in tool_calls if c.get("name")})
-        raise OutputParserException(f"the model called tools {names} instead of answering in text")
     return output.content if isinstance(output.content, (str, list)) else [output.content]
 
 
-def _non_text(block: Any) -> OutputParserException:
-    kind = block.get("type", "?") if isinstance(block, Mapping) else type(block).__name__
-    return OutputParserException(f"the model returned a {kind!r} content block; only text can be cited")
-
-
-def message_text(output: Any) -> str:
-    """The answer text of a message or chunk (reasoning skipped); raises naming any non-text content."""
-    content = _blocks(output)
+def message_parts(output: Any) -> tuple[str, str]:
+    """``(answer text, reasoning text)`` of a message or chunk; tool calls and other blocks are skipped."""
+    content = _content(output)
+    reasoning = []
+    if isinstance(output, BaseMessage):
+        extra = output.additional_kwargs.get("reasoning_content")
+        if isinstance(extra, str):
+            reasoning.append(extra)
     if isinstance(content, str):
-        return content
+        return content, "".join(reasoning)
     parts = []
     for block in content:
         if isinstance(block, str):
             parts.append(block)
         elif isinstance(block, Mapping) and block.get("type") in _TEXT:
             parts.append(block.get("text") or "")
-        elif not (isinstance(block, Mapping) and block.get("type") in _SKIPPED):
-            raise _non_text(block)
-    return "".join(parts)
+        elif isinstance(block, Mapping) and block.get("type") in _REASONING:
+            text = block.get(_REASONING[block["type"]])
+            reasoning.append(text if isinstance(text, str) else "")
+    return "".join(parts), "".join(reasoning)
+
+
+def message_text(output: Any) -> str:
+    """The answer text of a message or chunk (reasoning, tool calls and other non-text blocks skipped)."""
+    return message_parts(output)[0]
 
 
 def anthropic_events(output: Any) -> list[dict[str, Any]]:
     """ChatAnthropic's message content (whole or streamed chunks) as Messages API streaming events.
 
     A whole message's blocks are numbered by position; streamed blocks carry their own ``index``.
+    Blocks that are not text (thinking, tool use) are skipped.
     """
-    content = _blocks(output)
+    content = _content(output)
     if isinstance(content, str):
         content = [{"type": "text", "text": content}] if content else []
     events = []
     for position, block in enumerate(content):
         if isinstance(block, str):
             block = {"type": "text", "text": block}
-        if not isinstance(block, Mapping) or block.get("type") not in _TEXT | _SKIPPED:
-            raise _non_text(block)
-        if block["type"] in _SKIPPED:
+        if not isinstance(block, Mapping) or block.get("type") not in _TEXT:
             continue
         index = block.get("index", position)
         if block.get("text"):
@@ -91,21 +89,15 @@ def anthropic_events(output: Any) -> list[dict[str, Any]]:
     return events
 
 
-def to_ai_message(answer: CitedAnswer, **kwargs: Any) -> AIMessage:
-    """The answer as an ``AIMessage`` with one text block carrying LangChain ``Citation`` annotations.
-
-    The text is the answer without markers (``answer.plain_text``); each annotation's
-    ``start_index``/``end_index`` is the cited claim in that text, ``cited_text`` the exact source
-    text, and ``extras`` hold the Anthropic-shaped location, the reference number and the source
-    offsets. ``kwargs`` go to ``AIMessage`` (``response_metadata``, ``id``, ...).
-    """
-    by_number = {ref.number: ref.source for ref in answer.references}
-    annotations: list[Any] = []
-    start = 0
-    for block in answer.content:
-        end = start + len(block.text)
+def _annotations(answer: CitedAnswer, spans: list[tuple[int, int]]) -> list[Any]:
+    """LangChain ``Citation`` annotations of every citation; ``spans`` are the blocks' (start, end)."""
+    helpers = content_helpers("Citation annotations")
+    by_number = {ref.number: ref for ref in answer.references}
+    annotations = []
+    for block, (start, end) in zip(answer.content, spans):
         for citation in block.citations or []:
-            source = by_number.get(citation.reference)
+            ref = by_number.get(citation.reference)
+            source = ref.source if ref is not None else None
             extras = {
                 **citation.to_anthropic(),
                 "reference": citation.reference,
@@ -119,23 +111,71 @@ def to_ai_message(answer: CitedAnswer, **kwargs: Any) -> AIMessage:
             if source is not None and source.document_id:
                 extras["document_id"] = source.document_id
             annotations.append(
-                create_citation(
+                helpers.create_citation(
                     url=source.url if source is not None else None,
-                    title=source.label if source is not None else citation.document_title,
+                    title=ref.title if ref is not None else citation.document_title,
                     start_index=start,
                     end_index=end,
                     cited_text=citation.cited_text,
                     **extras,
                 )
             )
-        start = end
-    text_block = create_text_block(answer.plain_text, annotations=annotations or None)
+    return annotations
+
+
+def _metadata(answer: CitedAnswer) -> dict[str, Any]:
     references = [
-        {"number": ref.number, "title": ref.title, "url": ref.url, "document_index": ref.source.number - 1}
+        {
+            "number": ref.number,
+            "title": ref.title,
+            "url": ref.url,
+            "document_index": ref.source.number - 1,
+            "pages": getattr(ref, "pages_shown", None),  # printed page labels when the documents have them
+        }
         for ref in answer.references
     ]
-    metadata = {"references": references, "invalid_markers": list(answer.invalid_markers)}
+    metadata: dict[str, Any] = {"references": references, "invalid_markers": list(answer.invalid_markers)}
     if getattr(answer, "no_sources", False):
         metadata["no_sources"] = True
-    metadata.update(kwargs.pop("response_metadata", {}))
-    return AIMessage(content=[dict(text_block)], response_metadata=metadata, **kwargs)
+    if getattr(answer, "reasoning", ""):
+        metadata["reasoning"] = answer.reasoning
+    return metadata
+
+
+def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) -> AIMessage:
+    """The answer as an ``AIMessage`` with one text block carrying LangChain ``Citation`` annotations.
+
+    The text is the answer without markers (``answer.plain_text``), or with its renumbered markers
+    (``answer.text``) when ``markers``; each annotation's ``start_index``/``end_index`` is the cited claim
+    in that text, ``cited_text`` the exact source text, and ``extras`` hold the Anthropic-shaped location,
+    the reference number and the source offsets. ``kwargs`` go to ``AIMessage`` (``response_metadata``,
+    ``id``, ...). Needs langchain-core 1.x (content-block annotations).
+    """
+    helpers = content_helpers("to_ai_message")
+    text, spans = _text_and_spans(answer, markers)
+    block = helpers.create_text_block(text, annotations=_annotations(answer, spans) or None)
+    metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
+    return AIMessage(content=[block], response_metadata=metadata, **kwargs)
+
+
+def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChunk:
+    """The last streamed chunk: the remaining ``text`` and every annotation (spans in ``answer.text``)."""
+    helpers = content_helpers("streaming an AIMessage with citations")
+    _, spans = _text_and_spans(answer, True)
+    block = helpers.create_text_block(text, annotations=_annotations(answer, spans) or None, index=0)
+    block.pop("id", None)  # one block across chunks: ids would not merge
+    extra = {"chunk_position": "last"} if "chunk_position" in AIMessageChunk.model_fields else {}
+    return AIMessageChunk(content=[block], response_metadata=_metadata(answer), **extra, **kwargs)
+
+
+def text_chunk(text: str, **kwargs: Any) -> AIMessageChunk:
+    """A streamed chunk of answer text (one text block at index 0, so chunks add up to one block)."""
+    return AIMessageChunk(content=[{"type": "text", "text": text, "index": 0}], **kwargs)
+
+
+def _text_and_spans(answer: CitedAnswer, markers: bool) -> tuple[str, list[tuple[int, int]]]:
+    """The message text and each block's claim span in it: block texts (plus ``marker_text``) in order."""
+    pieces = [len(b.text) + (len(b.marker_text) if markers else 0) for b in answer.content]
+    starts = [0, *accumulate(pieces)]
+    spans = [(start, start + len(b.text)) for start, b in zip(starts, answer.content)]
+    return (answer.text if markers else answer.plain_text), spans

@@ -2,44 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Union, cast
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Literal
 
-from langchain_core.exceptions import OutputParserException
+from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field
 
-from cite_core import (
-    DEFAULT_UNSUPPORTED_THRESHOLD,
-    CitationsDelta,
-    CitationStream,
-    CitedAnswer,
-    Source,
-    TextDelta,
-    ThinkingDelta,
-)
-from cite_core._anthropic import AnthropicCitationStream
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, TextDelta
 
-from ._documents import documents_to_sources
-from ._messages import anthropic_events, message_text
+from ._answer import CitedRagAnswer
+from ._chatrun import achat_run, atoken, chat_run, result, token
+from ._compat import content_helpers
+from ._messages import to_ai_message
+from ._run import ParseRun
 
-__all__ = ["CitationOutputParser", "CitedRagAnswer", "StreamItem"]
+__all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
+StreamItem = TextDelta | CitationsDelta | CitedRagAnswer
+"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer."""
 
-class CitedRagAnswer(CitedAnswer):
-    """A ``CitedAnswer`` that also knows every source shown to the model (cited or not)."""
-
-    sources: list[Source] = Field(default_factory=list, exclude=True)
-    """The numbered sources of this run; ``references`` are the cited ones among them."""
-
-    @property
-    def no_sources(self) -> bool:
-        """Whether the retriever returned nothing: the model was told so and the answer cites nothing."""
-        return not self.sources
-
-
-StreamItem = Union[TextDelta, CitationsDelta, ThinkingDelta, CitedRagAnswer]
-"""What ``CitationOutputParser`` streams: text and citation events, then the finished answer."""
+Output = Literal["answer", "message", "text"]
+"""``answer``: a ``CitedRagAnswer`` (streams events); ``message``: an ``AIMessage`` with annotations (streams
+``AIMessageChunk``\\ s); ``text``: the answer text with renumbered markers (streams ``str``)."""
 
 
 class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
@@ -55,7 +41,10 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     ``citations`` (ChatAnthropic given document blocks) instead of ``[n]`` markers.
 
     ``invoke`` returns the answer; ``stream`` yields ``TextDelta`` and ``CitationsDelta`` events as the
-    model writes, then the answer, equal to ``invoke``'s.
+    model writes, then the answer, equal to ``invoke``'s. With ``output="message"``, ``invoke`` returns
+    an ``AIMessage`` (renumbered markers, LangChain ``Citation`` annotations) and ``stream`` yields
+    ``AIMessageChunk``\\ s of the renumbered text, the annotations on the last one; with
+    ``output="text"`` both give the renumbered text.
     """
 
     sources_key: str = "sources"
@@ -66,24 +55,37 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     """Input key that, when true, reads Claude's native ``citations`` instead of markers."""
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
     """Citations with a lower support score are listed in ``answer.unsupported_citations``."""
+    output: Output = "answer"
+    """What ``invoke`` returns and ``stream`` yields (see the class docstring)."""
+    embeddings: Any = Field(default=None, exclude=True)
+    """An embedding model (LangChain ``Embeddings``) mixed into localisation and support; lexical if None."""
     name: str | None = "CitationOutputParser"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if self.output == "message":
+            content_helpers('CitationOutputParser(output="message")')
 
     @classmethod
     def is_lc_serializable(cls) -> bool:
         return True
 
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
+        return ["langchain_cite"]
+
     @property
     def OutputType(self) -> Any:
-        return StreamItem
+        return {"answer": StreamItem, "message": AIMessage, "text": str}[self.output]
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
-        return cast(CitedRagAnswer, self._call_with_config(self._parse, input, config, run_type="parser"))
+        return self._call_with_config(self._parse, input, config, run_type="parser")
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> CitedRagAnswer:
-        answer = await self._acall_with_config(self._aparse, input, config, run_type="parser")
-        return cast(CitedRagAnswer, answer)
+        return await self._acall_with_config(self._aparse, input, config, run_type="parser")
 
     def transform(
         self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -112,94 +114,44 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
 
     # -- implementation ------------------------------------------------------------------------
 
-    def _parse(self, input: Any) -> CitedRagAnswer:
-        run = _Run(self)
+    def _parse(self, input: Any) -> Any:
+        run = ParseRun(self)
         run.feed(input)
-        return run.finish()[-1]  # type: ignore[return-value]
+        run.finish()
+        answer = run.answer
+        if self.output == "message":
+            return to_ai_message(answer, markers=True)
+        return answer.text if self.output == "text" else answer
 
-    async def _aparse(self, input: Any) -> CitedRagAnswer:
+    async def _aparse(self, input: Any) -> Any:
         return self._parse(input)
 
-    def _transform(self, input: Iterator[Any]) -> Iterator[StreamItem]:
-        run = _Run(self)
+    def _transform(
+        self, input: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
+    ) -> Iterator[Any]:
+        run = ParseRun(self)
+        chat = chat_run(run_manager) if self.output == "message" else None
         for chunk in input:
-            yield from run.feed(chunk)
-        yield from run.finish()
-
-    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[StreamItem]:
-        run = _Run(self)
-        async for chunk in input:
             for item in run.feed(chunk):
+                token(chat, item)
                 yield item
         for item in run.finish():
+            token(chat, item)
             yield item
+        if chat is not None:
+            chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))
 
-
-class _Run:
-    """The state of one parse: sources and mode from the input dict, then the core stream."""
-
-    def __init__(self, parser: CitationOutputParser) -> None:
-        self.parser = parser
-        self.sources: list[Source] | None = None
-        self.native = False
-        self.pending: list[Any] = []
-        self.stream: CitationStream | AnthropicCitationStream | None = None
-
-    def feed(self, chunk: Any) -> list[StreamItem]:
-        parser = self.parser
-        if not isinstance(chunk, Mapping):
-            raise OutputParserException(
-                f"{parser.name} needs the sources of this run with the model output: give it a dict "
-                f"{{{parser.sources_key!r}: [...], {parser.message_key!r}: <model output>}} (for example "
-                f"CitationSources() | RunnablePassthrough.assign({parser.message_key}=prompt | llm)), "
-                f"got {type(chunk).__name__}"
-            )
-        if parser.native_key in chunk:
-            self.native = bool(chunk[parser.native_key])
-        if parser.sources_key in chunk and self.stream is None:
-            self.sources = documents_to_sources(chunk[parser.sources_key] or [])
-        if parser.message_key in chunk:
-            self.pending.append(chunk[parser.message_key])
-        return self._drain() if self.sources is not None else []
-
-    def finish(self) -> list[StreamItem]:
-        if self.sources is None:
-            keys = "a message" if self.pending else "nothing"
-            raise OutputParserException(
-                f"{self.parser.name} got {keys} but no {self.parser.sources_key!r}: pass the sources of this "
-                "run in the input dict (CitationSources puts them there)"
-            )
-        items = self._drain()
-        stream = self._stream()
-        answer = stream.finish()
-        items.extend(stream.pending_events())
-        items.append(CitedRagAnswer.model_construct(**dict(answer), sources=self.sources))
-        return items
-
-    def _stream(self) -> CitationStream | AnthropicCitationStream:
-        if self.stream is None:
-            threshold = self.parser.unsupported_threshold
-            kind = AnthropicCitationStream if self.native else CitationStream
-            self.stream = kind(self.sources or [], unsupported_threshold=threshold)
-        return self.stream
-
-    def _drain(self) -> list[StreamItem]:
-        stream, pending, self.pending = self._stream(), self.pending, []
-        items: list[StreamItem] = []
-        for output in pending:
-            if isinstance(stream, AnthropicCitationStream):
-                for event in anthropic_events(output):
-                    items.extend(stream.feed(event))
-            else:
-                _refuse_native(output)
-                items.extend(stream.feed(message_text(output)))
-        return items
-
-
-def _refuse_native(output: Any) -> None:
-    content = getattr(output, "content", None)
-    if isinstance(content, list) and any(isinstance(b, Mapping) and b.get("citations") for b in content):
-        raise OutputParserException(
-            "the model answered with Anthropic citations but this run expects [n] markers: set native=True "
-            "on CitationSources (create_cited_rag_chain does so for ChatAnthropic)"
-        )
+    async def _atransform(
+        self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
+    ) -> AsyncIterator[Any]:
+        run = ParseRun(self)
+        chat = await achat_run(run_manager) if self.output == "message" else None
+        async for chunk in input:
+            for item in run.feed(chunk):
+                await atoken(chat, item)
+                yield item
+        for item in run.finish():
+            await atoken(chat, item)
+            yield item
+        if chat is not None:
+            await chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))

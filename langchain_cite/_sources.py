@@ -6,13 +6,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 
-from cite_core import build_prompt, citation_instructions, format_sources
-from cite_core._anthropic import to_anthropic_documents
+from cite_core import build_prompt, citation_instructions, format_sources, to_anthropic_documents
 
-from ._documents import documents_to_sources
+from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
 
 __all__ = ["CitationSources"]
 
@@ -31,7 +30,8 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     - ``sources``: the numbered ``Source``s the model sees (pass them on to ``CitationOutputParser``);
     - ``context``: the sources formatted for the prompt, ``instructions``: the system instructions
       to cite them with ``[n]`` (use both in your own ``ChatPromptTemplate``);
-    - ``messages``: the whole prompt as chat messages, ready for any chat model;
+    - ``messages``: the whole prompt as chat messages, ready for any chat model (the conversation in
+      ``chat_history``, if any, comes between the instructions and the question);
     - ``dropped``: sources left out by ``max_tokens``; ``native``: whether ``messages`` give Claude
       the sources as ``document`` blocks with citations enabled (see ``native``).
     """
@@ -40,6 +40,8 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     """Input key holding the question."""
     documents_key: str = "documents"
     """Input key holding the retrieved documents (``Document``s, or items for ``number_sources``)."""
+    history_key: str = "chat_history"
+    """Input key holding the conversation so far (messages), put between the instructions and the question."""
     merge: bool = True
     """Merge chunks of the same document (same ``source``, url or document id) into one source."""
     zero_based_pages: bool = True
@@ -61,6 +63,11 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     @classmethod
     def is_lc_serializable(cls) -> bool:
         return True
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
+        return ["langchain_cite"]
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -85,7 +92,7 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         if missing:
             raise KeyError(f"{self.name} input has no {missing} (keys: {sorted(input)})")
         question = input[self.question_key]
-        numbered = documents_to_sources(
+        numbered, documents = number_documents(
             input[self.documents_key] or [], merge=self.merge, zero_based_pages=self.zero_based_pages
         )
         if not numbered:
@@ -102,14 +109,15 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         )
         sources = prompt.sources
         native = self.native and bool(sources)
+        history = convert_to_messages(input.get(self.history_key) or [])
         if native:
-            content: list[str | dict[Any, Any]] = [
-                *to_anthropic_documents(sources),
-                {"type": "text", "text": question},
-            ]
-            messages: list[BaseMessage] = [HumanMessage(content=content)]
+            content = [*to_anthropic_documents(sources), {"type": "text", "text": question}]
+            messages: list[BaseMessage] = [*history, HumanMessage(content=content)]
         else:
-            messages = [_ROLES.get(m["role"], HumanMessage)(content=m["content"]) for m in prompt.messages]
+            *system, user = [
+                _ROLES.get(m["role"], HumanMessage)(content=m["content"]) for m in prompt.messages
+            ]
+            messages = [*system, *history, user]
         return {
             **input,
             "sources": sources,
@@ -120,4 +128,5 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             ),
             "messages": messages,
             "native": native,
+            SOURCE_DOCUMENTS_KEY: documents,
         }

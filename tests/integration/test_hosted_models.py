@@ -70,3 +70,36 @@ def test_claude_native_citations_map_to_the_same_answer() -> None:
     )
     answer = create_cited_rag_chain(_retriever(), llm).invoke(QUESTION)
     _check(answer)
+
+
+@pytest.mark.skipif(not os.environ.get("OPENAI_API_KEY"), reason="OPENAI_API_KEY is not set")
+def test_openai_message_output_streams_renumbered_chunks() -> None:
+    from langchain_openai import ChatOpenAI
+
+    from langchain_cite import create_cited_rag_chain
+
+    llm = ChatOpenAI(model=os.environ.get("CITE_TEST_OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    chain = create_cited_rag_chain(_retriever(), llm, output="message")
+    total = None
+    for chunk in chain.stream(QUESTION):
+        total = chunk if total is None else total + chunk
+    [block] = total.content_blocks
+    assert block["annotations"] and total.text.count("[1]") >= 1
+    for note in block["annotations"]:
+        assert total.text[note["start_index"] : note["end_index"]].strip()
+
+
+@pytest.mark.skipif(not os.environ.get("OPENAI_API_KEY"), reason="OPENAI_API_KEY is not set")
+def test_openai_agent_cites_across_tool_calls() -> None:
+    prebuilt = pytest.importorskip("langgraph.prebuilt")
+    from langchain_openai import ChatOpenAI
+
+    from langchain_cite import CitationSession, create_cited_retriever_tool, tool_citation_instructions
+
+    session = CitationSession()
+    tool = create_cited_retriever_tool(
+        _retriever(), name="search", description="Search the reference notes.", session=session
+    )
+    llm = ChatOpenAI(model=os.environ.get("CITE_TEST_OPENAI_MODEL", "gpt-4o-mini"), temperature=0)
+    agent = prebuilt.create_react_agent(llm, [tool], prompt=tool_citation_instructions())
+    _check(session.parse(agent.invoke({"messages": [("user", QUESTION)]})))

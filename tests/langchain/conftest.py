@@ -16,6 +16,13 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
+from langchain_cite._compat import has_content_blocks
+
+needs_content_blocks = pytest.mark.skipif(
+    not has_content_blocks(), reason="content-block annotations need langchain-core 1.x"
+)
+"""For tests of what only langchain-core 1.x has (``Citation`` annotations on message text blocks)."""
+
 QUESTION = "How does the Sun produce energy?"
 
 SUN = (

@@ -1,4 +1,4 @@
-"""cite_core._anthropic: Claude's native citations to a CitedAnswer, whole and streaming, on recorded responses."""
+"""Claude's native citations to a CitedAnswer, whole and streaming, on recorded responses."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_recorded_responses_map_to_cited_answers(name: str, examples: dict[str, 
         assert citation.cited_text == raw["cited_text"]
         source = sources[citation.document_index]
         assert source.text[citation.source_start : citation.source_end] == citation.cited_text
-        assert citation.to_anthropic() == {k: v for k, v in raw.items()}
+        assert citation.to_anthropic() == dict(raw)
     assert [ref.source.title for ref in answer.references] == list(
         dict.fromkeys(c["document_title"] for c in recorded)
     )

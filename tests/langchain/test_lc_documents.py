@@ -88,3 +88,55 @@ def test_documents_without_text_are_skipped_before_numbering(caplog: pytest.LogC
     [source] = documents_to_sources(docs)
     assert source.number == 1 and source.text == "Real text."
     assert "no text" in caplog.text
+
+
+# -- issue 11 item 8: labels, page labels, and the original Documents of each reference ---------------
+
+
+def pdf_pages(path: str) -> list[Document]:
+    """What PyPDFLoader gives: the absolute path as source, 0-based physical pages, printed labels."""
+    return [
+        Document(
+            page_content="Preface text about seabirds.",
+            metadata={"source": path, "page": 0, "page_label": "iv"},
+        ),
+        Document(
+            page_content="Gannets dive from thirty metres.",
+            metadata={"source": path, "page": 1, "page_label": "v"},
+        ),
+    ]
+
+
+def test_a_loader_path_is_labelled_by_its_file_name() -> None:
+    [pdf] = documents_to_sources(pdf_pages("/home/ana/books/seabirds.pdf"))
+    assert pdf.title == pdf.label == "seabirds.pdf"
+    assert pdf.document_id == "/home/ana/books/seabirds.pdf"  # still identifies the document for merging
+    [windows] = documents_to_sources([Document(page_content="x", metadata={"source": "C:\\docs\\notes.txt"})])
+    assert windows.label == "notes.txt"
+    [titled] = documents_to_sources(
+        [Document(page_content="x", metadata={"source": "/a/b.txt", "title": "B"})]
+    )
+    assert titled.label == "B"
+    [web] = documents_to_sources([Document(page_content="x", metadata={"source": "https://example.org/p"})])
+    assert web.label == "https://example.org/p"
+
+
+def test_references_reach_their_documents_and_show_page_labels() -> None:
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.runnables import RunnableLambda
+
+    from langchain_cite import create_cited_rag_chain
+
+    pages = pdf_pages("/srv/seabirds.pdf")
+    other = Document(page_content="Puffins nest in burrows.", metadata={"source": "/srv/puffins.txt"})
+    retriever = RunnableLambda(lambda q: [pages[1], other, pages[0]])
+    llm = FakeListChatModel(responses=["Puffins nest in burrows [2]. Gannets dive from thirty metres [1]."])
+    answer = create_cited_rag_chain(retriever, llm).invoke("How do seabirds live?")
+    puffins, seabirds = answer.references
+    assert puffins.documents == [other]
+    assert seabirds.documents == [pages[1], pages[0]]  # a merged source keeps every chunk, in rank order
+    assert seabirds.page_labels == ["v", "iv"] and seabirds.source.pages == (1, 2)
+    assert seabirds.pages_shown == "v–iv" and puffins.pages_shown is None
+    [citation] = [c for c in answer.citations if c.document_index == seabirds.source.number - 1]
+    assert citation.type == "page_location" and citation.start_page_number == 2  # the physical page
+    assert answer.documents == [other, pages[1], pages[0]]

@@ -7,7 +7,9 @@ from langchain_core.messages import AIMessage
 from cite_core import parse_answer
 from langchain_cite import documents_to_sources, to_ai_message
 
-from .conftest import ANSWER, corpus
+from .conftest import ANSWER, corpus, needs_content_blocks
+
+pytestmark = needs_content_blocks
 
 
 def test_annotations_point_into_the_message_text() -> None:

@@ -1,0 +1,128 @@
+"""One parse of ``CitationOutputParser``: sources and mode from the input dict, model output through the
+core stream, and what the parser emits for its ``output`` (events, text or message chunks)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from uuid import uuid4
+
+from langchain_core.exceptions import OutputParserException
+
+from cite_core import AnthropicCitationStream, CitationStream, Source
+
+from ._answer import CitedRagAnswer, rag_answer
+from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._messages import answer_chunk, anthropic_events, message_parts, text_chunk
+
+if TYPE_CHECKING:
+    from ._parser import CitationOutputParser
+
+__all__ = ["ParseRun"]
+
+
+class ParseRun:
+    """The state of one parse: sources and mode from the input dict, then the core stream.
+
+    ``feed`` and ``finish`` return what the parser streams for its ``output``: core events, text, or
+    message chunks (``finish`` ends with the answer itself in ``answer`` mode).
+    """
+
+    def __init__(self, parser: CitationOutputParser) -> None:
+        self.parser = parser
+        self.sources: list[Source] | None = None
+        self.native = False
+        self.documents: Mapping[int, list[Any]] = {}
+        self.pending: list[Any] = []
+        self.stream: CitationStream | AnthropicCitationStream | None = None
+        self.answer: CitedRagAnswer | None = None
+        self.message_id = f"cited-{uuid4()}"
+        """One id for every streamed chunk and the final message, so chat UIs merge them."""
+
+    def feed(self, chunk: Any) -> list[Any]:
+        parser = self.parser
+        if not isinstance(chunk, Mapping):
+            raise OutputParserException(
+                f"{parser.name} needs the sources of this run with the model output: give it a dict "
+                f"{{{parser.sources_key!r}: [...], {parser.message_key!r}: <model output>}} (for example "
+                f"CitationSources() | RunnablePassthrough.assign({parser.message_key}=prompt | llm)), "
+                f"got {type(chunk).__name__}"
+            )
+        if parser.native_key in chunk:
+            self.native = bool(chunk[parser.native_key])
+        if parser.sources_key in chunk and self.stream is None:
+            self.sources, documents = number_documents(chunk[parser.sources_key] or [])
+            self.documents = documents or self.documents
+        if isinstance(chunk.get(SOURCE_DOCUMENTS_KEY), Mapping):
+            self.documents = chunk[SOURCE_DOCUMENTS_KEY]
+        if parser.message_key in chunk:
+            self.pending.append(chunk[parser.message_key])
+        return self._shown(self._drain()) if self.sources is not None else []
+
+    def finish(self) -> list[Any]:
+        if self.sources is None:
+            keys = "a message" if self.pending else "nothing"
+            raise OutputParserException(
+                f"{self.parser.name} got {keys} but no {self.parser.sources_key!r}: pass the sources of this "
+                "run in the input dict (CitationSources puts them there)"
+            )
+        events = self._drain()
+        stream = self._stream()
+        answer = stream.finish()
+        events.extend(stream.pending_events())
+        final = self.answer = rag_answer(answer, self.sources, self.documents)
+        if self.parser.output == "answer":
+            return [*self._shown(events), final]
+        text = "".join(e.text for e in events if e.type == "display_delta")
+        if self.native:  # Claude's own citations: the display text is known once the answer is
+            text = final.text
+        if self.parser.output == "text":
+            return [text] if text else []
+        return [answer_chunk(final, text, id=self.message_id)]
+
+    def _shown(self, events: list[Any]) -> list[Any]:
+        """What the parser streams of these core events."""
+        output = self.parser.output
+        if output == "answer":
+            return [e for e in events if e.type in ("text_delta", "citations_delta")]
+        if self.native:
+            return []
+        texts = [e.text for e in events if e.type == "display_delta" and e.text]
+        return texts if output == "text" else [text_chunk(t, id=self.message_id) for t in texts]
+
+    def _stream(self) -> CitationStream | AnthropicCitationStream:
+        if self.stream is None:
+            options: dict[str, Any] = {"unsupported_threshold": self.parser.unsupported_threshold}
+            if self.native:
+                self.stream = AnthropicCitationStream(self.sources or [], **options)
+            else:
+                if self.parser.output != "answer":
+                    options["display"] = True
+                embeddings = self.parser.embeddings
+                self.stream = CitationStream(self.sources or [], embeddings=embeddings, **options)
+        return self.stream
+
+    def _drain(self) -> list[Any]:
+        stream, pending, self.pending = self._stream(), self.pending, []
+        events: list[Any] = []
+        for output in pending:
+            if isinstance(stream, AnthropicCitationStream):
+                for event in anthropic_events(output):
+                    events.extend(stream.feed(event))
+                continue
+            _refuse_native(output)
+            text, reasoning = message_parts(output)
+            if reasoning:
+                events.extend(stream.feed_reasoning(reasoning))
+            if text:
+                events.extend(stream.feed(text))
+        return events
+
+
+def _refuse_native(output: Any) -> None:
+    content = getattr(output, "content", None)
+    if isinstance(content, list) and any(isinstance(b, Mapping) and b.get("citations") for b in content):
+        raise OutputParserException(
+            "the model answered with Anthropic citations but this run expects [n] markers: set native=True "
+            "on CitationSources (create_cited_rag_chain does so for ChatAnthropic)"
+        )
