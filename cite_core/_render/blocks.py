@@ -100,9 +100,8 @@ def _walk_marker_text(answer: CitedAnswer) -> Iterator[Piece]:
                 if cited:
                     break
             markers.append(_marker(n, cited, answer.unsupported_threshold))
-        stripped = marker_text.strip()
         lead = marker_text[: len(marker_text) - len(marker_text.lstrip())]
-        tail = marker_text[len(lead) + len(stripped) :]
+        tail = marker_text[marker_text.rfind("]") + 1 :]  # what follows the markers (", " after a lead-in)
         yield Piece(block, block.text, lead, markers, tail)
 
 
