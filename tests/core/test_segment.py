@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -239,9 +238,9 @@ PATHOLOGICAL = {
 
 
 @pytest.mark.parametrize("text", list(PATHOLOGICAL.values()), ids=list(PATHOLOGICAL))
-def test_pathological_inputs_are_fast(text: str) -> None:
-    started = time.perf_counter()
+def test_pathological_inputs_split_cleanly(text: str) -> None:
+    # one megabyte of each shape; its speed is measured in bench/bench_segment.py, not asserted here
     spans = split_sentences(text)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 5.0, f"{elapsed:.2f}s for {len(text):,} chars"
+    assert all(0 <= s < e <= len(text) for s, e in spans)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
     assert all(text[s:e] == text[s:e].strip() for s, e in spans[:1000])
