@@ -79,7 +79,12 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             rows.append((f"{mode}: WiCE and flag rows", "skipped", section["skipped"]))
             continue
         w = section["wice"]
-        add(f"{mode}: WiCE top-1, first sentence of the span", w, "first", "target >= 0.90 lexical, 0.92 hybrid")
+        add(
+            f"{mode}: WiCE top-1, first sentence of the span",
+            w,
+            "first",
+            "target >= 0.90 lexical, 0.92 hybrid",
+        )
         add(f"{mode}: WiCE top-1, any covered sentence", w, "top1", _baseline(w))
         for name, rates in section["flag"].items():
             if isinstance(rates, str):

@@ -14,8 +14,6 @@ import pytest
 
 from cite_cli.__main__ import main
 
-from .conftest import FakeModel
-
 REPO = Path(__file__).resolve().parents[2]
 
 
