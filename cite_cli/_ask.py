@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cite_core import CitationStream, answer_notes, number_sources, strip_controls
+from cite_core import CitationStream, answer_notes, number_sources, render_html, strip_controls
 
 from ._errors import CliError
 from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
@@ -105,7 +105,7 @@ def ask(
     if args.html:
         path = Path(args.html)
         try:
-            path.write_text(answer.to_html(full_page=True, title=args.question), encoding="utf-8")
+            path.write_text(render_html(answer, full_page=True, title=args.question, notes=notes), encoding="utf-8")
         except OSError as exc:
             raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
         print(strip_controls(f"wrote {path}"), file=sys.stderr)

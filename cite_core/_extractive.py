@@ -63,6 +63,16 @@ def _is_cjk(text: str) -> bool:
     return len(_CJK.findall(text)) * 3 >= len(re.findall(r"[^\W\d_]", text)) > 0
 
 
+_QUESTION_END = ("?", "？", "¿")
+_CLOSERS = "\"'”’»)]}」』）*_` \n"
+
+
+def _is_question(text: str) -> bool:
+    """Whether a sentence is itself a question (it ends with a question mark, closing marks aside): it
+    does not answer one."""
+    return text.rstrip(_CLOSERS).endswith(_QUESTION_END)
+
+
 def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: int = 4) -> str:
     """An answer made of the ``max_sentences`` source sentences that best match ``question``.
 
@@ -91,6 +101,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
             or len(unit.terms) < 2
             or _looks_like_code(text)
             or text.rstrip().endswith(_LEAD_IN)
+            or _is_question(text)
         ):
             continue
         coverage = support(query, unit.terms, stats)

@@ -46,6 +46,7 @@ def test_ingest_and_ask_extractive(corpus: Path, workdir: Path, capsys: pytest.C
     page = (workdir / "answer.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in page
     assert "Why is the sky blue?" in page and "cite-marker" in page
+    assert page.count("Extractive answer") == 1  # the page says so too, as the terminal does
 
 
 def test_json_output_has_the_anthropic_shape(

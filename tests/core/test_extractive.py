@@ -36,3 +36,15 @@ def test_nothing_matches_and_bad_arguments() -> None:
         extractive_answer("  ", sources)
     with pytest.raises(ValueError, match="max_sentences must be at least 1"):
         extractive_answer("Water?", sources, max_sentences=0)
+
+
+def test_a_sentence_that_is_itself_a_question_is_not_an_answer() -> None:
+    sources = number_sources(
+        [
+            'Try it: cite ask "How is the reference list built?"',
+            "The reference list is built from the markers that appear in the answer.",
+        ]
+    )
+    answer = extractive_answer("How is the reference list built?", sources)
+    assert "cite ask" not in answer
+    assert "built from the markers" in answer
