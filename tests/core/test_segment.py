@@ -240,8 +240,9 @@ PATHOLOGICAL = {
 
 @pytest.mark.parametrize("text", list(PATHOLOGICAL.values()), ids=list(PATHOLOGICAL))
 def test_pathological_inputs_are_fast(text: str) -> None:
-    started = time.perf_counter()
+    # CPU time of this process, not wall-clock: other processes on a loaded machine do not count
+    started = time.process_time()
     spans = split_sentences(text)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 5.0, f"{elapsed:.2f}s for {len(text):,} chars"
+    elapsed = time.process_time() - started
+    assert elapsed < 5.0, f"{elapsed:.2f}s of CPU for {len(text):,} chars"
     assert all(text[s:e] == text[s:e].strip() for s, e in spans[:1000])
