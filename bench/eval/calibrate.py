@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     threshold, bacc = best_threshold(scores, ys)
     print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(
-        f"SUPPORT_THRESHOLD = {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}"
+        f"SUPPORT_THRESHOLD = {threshold:.3f}  "
+        f"# dev balanced accuracy {bacc:.3f}, dev AUROC {auroc(scores, ys):.3f}"
     )
     return {"weights": w, "threshold": threshold}
 

@@ -1,4 +1,4 @@
-"""Markers: every ``[n]`` of the 243 real ExpertQA answers (GPT-4, Bing) resolved to its passage, none invented.
+"""Markers: every ``[n]`` of the 243 real ExpertQA answers (GPT-4, Bing) goes to its passage, none invented.
 
 Each answer is parsed with ``cite_core.parse_answer`` over its passages as numbered sources (a passage
 whose text was not retrieved by ExpertQA becomes a placeholder source, so numbering is kept). The gold

@@ -70,8 +70,11 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             (
                 "ExpertQA markers resolved to gold passage",
                 f"{m['resolved_to_gold_passage']}/{m['gold_markers']}",
-                "all; none invented: "
-                f"{m['invented_or_invalid']} extra/invalid; {m['answers_exact']}/{m['answers']} answers exact",
+                (
+                    "all; none invented: "
+                    f"{m['invented_or_invalid']} extra/invalid; "
+                    f"{m['answers_exact']}/{m['answers']} answers exact"
+                ),
             )
         )
     for mode, section in (("lexical", r), ("hybrid", r["hybrid"])):
@@ -141,8 +144,10 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             (
                 "attribute(): citations on Missing-support claims",
                 str(p["citations_on_missing_claims"]),
-                f"{p['missing_claims_cited']}/{p['missing_claims']} such claims cited; "
-                f"{p['citations_on_partial_pairs']} on Partial pairs",
+                (
+                    f"{p['missing_claims_cited']}/{p['missing_claims']} such claims cited; "
+                    f"{p['citations_on_partial_pairs']} on Partial pairs"
+                ),
             )
         )
     for lang, section in r["multilingual"].items():

@@ -14,9 +14,8 @@ def test_adds_markers_to_supported_sentences_only() -> None:
         "The Eiffel Tower was completed in 1889. Paris is the capital of France. Bananas are yellow.", SOURCES
     )
     assert isinstance(answer, CitedAnswer)
-    assert (
-        answer.text
-        == "The Eiffel Tower was completed in 1889 [1]. Paris is the capital of France [2]. Bananas are yellow."
+    assert answer.text == (
+        "The Eiffel Tower was completed in 1889 [1]. Paris is the capital of France [2]. Bananas are yellow."
     )
     assert [c.cited_text for c in answer.citations] == [
         "The Eiffel Tower was completed in 1889.",
