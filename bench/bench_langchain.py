@@ -5,7 +5,8 @@
 
 Both chains use the same retriever (8 chunks of about 1 KB) and the same fake chat model answering
 about 300 words with 16 ``[n]`` markers. The plain chain is the LangChain tutorial shape:
-``{"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm | StrOutputParser()``;
+``{"context": retriever | format_docs, "question": RunnablePassthrough()} | prompt | llm |
+StrOutputParser()``;
 the cited one is ``create_cited_rag_chain(retriever, llm)``. Runs alternate between the two chains so
 that drift hits both alike. ``core`` is cite_core alone on the same input (number, prompt, parse; fed
 one character at a time for ``stream``), the floor the adapter adds to; ``adapter`` is what remains.
@@ -183,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{len(documents)} chunks of ~1 KB, answer of {len(answer)} chars with {answer.count('[')} markers")
     print(
-        f"{'':8}{'plain ms':>10}{'cited ms':>10}{'added ms':>10}{'ratio':>8}{'core ms':>10}{'adapter ms':>12}{'runs':>6}"
+        f"{'':8}{'plain ms':>10}{'cited ms':>10}{'added ms':>10}{'ratio':>8}"
+        f"{'core ms':>10}{'adapter ms':>12}{'runs':>6}"
     )
     for mode in ("invoke", "stream"):
         r = results[mode]

@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import numpy as np
-from qdrant_client import QdrantClient, models
+import numpy as np  # noqa: E402
+from qdrant_client import QdrantClient, models  # noqa: E402
 
-from cite_core import build_messages, number_sources, parse_answer, split_sentences
+from cite_core import build_messages, number_sources, parse_answer, split_sentences  # noqa: E402
 
 DIM = 64
 ESSAY = ROOT.parent / "shared" / "data" / "paul_graham_essay.txt"
@@ -159,8 +159,10 @@ def main() -> None:
             rows.append(row)
             if not args.json:
                 print(
-                    f"{size:>7} chunks: upload {upload:6.1f} s, Qdrant search {row['qdrant_search_ms']:7.2f} ms, "
-                    f"our overhead {row['our_overhead_ms']:5.2f} ms, query peak {row['query_tracemalloc_peak_mb']:.1f} MB, "
+                    f"{size:>7} chunks: upload {upload:6.1f} s, "
+                    f"Qdrant search {row['qdrant_search_ms']:7.2f} ms, "
+                    f"our overhead {row['our_overhead_ms']:5.2f} ms, "
+                    f"query peak {row['query_tracemalloc_peak_mb']:.1f} MB, "
                     f"process peak RSS {row['process_peak_rss_mb']:.0f} MB",
                     flush=True,
                 )

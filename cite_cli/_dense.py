@@ -48,4 +48,4 @@ class DenseEmbedder:
         self.size = len(self.embed(["size probe"])[0])
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._embed(texts)  # type: ignore[no-any-return]
+        return self._embed(texts)

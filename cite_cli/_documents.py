@@ -77,7 +77,7 @@ def find_files(paths: Iterable[str]) -> Found:
             raise CliError(f"no such file or folder: {raw}")
         if path.is_dir():
             folders.append(path.resolve())
-            files = []
+            files: list[Path] = []
             for p in sorted(path.rglob("*")):
                 if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
                     continue

@@ -388,7 +388,9 @@ class Store:
                 return hits
         return hits
 
-    def _query(self, models: Any, indices: list[int], values: list[float], dense: Any, limit: int, flt: Any):  # type: ignore[no-untyped-def]
+    def _query(
+        self, models: Any, indices: list[int], values: list[float], dense: Any, limit: int, flt: Any
+    ) -> list[Any]:
         sparse = models.SparseVector(indices=indices, values=values)
         if dense is None:
             result = self.client.query_points(

@@ -217,7 +217,8 @@ class Corpus:
         # the claim's (term, idf) pairs and their sum, computed once for BM25, coverage and support
         weights = claim_weights(claim_terms, self.stats) if claim_terms else []
         total = weights_total(weights)
-        first = last = None
+        first: int | None = None
+        last: int | None = None
         scores: list[float] | None = None
         if sentences is not None:
             lo, hi = sentences
@@ -233,7 +234,8 @@ class Corpus:
             first, last, scores = self._best(
                 source.text, weights, total, units, *_unit_counts(source), _postings(source), dense
             )
-        if first is None:
+        cited_terms: Sequence[str]
+        if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
             cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
@@ -249,7 +251,7 @@ class Corpus:
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, weighted_support(claim_terms, weights, total, terms))
         if vectors:
-            lo, hi = (first, last) if first is not None else (0, len(units) - 1)
+            lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
             score = hybrid_support(score, cosine(vectors[0], _mean(span)))
         return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)

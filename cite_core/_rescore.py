@@ -65,11 +65,11 @@ def embed_function(embed: Any) -> Callable[[list[str]], Sequence[Sequence[float]
     ``get_text_embedding_batch`` (LlamaIndex embedding) or ``embed`` itself (a function from a list of
     texts to a list of vectors)."""
     if hasattr(embed, "embed_documents"):
-        return embed.embed_documents  # type: ignore[no-any-return]
+        return embed.embed_documents
     if hasattr(embed, "get_text_embedding_batch"):
-        return embed.get_text_embedding_batch  # type: ignore[no-any-return]
+        return embed.get_text_embedding_batch
     if callable(embed):
-        return embed  # type: ignore[no-any-return]
+        return embed
     raise ArgumentError(
         "embeddings must be a LangChain Embeddings, a LlamaIndex embedding or a function from texts to "
         f"vectors, got {type(embed).__name__}"

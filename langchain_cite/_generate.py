@@ -68,7 +68,7 @@ class Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     ) -> Iterator[dict[str, Any]]:
         prompt = AddableDict()
         for chunk in input:
-            prompt = prompt + chunk
+            prompt = prompt + AddableDict(chunk)
         yield prompt
         child = patch_config(config, callbacks=run_manager.get_child())
         for chunk in self.llm.stream(self.prompt.invoke(prompt, child), child):
@@ -82,7 +82,7 @@ class Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     ) -> AsyncIterator[dict[str, Any]]:
         prompt = AddableDict()
         async for chunk in input:
-            prompt = prompt + chunk
+            prompt = prompt + AddableDict(chunk)
         yield prompt
         child = patch_config(config, callbacks=run_manager.get_child())
         async for message in self.llm.astream(await self.prompt.ainvoke(prompt, child), child):

@@ -79,12 +79,11 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
     def OutputType(self) -> Any:
         return {"answer": StreamItem, "message": AIMessage, "text": str}[self.output]
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> CitedRagAnswer:
+    # the result depends on ``output``: a CitedRagAnswer, an AIMessage or the text (see the class docstring)
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._parse, input, config, run_type="parser")
 
-    async def ainvoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> CitedRagAnswer:
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return await self._acall_with_config(self._aparse, input, config, run_type="parser")
 
     def transform(
@@ -118,7 +117,7 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
         run = ParseRun(self)
         run.feed(input)
         run.finish()
-        answer = run.answer
+        answer = _answer(run)
         if self.output == "message":
             return to_ai_message(answer, markers=True)
         return answer.text if self.output == "text" else answer
@@ -139,7 +138,7 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
             token(chat, item)
             yield item
         if chat is not None:
-            chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))
+            chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
 
     async def _atransform(
         self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
@@ -154,4 +153,10 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
             await atoken(chat, item)
             yield item
         if chat is not None:
-            await chat.on_llm_end(result(to_ai_message(run.answer, markers=True, id=run.message_id)))
+            await chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
+
+
+def _answer(run: ParseRun) -> CitedRagAnswer:
+    """The run's answer, which ``finish`` sets."""
+    assert run.answer is not None, "ParseRun.finish() sets the answer"
+    return run.answer

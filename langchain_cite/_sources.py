@@ -111,7 +111,10 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         native = self.native and bool(sources)
         history = convert_to_messages(input.get(self.history_key) or [])
         if native:
-            content = [*to_anthropic_documents(sources), {"type": "text", "text": question}]
+            content: list[str | dict[Any, Any]] = [
+                *to_anthropic_documents(sources),
+                {"type": "text", "text": question},
+            ]
             messages: list[BaseMessage] = [*history, HumanMessage(content=content)]
         else:
             *system, user = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from threading import Thread
 from typing import Any
 
@@ -102,7 +102,8 @@ class CiteChatEngine(CondensePlusContextChatEngine):
             sources=[context_source],
             source_nodes=response.source_nodes,  # the same list: it fills as citations resolve
         )
-        chat_response.metadata = response.metadata  # a field only in newer llama-index-core
+        # a field only in newer llama-index-core (0.14.25 lacks it); set as a plain attribute here
+        chat_response.metadata = response.metadata  # type: ignore[attr-defined]
         thread = Thread(target=chat_response.write_response_to_history, args=(self._memory,))
         chat_response.write_response_to_history_thread = thread
         thread.start()
@@ -122,21 +123,21 @@ class CiteChatEngine(CondensePlusContextChatEngine):
             sources=[context_source],
             source_nodes=response.source_nodes,
         )
-        chat_response.metadata = response.metadata
+        chat_response.metadata = response.metadata  # type: ignore[attr-defined]  # as in stream_chat
         chat_response.awrite_response_to_history_task = asyncio.create_task(
             chat_response.awrite_response_to_history(self._memory)
         )
         return chat_response
 
 
-def _chat_stream(tokens: Iterator[str]) -> Iterator[ChatResponse]:
+def _chat_stream(tokens: Iterator[str]) -> Generator[ChatResponse, None, None]:
     text = ""
     for token in tokens:
         text += token
         yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
 
 
-async def _achat_stream(tokens: AsyncIterator[str]) -> AsyncIterator[ChatResponse]:
+async def _achat_stream(tokens: AsyncIterator[str]) -> AsyncGenerator[ChatResponse, None]:
     text = ""
     async for token in tokens:
         text += token

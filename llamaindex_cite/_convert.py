@@ -175,7 +175,7 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     if doc is not None:
         extra["ref_doc_id"] = doc
     path = _string(meta.get("file_path"))
-    item = {
+    item: dict[str, Any] = {
         "text": text,
         "title": _string(meta.get("title") or meta.get("file_name")),
         "url": _string(meta.get("url")),

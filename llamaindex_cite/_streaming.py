@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,10 +101,10 @@ class CitedStreamingResponse(StreamingResponse):
         unsupported_threshold: float,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
-        response = cls(response_gen=iter(()), metadata=_metadata(numbered, prompt))
+        response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
         citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
-        def tokens() -> Iterator[str]:
+        def tokens() -> Generator[str, None, None]:
             for delta in deltas:
                 yield from citer.feed(delta)
             yield from citer.finish()
@@ -153,7 +153,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
         citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
 
-        async def tokens() -> AsyncIterator[str]:
+        async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:
                 for token in citer.feed(delta):
                     yield token
@@ -170,7 +170,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         assert self.answer is not None
         return self.answer
 
-    async def _yield_response(self) -> AsyncIterator[str]:
+    async def _yield_response(self) -> AsyncGenerator[str, None]:
         async with self._lock:
             if self.answer is None:
                 async for token in self.response_gen:
@@ -186,6 +186,10 @@ def _metadata(numbered: NumberedNodes, prompt: CitationPrompt) -> dict[str, Any]
     return metadata
 
 
-async def _empty() -> AsyncIterator[str]:
+def _empty_sync() -> Generator[str, None, None]:
+    yield from ()
+
+
+async def _empty() -> AsyncGenerator[str, None]:
     return
     yield  # pragma: no cover - makes this an async generator

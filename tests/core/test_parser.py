@@ -70,7 +70,10 @@ def test_marker_shapes_real_models_write(sources, marker, numbers) -> None:
 
 
 def test_cit_tags_from_the_spanish_seed(sources) -> None:
-    text = "He says <CIT chunk_id='1' sentences='2-2'>the sky is blue</CIT>. And <CIT chunk_id=’3′ sentences=’1–2′>Paris has museums</CIT>."
+    text = (
+        "He says <CIT chunk_id='1' sentences='2-2'>the sky is blue</CIT>. "
+        "And <CIT chunk_id=’3′ sentences=’1–2′>Paris has museums</CIT>."
+    )
     answer = parse_answer(text, sources)
     assert answer.plain_text == "He says the sky is blue. And Paris has museums."
     cited = [(b.text, [c.cited_text for c in b.citations]) for b in answer.content if b.citations]

@@ -10,6 +10,7 @@ import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -29,7 +30,7 @@ def test_core_example_offline() -> None:
 
 class _Completions(BaseHTTPRequestHandler):
     answer = "The Sun fuses hydrogen into helium [3]. Grass is green [1]."
-    seen: list[dict] = []
+    seen: ClassVar[list[dict]] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
