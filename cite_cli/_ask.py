@@ -105,7 +105,9 @@ def ask(
     if args.html:
         path = Path(args.html)
         try:
-            path.write_text(render_html(answer, full_page=True, title=args.question, notes=notes), encoding="utf-8")
+            path.write_text(
+                render_html(answer, full_page=True, title=args.question, notes=notes), encoding="utf-8"
+            )
         except OSError as exc:
             raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
         print(strip_controls(f"wrote {path}"), file=sys.stderr)
