@@ -17,6 +17,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.llms import CompletionResponse, CompletionResponseGen, CustomLLM, LLMMetadata
+from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from llama_index.vector_stores.qdrant import QdrantVectorStore
@@ -140,9 +141,11 @@ class ReplayLLM(CustomLLM):
         self._prompts.append(prompt)
         return next((a for q, a in self.answers.items() if q in prompt), self.default)
 
+    @llm_completion_callback()  # as every LlamaIndex LLM: the instrumentation events fire
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         return CompletionResponse(text=self._answer(prompt))
 
+    @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         answer = self._answer(prompt)
 
