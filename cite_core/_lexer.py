@@ -236,7 +236,7 @@ class Lexer:
                     continue
                 if run == n and not eof:
                     break
-                yield from self._text(buf[pos:run])
+                yield from self._text(buf[pos:run], Kind.CODE)
                 self.mode, self._code_ticks = Mode.CODE, run - pos
                 pos = run
                 continue
