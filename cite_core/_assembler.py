@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._blocks import blocks_with_markers
 from ._citations import build_answer, display_number
 from ._localize import Corpus
 from ._markers import Item, Marker, Tag
@@ -20,7 +21,6 @@ from ._models import (
     DisplayDelta,
     Source,
     StreamEvent,
-    TextBlock,
     TextDelta,
     ThinkingDelta,
 )
@@ -364,7 +364,7 @@ class Assembler:
             cursor = end
         if cursor < len(plain) or (not spans and self._inserts):
             spans.append((cursor, len(plain)))
-        blocks = _blocks_with_markers(plain, spans, attached, self._inserts)
+        blocks = blocks_with_markers(plain, spans, attached, self._inserts)
         return build_answer(
             self._display,
             blocks,
@@ -375,40 +375,3 @@ class Assembler:
             removed="".join(self._removed),
             reasoning="".join(self._reasoning),
         )
-
-
-def _blocks_with_markers(
-    plain: str,
-    spans: list[tuple[int, int]],
-    attached: dict[int, list[tuple[int, list[Citation]]]],
-    inserts: list[tuple[int, str]],
-) -> list[TextBlock]:
-    """The text blocks, each with the display markers that follow it (a block is cut where markers sit
-    inside it; markers before any text follow an empty first block)."""
-    at: dict[int, str] = {}
-    for offset, shown in inserts:
-        at[offset] = at.get(offset, "") + shown
-    blocks: list[TextBlock] = []
-    for index, (start, end) in enumerate(spans):
-        lists = attached.get(index)
-        citations = None
-        if lists:
-            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
-            # they were numbered, so that the content lists sources in reference order
-            lists.sort(key=lambda entry: entry[0])
-            citations = [c for _, cited in lists for c in cited]
-        if index == 0 and start == 0 and end > 0 and 0 in at:
-            blocks.append(TextBlock(text="", marker_text=at[0]))
-        cuts = sorted(o for o in at if start < o < end) if at else []
-        if not cuts:
-            blocks.append(TextBlock(text=plain[start:end], citations=citations, marker_text=at.get(end, "")))
-            continue
-        # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
-        # its block; the claim's citations go with its longest piece
-        bounds = [start, *cuts, end]
-        pieces = list(zip(bounds, bounds[1:]))
-        longest = max(range(len(pieces)), key=lambda i: len(plain[pieces[i][0] : pieces[i][1]].strip()))
-        for i, (a, b) in enumerate(pieces):
-            cited = citations if i == longest else None
-            blocks.append(TextBlock(text=plain[a:b], citations=cited, marker_text=at.get(b, "")))
-    return blocks
