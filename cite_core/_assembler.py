@@ -1,0 +1,377 @@
+"""The assembler of the citation parser: lexer tokens in, claims, citations and the answer out.
+
+Text is kept twice: the plain text and the display text with final display markers. A marker group
+cites the claim before it (back to the previous group or sentence boundary) or, when nothing of its
+own comes before it, the claim that follows it (a forward marker, resolved at the sentence end).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._blocks import blocks_with_markers
+from ._citations import build_answer, display_number
+from ._localize import Corpus
+from ._markers import Item, Marker, Tag
+from ._models import (
+    Citation,
+    CitationsDelta,
+    CitedAnswer,
+    DisplayDelta,
+    Source,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+)
+from ._scoring import analyze
+from ._segment import split_sentences
+
+__all__ = ["Assembler"]
+
+_WORD = re.compile(r"[^\W_]", re.UNICODE)
+_LETTER = re.compile(r"[^\W\d_]")
+_FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
+_LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
+"""The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
+
+
+class _Group:
+    """A run of adjacent markers citing one claim (``plain[start:end]`` once resolved)."""
+
+    __slots__ = ("citations", "claim", "end", "forward", "items", "resolved", "start")
+
+    def __init__(self) -> None:
+        self.start = -1
+        self.end = -1
+        self.claim = ""
+        self.items: list[tuple[Source, Item]] = []
+        self.forward = False
+        self.citations: list[Citation] = []
+        self.resolved = False
+
+
+class Assembler:
+    """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
+
+    def __init__(
+        self, sources: list[Source], *, threshold: float, display: bool, emit: bool, embeddings: Any
+    ) -> None:
+        """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all."""
+        self._corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
+        self._by_number = {s.number: s for s in sources}
+        self._threshold = threshold
+        # output
+        self._plain: list[str] = []
+        self._plain_len = 0
+        self._display: list[str] = []
+        self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
+        self._events: list[StreamEvent] = []
+        self._pending_text: list[str] = []
+        self._pending_thinking: list[str] = []
+        self._pending_display: list[str] = []
+        self._show = display  # emit DisplayDelta events
+        self.emit = emit  # False for a whole parse: nobody reads the events (60 models per 30 markers)
+        self._reasoning: list[str] = []
+        self._removed: list[str] = []
+        self._invalid: list[str] = []
+        self._display_no: dict[int, int] = {}
+        self._groups: list[_Group] = []
+        self._group: _Group | None = None
+        self._pre_ws = ""
+        self._tag: tuple[int, tuple[Item, ...]] | None = None
+        self._tag_text: list[str] = []  # the answer text since the open tag
+        # claims
+        self._tail: list[str] = []
+        self._tail_start = 0
+        self._forward: list[_Group] = []
+        self._prev_char = ""
+
+    def thinking(self, text: str) -> None:
+        """Reasoning text: to ``CitedAnswer.reasoning`` and ``ThinkingDelta`` events."""
+        if text:
+            self._reasoning.append(text)
+            if self.emit:
+                if self._pending_text or self._pending_display:
+                    self._flush_text()
+                self._pending_thinking.append(text)
+
+    def removed(self, text: str) -> None:
+        """Text removed from the answer (a reference list the model wrote)."""
+        self._removed.append(text)
+
+    def finish(self) -> CitedAnswer:
+        """Resolve the pending claims and build the answer."""
+        if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
+            self._resolve_forward(self._plain_len)
+        self._close_tag()
+        self._flush_text()
+        return self._build()
+
+    def separator(self, sep: str, space_follows: bool) -> str:
+        """Text right after a marker group. After a lead-in ("According to [2], there are"), the comma
+        stays with the markers in the display text and the plain text reads "According to there are"."""
+        group = self._group
+        comma = len(sep) - len(sep.lstrip(" \t"))
+        if (
+            sep[comma : comma + 1] in (",", "，")
+            and group is not None
+            and group.forward
+            and not group.resolved
+            and _LEAD_IN.search(group.claim)
+        ):
+            self._show_only(sep[: comma + 1])
+            sep = sep[comma + 1 :] or ("" if space_follows or sep[comma] == "，" else " ")
+            if not sep:
+                return ""
+        self.text(sep)
+        return sep
+
+    def _show_only(self, text: str) -> None:
+        """Text of the display only (not of the plain text), shown where the plain text is now."""
+        self._display.append(text)
+        if self._show and self.emit:
+            self._pending_display.append(text)
+        self._inserts.append((self._plain_len, text))
+
+    def text(self, text: str) -> None:
+        """Answer text."""
+        self._plain.append(text)
+        self._display.append(text)
+        if self._show and self.emit:
+            self._pending_display.append(text)
+        self._tail.append(text)
+        if self.emit:
+            if self._pending_thinking:
+                self._flush_text()
+            self._pending_text.append(text)
+        self._plain_len += len(text)
+        self._group = None
+        if self._tag is not None:
+            self._tag_text.append(text)
+        if self._forward:
+            self._check_forward(text)
+        self._prev_char = text[-1]
+
+    def _flush_text(self) -> None:
+        if self._pending_thinking:
+            self._events.append(ThinkingDelta(thinking="".join(self._pending_thinking)))
+            self._pending_thinking = []
+        if self._pending_text:
+            self._events.append(TextDelta(text="".join(self._pending_text)))
+            self._pending_text = []
+        if self._pending_display:
+            self._events.append(DisplayDelta(text="".join(self._pending_display)))
+            self._pending_display = []
+
+    def take_events(self) -> list[StreamEvent]:
+        """The events made since the last call."""
+        self._flush_text()
+        events, self._events = self._events, []
+        return events
+
+    def _tail_text(self) -> str:
+        if len(self._tail) != 1:
+            self._tail = ["".join(self._tail)]
+        return self._tail[0]
+
+    def _move_boundary(self, offset: int) -> None:
+        tail = self._tail_text()
+        self._tail = [tail[offset - self._tail_start :]]
+        self._tail_start = offset
+
+    # -- markers and claims ---------------------------------------------------------------------
+
+    def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
+        """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
+        if opens:
+            self._pre_ws = pre_ws
+            self._group = None
+        self._invalid.extend(marker.invalid)
+        for item in marker.items:
+            source = self._by_number.get(item.number)
+            if source is None:
+                self._invalid.append(item.raw)
+                continue
+            group = self._group or self._start_group()
+            if any(s.number == source.number for s, _ in group.items):
+                continue
+            display = display_number(self._display_no, source.number)
+            shown = f"{self._pre_ws}[{display}]"
+            self._pre_ws = ""
+            self._display.append(shown)
+            if self._show and self.emit:
+                self._pending_display.append(shown)
+            self._inserts.append((self._plain_len, shown))
+            group.items.append((source, item))
+            if not group.forward:
+                self._cite(group, source, item)
+
+    def _start_group(self) -> _Group:
+        group = _Group()
+        self._group = group
+        self._groups.append(group)
+        if self._forward:
+            start = self._forward[0].start
+            if _LETTER.search(self._tail_text()[self._after_lead() - self._tail_start :]):
+                # "[1] The grass is green [2]." - both groups cite the same claim
+                group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
+                group.resolved = True
+            else:  # "[1][2] The grass..." split by a separator: still waiting for the claim
+                group.forward, group.start = True, start
+                self._forward.append(group)
+                return group
+        else:
+            self._backward_claim(group)
+        if not group.forward:
+            self._move_boundary(self._plain_len)
+        return group
+
+    def _backward_claim(self, group: _Group) -> None:
+        """The claim before a marker group: back to the previous group or sentence boundary."""
+        tail = self._tail_text()
+        spans = split_sentences(tail)
+        if spans:
+            start, end = spans[-1]
+            claim = tail[start:end]
+            if _WORD.search(claim):
+                group.start, group.end = self._tail_start + start, self._tail_start + end
+                group.claim = claim
+                if len(analyze(claim)) < 2 and end == len(tail) and claim[-1] not in ".!?。！？":
+                    group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
+                    self._forward.append(group)
+                else:
+                    group.resolved = True
+                return
+        group.forward = True  # "[1] The grass is green." - the marker precedes its claim
+        group.start = self._plain_len
+        self._forward.append(group)
+
+    def _check_forward(self, text: str) -> None:
+        offset = self._plain_len - len(text)
+        probe = self._prev_char + text
+        for m in _FORWARD_END.finditer(probe):
+            if m.start() < len(self._prev_char) and m.group() in "\n。！？":
+                continue  # a line or CJK sentence end already seen with the previous text
+            end = offset - len(self._prev_char) + m.end()
+            if m.group() == "\n":
+                end -= 1
+            after = self._after_lead() - self._tail_start
+            if end > self._forward[0].start and _LETTER.search(
+                self._tail_text()[after : end - self._tail_start]
+            ):
+                self._resolve_forward(end)
+                return
+
+    def _after_lead(self) -> int:
+        """Where the text after the first pending forward marker starts: its claim needs a word there
+        (a list number "1[1]." or a heading "## Baking [2]" is never a claim of its own)."""
+        first = self._forward[0]
+        return max(first.start, first.end)
+
+    def _resolve_forward(self, end: int) -> tuple[int, int, str]:
+        """Close the pending forward claims at ``end``; returns the claim's range and text."""
+        groups, self._forward = self._forward, []
+        tail = self._tail_text()
+        start = groups[0].start
+        text = tail[start - self._tail_start : end - self._tail_start]
+        lead = len(text) - len(text.lstrip())
+        trail = len(text.rstrip())
+        claim = (start + lead, start + trail, text[lead:trail]) if trail > lead else (start, start, "")
+        for group in groups:
+            group.start, group.end, group.claim = claim
+            group.resolved = True
+            for source, item in group.items:
+                self._cite(group, source, item)
+        self._move_boundary(end)
+        return claim
+
+    def _cite(self, group: _Group, source: Source, item: Item) -> None:
+        if group.forward and not group.resolved:
+            return
+        citation = self._corpus.cite(
+            source, group.claim, reference=self._display_no[source.number], sentences=item.sentences
+        )
+        group.citations.append(citation)
+        if self.emit:
+            self._flush_text()
+            self._events.append(
+                CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end)
+            )
+
+    def tag(self, tag: Tag) -> None:
+        """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
+        self._group = None
+        if self._forward:
+            self._resolve_forward(self._plain_len)
+        self._close_tag()
+        if not tag.closing:
+            self._tag = (self._plain_len, tag.items)
+            self._tag_text = []
+
+    def _close_tag(self) -> None:
+        if self._tag is None:
+            return
+        start, items = self._tag
+        self._tag = None
+        # not the claim tail: markers inside the tag may have moved its boundary past the tag's start
+        text, self._tag_text = "".join(self._tag_text), []
+        lead = len(text) - len(text.lstrip())
+        end = start + len(text.rstrip())
+        for item in items:
+            source = self._by_number.get(item.number)
+            if source is None:
+                self._invalid.append(item.raw)
+                continue
+            group = _Group()
+            group.start, group.end, group.resolved = start + lead, max(end, start + lead), True
+            group.claim = text.strip()
+            self._groups.append(group)
+            group.items.append((source, item))
+            display = display_number(self._display_no, source.number)
+            self._display.append(f"[{display}]")
+            if self._show and self.emit:
+                self._pending_display.append(f"[{display}]")
+            self._inserts.append((self._plain_len, f"[{display}]"))
+            self._cite(group, source, item)
+        self._move_boundary(self._plain_len)
+
+    # -- result ---------------------------------------------------------------------------------
+
+    def _build(self) -> CitedAnswer:
+        plain = "".join(self._plain)
+        claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]] = {}
+        for index, group in enumerate(self._groups):
+            if group.citations:
+                claims.setdefault((group.start, group.end), []).append((index, group.citations))
+        spans: list[tuple[int, int]] = []  # block ranges in ``plain``
+        attached: dict[int, list[tuple[int, list[Citation]]]] = {}  # block -> (group index, citations)
+        cursor = 0
+        for (start, end), citations in sorted(claims.items()):
+            start = max(start, cursor)
+            if end <= start:  # a claim with no text ("[1]" alone): attach to the block before it
+                if start > cursor:
+                    spans.append((cursor, start))
+                    cursor = start
+                if not spans:
+                    spans.append((0, 0))
+                attached.setdefault(len(spans) - 1, []).extend(citations)
+                continue
+            if start > cursor:
+                spans.append((cursor, start))
+            attached[len(spans)] = citations
+            spans.append((start, end))
+            cursor = end
+        if cursor < len(plain) or (not spans and self._inserts):
+            spans.append((cursor, len(plain)))
+        blocks = blocks_with_markers(plain, spans, attached, self._inserts)
+        return build_answer(
+            self._display,
+            blocks,
+            self._display_no,
+            self._by_number,
+            invalid=self._invalid,
+            threshold=self._threshold,
+            removed="".join(self._removed),
+            reasoning="".join(self._reasoning),
+        )

@@ -1,0 +1,44 @@
+"""The answer's text blocks: the plain text cut at claim boundaries and where display markers sit."""
+
+from __future__ import annotations
+
+from ._models import Citation, TextBlock
+
+__all__ = ["blocks_with_markers"]
+
+
+def blocks_with_markers(
+    plain: str,
+    spans: list[tuple[int, int]],
+    attached: dict[int, list[tuple[int, list[Citation]]]],
+    inserts: list[tuple[int, str]],
+) -> list[TextBlock]:
+    """The text blocks, each with the display markers that follow it (a block is cut where markers sit
+    inside it; markers before any text follow an empty first block)."""
+    at: dict[int, str] = {}
+    for offset, shown in inserts:
+        at[offset] = at.get(offset, "") + shown
+    blocks: list[TextBlock] = []
+    for index, (start, end) in enumerate(spans):
+        lists = attached.get(index)
+        citations = None
+        if lists:
+            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
+            # they were numbered, so that the content lists sources in reference order
+            lists.sort(key=lambda entry: entry[0])
+            citations = [c for _, cited in lists for c in cited]
+        if index == 0 and start == 0 and end > 0 and 0 in at:
+            blocks.append(TextBlock(text="", marker_text=at[0]))
+        cuts = sorted(o for o in at if start < o < end) if at else []
+        if not cuts:
+            blocks.append(TextBlock(text=plain[start:end], citations=citations, marker_text=at.get(end, "")))
+            continue
+        # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
+        # its block; the claim's citations go with its longest piece
+        bounds = [start, *cuts, end]
+        pieces = list(zip(bounds, bounds[1:]))
+        longest = max(range(len(pieces)), key=lambda i: len(plain[pieces[i][0] : pieces[i][1]].strip()))
+        for i, (a, b) in enumerate(pieces):
+            cited = citations if i == longest else None
+            blocks.append(TextBlock(text=plain[a:b], citations=cited, marker_text=at.get(b, "")))
+    return blocks

@@ -1,0 +1,397 @@
+"""The lexer of the citation parser: model output in, typed tokens out.
+
+It finds markers, ``<CIT>`` tags, code spans and fences, thinking sections and a reference list the
+model wrote, and holds back only what may still become one of them (an unfinished marker, a short run
+of spaces before a possible marker, the first characters of a line that may open a fence or a list).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Generator, Iterator
+
+from ._markers import (
+    MAX_FENCE,
+    NEED,
+    Marker,
+    Tag,
+    ThinkTag,
+    match_line_start,
+    match_marker,
+    match_think,
+)
+
+__all__ = ["MAX_WS", "Kind", "Lexer", "Mode", "Token"]
+
+_Scan = Generator["Token", None, tuple[int, bool]]
+"""A sub-scanner: yields tokens, returns the position reached and whether it needs more input."""
+
+MAX_WS = 64
+"""A run of spaces before a marker is dropped from the answer text only up to this length."""
+
+_TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
+_OPENERS = frozenset("[【［〔(<")
+_SEPARATORS = re.compile(r"[ \t,;，；、]*")
+_BACKTICKS = re.compile(r"`+")
+_SPACE = re.compile(r"\s*")
+
+
+class Mode(enum.Enum):
+    """What the lexer is inside."""
+
+    TEXT = "text"
+    CODE = "code"
+    """Inline code, up to a backtick run of the opener's length or the end of the line."""
+    FENCE = "fence"
+    """A fenced code block, up to its closing fence line."""
+    REFLIST = "reflist"
+    """A reference list the model wrote: everything to the end is removed."""
+    THINK = "think"
+    """A thinking section, up to its closing tag."""
+
+
+class Kind(enum.Enum):
+    """What a token is."""
+
+    TEXT = "text"
+    """Answer text (``text``)."""
+    CODE = "code"
+    """Answer text inside a code span or fence (``text``): never scanned for markers."""
+    MARKER = "marker"
+    """A citation marker (``marker``); ``opens`` when it starts a group, ``pre_ws`` the spaces before it."""
+    SEPARATOR = "separator"
+    """Text right after a marker group (``text``); ``space_follows`` when a space or the end follows."""
+    TAG = "tag"
+    """An opening or closing ``<CIT>`` tag (``tag``)."""
+    THINKING = "thinking"
+    """Reasoning text of a thinking section (``text``)."""
+    REFLIST = "reflist"
+    """Text of a reference list the model wrote (``text``): removed from the answer."""
+    NEED = "need"
+    """The lexer stopped: ``text`` is held until more input (or the end) decides it."""
+
+
+class Token:
+    """One lexer token."""
+
+    __slots__ = ("kind", "marker", "opens", "pre_ws", "space_follows", "tag", "text")
+
+    def __init__(
+        self,
+        kind: Kind,
+        text: str = "",
+        *,
+        marker: Marker | None = None,
+        tag: Tag | None = None,
+        opens: bool = False,
+        pre_ws: str = "",
+        space_follows: bool = False,
+    ) -> None:
+        """A token of ``kind``; the other fields as the kind says."""
+        self.kind = kind
+        self.text = text
+        self.marker = marker
+        self.tag = tag
+        self.opens = opens
+        self.pre_ws = pre_ws
+        self.space_follows = space_follows
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.kind, self.text, self.marker, self.tag, self.opens, self.pre_ws, self.space_follows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Token) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = [f"{k}={getattr(self, k)!r}" for k in self.__slots__ if k != "kind" and getattr(self, k)]
+        return f"Token({self.kind.name}{', ' if fields else ''}{', '.join(fields)})"
+
+
+class Lexer:
+    """Scan model output chunk by chunk: ``feed(chunk)`` and ``finish()`` yield tokens.
+
+    The consumer handles each token before the next is made. A ``SEPARATOR`` token's text is not
+    written by the lexer: the consumer calls ``wrote(text)`` with what it kept of it.
+    """
+
+    def __init__(self, names: dict[int, tuple[str, ...]] | None = None) -> None:
+        """``names``: lower-cased titles and URLs per source number (a reference list names them)."""
+        self._names = names or {}
+        self._buf = ""
+        self._eof = False
+        self.mode = Mode.TEXT
+        self._code_ticks = 0
+        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
+        self._fence = ""
+        self._line_start = True
+        self._line_checked = False
+        self._held = ""
+        self._ws_run = 0
+        self._group_open = False
+        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
+        self._written = False  # any answer text so far
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released as tokens."""
+        return len(self._buf) + len(self._held)
+
+    def feed(self, chunk: str) -> Iterator[Token]:
+        """Add a chunk; yields the tokens it completes."""
+        if chunk:
+            self._buf += chunk
+            yield from self._run()
+
+    def finish(self) -> Iterator[Token]:
+        """The end of the input: yields the rest, held spaces included."""
+        self._eof = True
+        yield from self._run()
+        yield from self._release()
+
+    def wrote(self, text: str) -> None:
+        """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""
+        body = text.rstrip(" \t")
+        self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
+        self._group_open = False
+        self._line_start = text.endswith("\n")
+        if self._line_start:
+            self._line_checked = False
+        self._written = True
+
+    def _run(self) -> Iterator[Token]:
+        buf, pos, eof = self._buf, 0, self._eof
+        n = len(buf)
+        while pos < n:
+            mode = self.mode
+            if mode is Mode.REFLIST:
+                yield Token(Kind.REFLIST, buf[pos:])
+                pos = n
+                break
+            if mode is Mode.CODE:
+                pos, need = yield from self._code(buf, pos, eof)
+                if need:
+                    break
+                continue
+            if mode is Mode.FENCE:
+                pos, need = yield from self._fence_line(buf, pos, eof)
+                if need:
+                    break
+                continue
+            if mode is Mode.THINK:
+                pos, need = yield from self._thinking(buf, pos, eof)
+                if need:
+                    break
+                continue
+            if self._skip_space:
+                pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+                if pos == n:
+                    break
+                self._skip_space = False
+            if self._line_start and not self._line_checked:
+                found = match_line_start(buf, pos, eof, self._names)
+                if found == NEED:
+                    break
+                self._line_checked = True
+                if found == "reflist":
+                    if self._held:
+                        yield Token(Kind.REFLIST, self._held)
+                    self._held = ""
+                    self.mode = Mode.REFLIST
+                    continue
+                if isinstance(found, tuple):
+                    yield from self._text(buf[pos : found[1]], Kind.CODE)
+                    self._fence = buf[pos : found[1]].strip()
+                    self.mode = Mode.FENCE
+                    pos = found[1]
+                    continue
+            if self._group_open:
+                sep_end = _SEPARATORS.match(buf, pos).end()  # type: ignore[union-attr]
+                if sep_end == n and not eof and sep_end - pos <= MAX_WS:
+                    break
+                if sep_end < n and buf[sep_end] in _OPENERS and sep_end - pos <= MAX_WS:
+                    marker = match_marker(buf, sep_end, eof)
+                    if marker == NEED:
+                        break
+                    if isinstance(marker, Marker):
+                        yield self._marker(marker)
+                        pos = marker.end
+                        continue
+                self._group_open = False
+                if sep_end > pos:
+                    space_follows = sep_end == n or buf[sep_end].isspace()
+                    yield Token(Kind.SEPARATOR, buf[pos:sep_end], space_follows=space_follows)
+                    pos = sep_end
+                continue
+            char = buf[pos]
+            if char == "`":
+                run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
+                if self._tick_run or run - pos > MAX_FENCE:
+                    # the rest of a run too long to open a code span, or decided without its end
+                    yield from self._text(buf[pos:run])
+                    pos = run
+                    self._tick_run = run == n
+                    continue
+                if run == n and not eof:
+                    break
+                yield from self._text(buf[pos:run], Kind.CODE)
+                self.mode, self._code_ticks = Mode.CODE, run - pos
+                pos = run
+                continue
+            self._tick_run = False
+            if char == "<":
+                think = match_think(buf, pos, eof)
+                if think == NEED:
+                    break
+                if isinstance(think, ThinkTag):
+                    yield from self._on_think(think)
+                    pos = think.end
+                    continue
+            if char in _OPENERS:
+                marker = match_marker(buf, pos, eof)
+                if marker == NEED:
+                    break
+                if isinstance(marker, Marker):
+                    yield self._marker(marker)
+                    pos = marker.end
+                    continue
+                if isinstance(marker, Tag):
+                    yield from self._release()
+                    self._group_open = False
+                    yield Token(Kind.TAG, tag=marker)
+                    pos = marker.end
+                    continue
+                yield from self._text(char)
+                pos += 1
+                continue
+            if char == "\n":
+                yield from self._text("\n")
+                pos += 1
+                continue
+            stop = _TEXT_STOP.search(buf, pos)
+            end = stop.start() if stop else n
+            hold = (end < n and buf[end] in _OPENERS) or (end == n and not eof)
+            yield from self._text_run(buf[pos:end], hold)
+            pos = end
+        self._buf = buf[pos:]
+        if self._buf:
+            yield Token(Kind.NEED, self._buf)
+
+    def _code(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """Inside inline code: up to the closing backtick run or the end of the line."""
+        n = len(buf)
+        while pos < n:
+            stop = min((i for i in (buf.find("`", pos), buf.find("\n", pos)) if i >= 0), default=-1)
+            if stop < 0:
+                yield from self._text(buf[pos:], Kind.CODE)
+                self._tick_run = False
+                return n, False
+            if stop > pos:
+                yield from self._text(buf[pos:stop], Kind.CODE)
+                self._tick_run = False
+                pos = stop
+            if buf[pos] == "\n":
+                self.mode = Mode.TEXT
+                self._tick_run = False
+                return pos, False
+            run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
+            continued, self._tick_run = self._tick_run, False
+            if run == n and not eof and not continued and run - pos <= self._code_ticks:
+                return pos, True  # the run may still grow: it closes the span only at its exact length
+            yield from self._text(buf[pos:run], Kind.CODE)
+            if run - pos == self._code_ticks and not continued:
+                self.mode = Mode.TEXT
+                return run, False
+            self._tick_run = run == n and not eof  # a longer run: its rest cannot close the span
+            pos = run
+        return pos, False
+
+    def _thinking(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """Inside a thinking section: reasoning text up to a closing thinking tag."""
+        n = len(buf)
+        while pos < n:
+            lt = buf.find("<", pos)
+            if lt < 0:
+                yield Token(Kind.THINKING, buf[pos:])
+                return n, False
+            if lt > pos:
+                yield Token(Kind.THINKING, buf[pos:lt])
+                pos = lt
+            found = match_think(buf, pos, eof)
+            if found == NEED:
+                return pos, True
+            if isinstance(found, ThinkTag) and found.closing:
+                self._end_think()
+                return found.end, False
+            yield Token(Kind.THINKING, "<")
+            pos += 1
+        return pos, False
+
+    def _on_think(self, tag: ThinkTag) -> Iterator[Token]:
+        """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
+        yield from self._release()
+        self._group_open = False
+        if not tag.closing:
+            self.mode = Mode.THINK
+        else:
+            self._end_think()
+
+    def _end_think(self) -> None:
+        """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
+        self.mode = Mode.TEXT
+        self._skip_space = not self._written
+        if self._line_start:
+            self._line_checked = False
+
+    def _fence_line(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """Inside a fenced code block: whole lines, until a closing fence line."""
+        if self._line_start:
+            newline = buf.find("\n", pos)
+            line = buf[pos:] if newline < 0 else buf[pos:newline]
+            stripped = line.strip()
+            closing = len(self._fence) <= len(stripped) <= MAX_FENCE and stripped == self._fence[0] * len(
+                stripped
+            )
+            could_close = stripped == self._fence[0] * len(stripped)
+            if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
+                return pos, True
+            if closing:
+                self.mode = Mode.TEXT
+        newline = buf.find("\n", pos)
+        end = len(buf) if newline < 0 else newline + 1
+        yield from self._text(buf[pos:end], Kind.CODE)
+        return end, False
+
+    def _marker(self, marker: Marker) -> Token:
+        opens = not self._group_open
+        pre_ws, self._held = (self._held, "") if opens else ("", "")
+        self._group_open = True
+        return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
+
+    def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
+        """Plain text; trailing spaces are held when a marker may follow them."""
+        if hold:
+            body = run.rstrip(" \t")
+            trailing = len(run) - len(body)
+            ws_before = self._ws_run + len(self._held) if not body else 0
+            if trailing and ws_before + trailing <= MAX_WS:
+                if body:
+                    yield from self._text(body)
+                self._held += run[len(body) :]
+                return
+        yield from self._text(run)
+
+    def _release(self) -> Iterator[Token]:
+        if self._held:
+            held, self._held = self._held, ""
+            self.wrote(held)
+            yield Token(Kind.TEXT, held)
+
+    def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
+        if self._held:
+            yield from self._release()
+        if text:
+            self.wrote(text)
+            yield Token(kind, text)
