@@ -13,6 +13,7 @@ VENV=.venv-lc03
 BASE_VENV=${BASE_VENV:-.venv}
 PINS=(
     "langchain-core>=0.3,<0.4"
+    "langchain>=0.3,<0.4"  # the cli extra brings langchain 1.x into the base environment; 0.3 needs its own
     "langchain-openai>=0.2,<0.4"
     "langchain-anthropic>=0.3,<0.4"
     "langchain-qdrant>=0.2,<0.3"

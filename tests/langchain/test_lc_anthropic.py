@@ -11,7 +11,7 @@ from langchain_core.language_models import FakeListChatModel
 from langchain_cite import CitationsDelta, TextDelta, create_cited_rag_chain, is_chat_anthropic, to_ai_message
 
 from .anthropic_recorded import COOKBOOK, api_content, load_examples, message, stream_events
-from .conftest import ListRetriever, LocalServer
+from .conftest import ListRetriever, LocalServer, needs_content_blocks
 
 ChatAnthropic = pytest.importorskip("langchain_anthropic").ChatAnthropic
 
@@ -66,6 +66,12 @@ def test_native_citations_invoke(example: dict[str, Any], local_server: Any) -> 
     assert documents[3]["title"] == "Order Tracking Information"
     assert documents[3]["source"]["data"] == example["documents"][3]["text"]
     assert user["content"][-1] == {"type": "text", "text": example["question"]}
+
+
+@needs_content_blocks
+def test_native_citations_as_message_annotations(example: dict[str, Any], local_server: Any) -> None:
+    server = local_server(anthropic_route(api_content(example)))
+    answer = chain_for(example, server).invoke(example["question"])
     annotations = to_ai_message(answer).content[0]["annotations"]
     assert [a["cited_text"] for a in annotations] == [c.cited_text for c in answer.citations]
 
