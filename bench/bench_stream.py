@@ -20,38 +20,24 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import sys
 import time
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from cite_core import CitationStream, clear_caches, number_sources, parse_answer
-
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = next(
-    (p for p in (ROOT.parent / "shared" / "data", ROOT.parent.parent / "shared" / "data") if p.is_dir()),
-    ROOT.parent / "shared" / "data",
-)
+sys.path.insert(0, str(ROOT))
+
+from bench.golden import expertqa_cases  # noqa: E402
+from cite_core import CitationStream, clear_caches, number_sources, parse_answer  # noqa: E402
+
 ONYX = ROOT / "bench" / "peers" / "_fetched" / "onyx_citation_processor.py"
 
 
 def answers(limit: int) -> list[tuple[str, list[dict[str, Any]]]]:
-    """(answer text, source items) of the first ``limit`` ExpertQA answers."""
-    path = SHARED / "expertqa_domain_test_attributed_answers.jsonl"
-    if not path.is_file():
-        path = ROOT / "tests" / "data" / "expertqa_subset.jsonl"
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines()[:limit]:
-        row = json.loads(line)
-        by_n = {p["n"]: p for p in row["passages"]}
-        items = [
-            {
-                "text": (by_n.get(n, {}).get("text") or "").strip() or "(no text)",
-                "url": by_n.get(n, {}).get("url"),
-            }
-            for n in range(1, max(by_n, default=0) + 1)
-        ]
-        out.append((row["answer"], items))
-    return out
+    """(answer text, source items) of the first ``limit`` ExpertQA answers, as the golden dump reads them."""
+    return [(answer, items) for _, items, answer in islice(expertqa_cases(), limit)]
 
 
 def load_onyx() -> Any:

@@ -97,7 +97,8 @@ _WORDS = [
 ]
 
 
-def _expertqa() -> Iterator[tuple[str, list[Any], str]]:
+def expertqa_cases() -> Iterator[tuple[str, list[Any], str]]:
+    """(name, source items, answer) of every ExpertQA answer (the shipped subset without ../shared)."""
     path = SHARED / "expertqa_domain_test_attributed_answers.jsonl"
     if not path.is_file():
         path = ROOT / "tests" / "data" / "expertqa_subset.jsonl"
@@ -161,7 +162,7 @@ def _multilingual() -> Iterator[tuple[str, list[Any], str]]:
 
 
 def cases() -> Iterator[tuple[str, list[Any], str]]:
-    yield from _expertqa()
+    yield from expertqa_cases()
     yield from _generated()
     yield from _soup()
     yield from _multilingual()
