@@ -108,3 +108,11 @@ def _walk_marker_text(answer: CitedAnswer) -> Iterator[Piece]:
 def weak_numbers(answer: CitedAnswer) -> list[int]:
     """Display numbers that appear as a weak marker somewhere, in order of first appearance."""
     return list(dict.fromkeys(m.number for piece in walk(answer) for m in piece.markers if m.weak))
+
+
+def citations_by_reference(answer: CitedAnswer) -> dict[int, list[Citation]]:
+    """The answer's citations grouped by display number, in order (a reference list's entries)."""
+    by_ref: dict[int, list[Citation]] = {}
+    for citation in answer.citations:
+        by_ref.setdefault(citation.reference, []).append(citation)
+    return by_ref

@@ -23,13 +23,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from .blocks import walk
+from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, page_text, pages_cited, short
 from .notes import Note, answer_notes
 from .urls import md_url, safe_url
 
 if TYPE_CHECKING:
-    from .._models import Citation, CitedAnswer
+    from .._models import CitedAnswer
 
 __all__ = ["escape_model_markdown", "render_markdown"]
 
@@ -116,9 +116,7 @@ def _marker(number: int, style: str) -> str:
 
 
 def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, str]) -> list[str]:
-    by_ref: dict[int, list[Citation]] = {}
-    for citation in answer.citations:
-        by_ref.setdefault(citation.reference, []).append(citation)
+    by_ref = citations_by_reference(answer)
     lines = []
     for ref in answer.references:
         source, cited = ref.source, by_ref.get(ref.number, [])

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .blocks import walk
+from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
 from .notes import Note, answer_notes
 
 if TYPE_CHECKING:
-    from .._models import Citation, CitedAnswer
+    from .._models import CitedAnswer
 
 __all__ = ["MAX_QUOTE_CHARS", "render_terminal", "strip_controls"]
 
@@ -82,9 +82,7 @@ def _text(answer: CitedAnswer, color: bool) -> str:
 
 
 def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> list[str]:
-    by_ref: dict[int, list[Citation]] = {}
-    for citation in answer.citations:
-        by_ref.setdefault(citation.reference, []).append(citation)
+    by_ref = citations_by_reference(answer)
     lines = []
     for ref in answer.references:
         source, cited = ref.source, by_ref.get(ref.number, [])
