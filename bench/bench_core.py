@@ -19,45 +19,20 @@ import json
 import random
 import statistics
 import time
-from pathlib import Path
 
 from cite_core import CitationStream, build_messages, number_sources, parse_answer, split_sentences
 
 try:
-    from bench.eval._data import find_data_dir
+    from bench.eval._data import essay_or_prose
 except ImportError:  # run as a script: bench/ is the script's folder
-    from eval._data import find_data_dir  # type: ignore[no-redef]
+    from eval._data import essay_or_prose  # type: ignore[no-redef]
 
 NEVER_SEEN_TARGET = 0.1
 """Issue 15: top 10 of 4 KB nodes never seen, core cost at most this share of llama-index's re-split."""
 
-SHARED = find_data_dir() or Path(__file__).resolve().parent.parent.parent / "shared" / "data"
-
 
 def corpus_text() -> str:
-    essay = SHARED / "paul_graham_essay.txt"
-    if essay.is_file():
-        return essay.read_text(encoding="utf-8")
-    rng = random.Random(0)
-    words = [
-        "the",
-        "of",
-        "grass",
-        "sky",
-        "water",
-        "blue",
-        "green",
-        "life",
-        "energy",
-        "sun",
-        "moon",
-        "city",
-        "river",
-        "paper",
-        "model",
-        "data",
-    ]
-    return " ".join(" ".join(rng.choice(words) for _ in range(rng.randint(8, 20))) + "." for _ in range(2000))
+    return essay_or_prose(2000)
 
 
 def make_sources(n: int, size: int = 1000) -> list[dict]:

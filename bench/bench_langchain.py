@@ -21,7 +21,6 @@ import random
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -32,10 +31,13 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnablePassthrough
 
+try:
+    from bench.eval._data import essay_or_prose
+except ImportError:  # run as a script: bench/ is the script's folder
+    from eval._data import essay_or_prose  # type: ignore[no-redef]
 from cite_core import CitationStream, build_prompt, parse_answer, split_sentences
 from langchain_cite import create_cited_rag_chain, documents_to_sources
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 QUESTION = "What did the author work on before college?"
 
 
@@ -49,32 +51,7 @@ class FixedRetriever(BaseRetriever):
 
 
 def corpus(k: int = 8, size: int = 1000) -> list[Document]:
-    essay = SHARED / "paul_graham_essay.txt"
-    if essay.is_file():
-        text = essay.read_text(encoding="utf-8")
-    else:  # ../shared absent: synthetic prose of the same shape
-        rng = random.Random(0)
-        words = [
-            "the",
-            "of",
-            "grass",
-            "sky",
-            "water",
-            "blue",
-            "green",
-            "life",
-            "energy",
-            "sun",
-            "moon",
-            "city",
-            "river",
-            "paper",
-            "model",
-            "data",
-        ]
-        text = " ".join(
-            " ".join(rng.choice(words) for _ in range(rng.randint(8, 20))) + "." for _ in range(500)
-        )
+    text = essay_or_prose(500)
     return [
         Document(
             page_content=text[i * size : (i + 1) * size],

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import statistics
 import sys
@@ -29,37 +28,14 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from qdrant_client import QdrantClient, models  # noqa: E402
 
+from bench.eval._data import essay_or_prose  # noqa: E402
 from cite_core import build_messages, number_sources, parse_answer, split_sentences  # noqa: E402
 
 DIM = 64
-ESSAY = ROOT.parent / "shared" / "data" / "paul_graham_essay.txt"
 
 
 def text_pool() -> str:
-    if ESSAY.is_file():
-        return ESSAY.read_text(encoding="utf-8")
-    rng = random.Random(0)
-    words = [
-        "the",
-        "of",
-        "grass",
-        "sky",
-        "water",
-        "blue",
-        "green",
-        "life",
-        "energy",
-        "sun",
-        "moon",
-        "city",
-        "river",
-        "paper",
-        "model",
-        "data",
-    ]
-    return " ".join(
-        " ".join(rng.choice(words) for _ in range(rng.randint(8, 20))).capitalize() + "." for _ in range(2000)
-    )
+    return essay_or_prose(2000, capitalize=True)
 
 
 def build(client: QdrantClient, name: str, size: int, batch: int = 2000) -> float:

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from pathlib import Path
 from typing import Any, Literal
 
 __all__ = [
     "DATA_DIR",
+    "ESSAY_WORDS",
     "REPO_ROOT",
     "Split",
     "available",
+    "essay_or_prose",
     "find_data_dir",
     "load_json",
     "load_jsonl",
@@ -99,3 +102,39 @@ def split(records: list[Any], which: Split) -> list[Any]:
         return list(records)
     offset = 0 if which == "dev" else 1
     return records[offset::2]
+
+
+ESSAY_WORDS = [
+    "the",
+    "of",
+    "grass",
+    "sky",
+    "water",
+    "blue",
+    "green",
+    "life",
+    "energy",
+    "sun",
+    "moon",
+    "city",
+    "river",
+    "paper",
+    "model",
+    "data",
+]
+"""The words of the synthetic prose used when the essay is absent."""
+
+
+def essay_or_prose(sentences: int, *, capitalize: bool = False) -> str:
+    """The Paul Graham essay of the shared data (the benchmarks' real prose), else ``sentences`` seeded
+    synthetic sentences of 8 to 20 words (capitalised when asked), so a benchmark runs without the data."""
+    folder = find_data_dir()
+    essay = folder / "paul_graham_essay.txt" if folder else None
+    if essay is not None and essay.is_file():
+        return essay.read_text(encoding="utf-8")
+    rng = random.Random(0)
+    out = []
+    for _ in range(sentences):
+        sentence = " ".join(rng.choice(ESSAY_WORDS) for _ in range(rng.randint(8, 20)))
+        out.append((sentence.capitalize() if capitalize else sentence) + ".")
+    return " ".join(out)
