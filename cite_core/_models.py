@@ -385,6 +385,36 @@ def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     return model
 
 
+_CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}
+
+
+def char_location(
+    cited_text: str,
+    document_index: int,
+    document_title: str | None,
+    reference: int,
+    support: float,
+    start: int,
+    end: int,
+    offset: int,
+) -> CharLocation:
+    """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
+    coordinates), built without validation: the localiser's values are valid by construction."""
+    values = {
+        "cited_text": cited_text,
+        "document_index": document_index,
+        "document_title": document_title,
+        "reference": reference,
+        "support": float(support),
+        "source_start": start,
+        "source_end": end,
+        "type": "char_location",
+        "start_char_index": start + offset,
+        "end_char_index": end + offset,
+    }
+    return _built(CharLocation, values, set(_CHAR_FIELDS))
+
+
 def text_delta(text: str) -> TextDelta:
     """``TextDelta(text=text)``, built without validation."""
     return _built(TextDelta, {"type": "text_delta", "text": text}, {"text"})
