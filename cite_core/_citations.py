@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ._events import char_location
 from ._models import (
     CharLocation,
     Citation,
@@ -17,7 +18,6 @@ from ._models import (
     Reference,
     Source,
     TextBlock,
-    char_location,
 )
 
 __all__ = ["build_answer", "citation_for_span", "display_number"]

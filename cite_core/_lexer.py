@@ -153,11 +153,9 @@ class Lexer:
         yield from self._release()
 
     def plain(self, chunk: str) -> tuple[str, str] | None:
-        """The fast path of ``feed`` for a chunk of plain text: when nothing is pending and ``chunk``
-        holds no character that starts a construct (``[ 【 ［ 〔 ( <``, backtick, newline) and some text
-        that is not a space, the two ``TEXT`` tokens ``feed`` would make, as strings: the spaces held
-        before it (released, or ``""``) and its text (without its trailing spaces, held: a marker may
-        follow). None (nothing taken) otherwise."""
+        """``feed``'s fast path: a chunk of plain text (nothing pending; no ``[ 【 ［ 〔 ( <``, backtick or
+        newline; not only spaces) as the two ``TEXT`` tokens ``feed`` would make: the spaces held before
+        it (or ``""``) and its text, its trailing spaces held. None (nothing taken) otherwise."""
         if (
             self._buf
             or _TEXT_STOP.search(chunk) is not None
