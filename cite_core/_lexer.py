@@ -152,10 +152,11 @@ class Lexer:
         yield from self._run()
         yield from self._release()
 
-    def plain(self, chunk: str) -> tuple[str, str] | None:
+    def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``[ 【 ［ 〔 ( <``, backtick or
-        newline; not only spaces) as the two ``TEXT`` tokens ``feed`` would make: the spaces held before
-        it (or ``""``) and its text, its trailing spaces held. None (nothing taken) otherwise."""
+        newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
+        its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
+        otherwise."""
         if (
             self._buf
             or _TEXT_STOP.search(chunk) is not None
@@ -166,9 +167,13 @@ class Lexer:
         ):
             return None
         body = chunk.rstrip(" \t")
-        if not body:
-            return None
         # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
+        if not body:
+            if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
+                return None  # too many spaces to hold: feed releases them
+            self._tick_run = False
+            self._held += chunk
+            return ()
         self._tick_run = False
         self._line_start = False
         self._written = True
@@ -177,9 +182,9 @@ class Lexer:
         if trailing and trailing <= MAX_WS:
             self._held = chunk[len(body) :]
             self._ws_run = 0
-            return released, body
+            return (released, body) if released else (body,)
         self._ws_run = trailing
-        return released, chunk
+        return (released, chunk) if released else (chunk,)
 
     def _wrote(self, text: str) -> None:
         """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""

@@ -15,7 +15,6 @@ from ._models import Citation, Source
 from ._scoring import (
     TermStats,
     _analyze,
-    _ascii_terms,
     analyze,
     bm25_direct,
     bm25_postings,
@@ -94,15 +93,11 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
             # the common one-line sentence skips split_lines' call
             for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
         ]
-    low = text.lower()  # once for the chunk: each unit's words found in place (no word cache)
-    if low.isascii():
-        terms = [_ascii_terms(low, a, b) for a, b in spans]
-    elif len(low) == len(text):  # aligned (only U+0130 lower-cases to two characters)
-        terms = [_ascii_terms(low, a, b) if low[a:b].isascii() else _analyze(text[a:b]) for a, b in spans]
-    else:
-        terms = [_analyze(text[a:b]) for a, b in spans]
+    # through the word cache: units of the same text (a sentence repeated across chunks) share one
+    # terms tuple, which bounds the memory of many sources (tests/robustness/test_memory.py)
+    terms = [_analyze(text[a:b]) for a, b in spans]
     units = tuple([_tuple_new(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
-    return ChunkAnalysis(units, [_counts(t) for t in terms], list(map(len, terms)))
+    return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
 
 
 _tuple_new = tuple.__new__

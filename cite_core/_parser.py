@@ -66,10 +66,8 @@ class CitationStream:
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
             if taken is not None:
-                released, text = taken
-                if released:
-                    self._out.text(released)
-                self._out.text(text)
+                for text in taken:
+                    self._out.text(text)
             else:
                 self._consume(self._lexer.feed(chunk))
         return self._out.take_events()

@@ -15,7 +15,8 @@ from cite_core._events import char_location, citations_delta, display_delta, tex
 from cite_core._lexer import Kind, Lexer
 from cite_core._localize import _analyse_segment, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
-from cite_core._scoring import _analyze
+from cite_core._scoring import _analyze, _stem
+from cite_core._stopwords import SUFFIXES
 
 SOURCES = number_sources(
     [
@@ -107,10 +108,13 @@ def test_plain_refuses_what_may_start_a_construct_and_takes_plain_text_with_held
     lexer = Lexer()
     assert lexer.plain("Grass") is None  # the start of the answer is a line start: checked by feed
     list(lexer.feed("Grass"))
-    assert lexer.plain(" is green ") == ("", " is green")  # its trailing space held
+    assert lexer.plain(" is green ") == (" is green",)  # its trailing space held
     assert lexer.held == 1
-    assert lexer.plain("and") == (" ", "and")  # the held space released first
-    for chunk in ("a [1", "a(", "a<", "a`", "a\n", "【", "   "):
+    assert lexer.plain("  ") == ()  # spaces alone: held
+    assert lexer.held == 3
+    assert lexer.plain("and") == ("   ", "and")  # the held spaces released first
+    assert lexer.plain(" " * 70) is None  # more than MAX_WS spaces: the general path releases them
+    for chunk in ("a [1", "a(", "a<", "a`", "a\n", "【"):
         assert lexer.plain(chunk) is None
     tokens = list(lexer.feed(" [1"))
     assert [t.kind for t in tokens] == [Kind.NEED]
@@ -177,3 +181,22 @@ def test_chunk_analysis_equals_each_unit_analysed_on_its_own(text: str, blocks: 
         spans = split_sentences(text) or [(0, len(text))]
         expected = [piece for a, b in spans for piece in split_lines(text, a, b)]
         assert [(u.start, u.end) for u in entry.units] == expected
+
+
+def _stem_reference(word: str) -> str:
+    """The stemmer as first written: every suffix tried in ``SUFFIXES`` order."""
+    if len(word) <= 3 or not word.endswith(SUFFIXES) or word.isdigit():
+        return word
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            return stem + "y" if suffix in ("ies", "ied") else stem
+    return word
+
+
+@given(st.text(alphabet="aeiousntlgdymcóeí", max_size=6), st.sampled_from(["", *SUFFIXES]))
+def test_the_stemmer_tries_only_suffixes_with_the_last_letter_and_gives_the_same_stems(
+    stem: str, suffix: str
+) -> None:
+    for word in (stem + suffix, suffix, stem + suffix + "s", stem + "ies", stem + "ings"):
+        assert _stem(word) == _stem_reference(word)
