@@ -26,7 +26,7 @@ from ._models import (
 )
 from ._scoring import analyze
 from ._segment import split_sentences
-from ._statements import SentenceMap, sentence_ranges
+from ._statements import SentenceMap, StatementTags
 
 __all__ = ["Assembler"]
 
@@ -52,7 +52,7 @@ class _Group:
         self.resolved = False
 
 
-class Assembler:
+class Assembler(StatementTags):
     """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
 
     def __init__(
@@ -90,7 +90,7 @@ class Assembler:
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
-        self._in_cite: _Group | None = None  # inside <cite>...</cite>: its markers cite this group's claim
+        self._in_cite: Any = None  # inside <cite>...</cite>: the _Group its markers cite (StatementTags)
         self._sentence_map = SentenceMap(sources) if style == "statements" else None
         # claims
         self._tail: list[str] = []
@@ -319,6 +319,9 @@ class Assembler:
                 CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end)
             )
 
+    def _new_group(self) -> _Group:
+        return _Group()
+
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
         if tag.name != "cit":
@@ -358,78 +361,6 @@ class Assembler:
             self._inserts.append((self._plain_len, f"[{display}]"))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
-
-    # -- the statement format: <statement>S<cite>[a-b][c-d]</cite></statement> -------------------
-
-    def _statement_tag(self, tag: Tag) -> None:
-        """``<statement>`` opens a claim as ``<CIT>`` does (with no items); ``</statement>`` closes it;
-        ``<cite>`` makes the markers up to ``</cite>`` cite it; a stray ``</cite>`` is text."""
-        if tag.name == "cite" and tag.closing:
-            if self._in_cite is None:
-                self.text(tag.raw)
-                return
-            self._in_cite = None
-            if self._tag is not None and not self._tag[1]:  # a second <cite> in the statement: new claim
-                self._tag, self._tag_text = (self._plain_len, ()), []
-            return
-        self._in_cite = None
-        self._group = None
-        if self._forward:
-            self._resolve_forward(self._plain_len)
-        if tag.name == "cite":
-            self._in_cite = self._statement_group()
-            return
-        self._close_tag()
-        if not tag.closing:
-            self._tag = (self._plain_len, ())
-            self._tag_text = []
-
-    def _statement_group(self) -> _Group:
-        """The group that the markers of a ``<cite>`` add to: the open statement, else the claim before."""
-        group = _Group()
-        self._groups.append(group)
-        if self._tag is None:
-            self._backward_claim(group)
-        else:
-            text, start = "".join(self._tag_text), self._tag[0]
-            lead = len(text) - len(text.lstrip())
-            group.start, group.end = start + lead, max(start + len(text.rstrip()), start + lead)
-            group.claim, group.resolved = text.strip(), True
-        if not group.forward:
-            self._move_boundary(self._plain_len)
-        return group
-
-    def _cite_marker(self, group: _Group, marker: Marker) -> None:
-        """A marker inside ``<cite>``: source numbers, or (``statements`` style) global sentence ranges
-        split into one citation per source segment; numbers outside the sources are invalid."""
-        if self._sentence_map is None or any(item.sentences for item in marker.items):
-            self._invalid.extend(marker.invalid)
-            for item in marker.items:
-                self._cite_item(group, item)
-            return
-        for lo, hi, raw in sentence_ranges(marker.raw):
-            pieces = self._sentence_map.resolve(lo, hi)
-            if pieces is None:
-                self._invalid.append(raw)
-                continue
-            for piece in pieces:
-                self._cite_item(group, Item(piece.source.number, raw, (piece.first + 1, piece.last + 1)))
-
-    def _cite_item(self, group: _Group, item: Item) -> None:
-        source = self._by_number.get(item.number)
-        if source is None:
-            self._invalid.append(item.raw)
-            return
-        if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):
-            return
-        if not any(s.number == source.number for s, _ in group.items):
-            shown = f"[{display_number(self._display_no, source.number)}]"
-            self._display.append(shown)
-            if self._show and self.emit:
-                self._pending_display.append(shown)
-            self._inserts.append((self._plain_len, shown))
-        group.items.append((source, item))
-        self._cite(group, source, item)
 
     # -- result ---------------------------------------------------------------------------------
 
