@@ -93,6 +93,8 @@ class CitationPrompt:
     the last shown; its shown part is a prefix with the same number and offsets)."""
     token_count: int | None = None
     """Tokens of the messages, when a budget was given."""
+    style: PromptStyle = "markers"
+    """The prompt style: give the parser the same one (``parse_answer(..., style=prompt.style)``)."""
 
 
 class Messages(list[dict[str, str]]):
@@ -267,6 +269,7 @@ def build_prompt(
         dropped=dropped,
         truncated=truncated,
         token_count=total,
+        style=style,
     )
 
 
