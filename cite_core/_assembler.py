@@ -16,13 +16,13 @@ from ._localize import Corpus
 from ._markers import Item, Marker, Tag
 from ._models import (
     Citation,
-    CitationsDelta,
     CitedAnswer,
-    DisplayDelta,
     Source,
     StreamEvent,
-    TextDelta,
-    ThinkingDelta,
+    citations_delta,
+    display_delta,
+    text_delta,
+    thinking_delta,
 )
 from ._scoring import analyze
 from ._segment import split_sentences
@@ -172,13 +172,13 @@ class Assembler(StatementTags):
 
     def _flush_text(self) -> None:
         if self._pending_thinking:
-            self._events.append(ThinkingDelta(thinking="".join(self._pending_thinking)))
+            self._events.append(thinking_delta("".join(self._pending_thinking)))
             self._pending_thinking = []
         if self._pending_text:
-            self._events.append(TextDelta(text="".join(self._pending_text)))
+            self._events.append(text_delta("".join(self._pending_text)))
             self._pending_text = []
         if self._pending_display:
-            self._events.append(DisplayDelta(text="".join(self._pending_display)))
+            self._events.append(display_delta("".join(self._pending_display)))
             self._pending_display = []
 
     def take_events(self) -> list[StreamEvent]:
@@ -315,9 +315,7 @@ class Assembler(StatementTags):
         group.citations.append(citation)
         if self.emit:
             self._flush_text()
-            self._events.append(
-                CitationsDelta(citation=citation, claim_start=group.start, claim_end=group.end)
-            )
+            self._events.append(citations_delta(citation, group.start, group.end))
 
     def _new_group(self) -> _Group:
         return _Group()

@@ -17,6 +17,7 @@ from ._models import (
     Reference,
     Source,
     TextBlock,
+    char_location,
 )
 
 __all__ = ["build_answer", "citation_for_span", "display_number"]
@@ -98,6 +99,11 @@ def citation_for_span(
     if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
+    if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
+        # the usual case, valid by construction: built without validation
+        return char_location(
+            source.text[start:end], source.number - 1, source.title, reference, support, start, end, offset
+        )
     return CharLocation(
         cited_text=source.text[start:end],
         source_start=start,

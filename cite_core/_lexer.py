@@ -113,8 +113,9 @@ class Token:
 class Lexer:
     """Scan model output chunk by chunk: ``feed(chunk)`` and ``finish()`` yield tokens.
 
-    The consumer handles each token before the next is made. A ``SEPARATOR`` token's text is not
-    written by the lexer: the consumer calls ``wrote(text)`` with what it kept of it.
+    The lexer tracks its own output (line starts, runs of spaces) from the tokens it makes; the
+    consumer never reports back. ``plain(chunk)`` is the fast path of ``feed`` for a chunk of plain
+    text that decides nothing (most chunks of a stream).
     """
 
     def __init__(self, names: dict[int, tuple[str, ...]] | None = None) -> None:
@@ -151,7 +152,38 @@ class Lexer:
         yield from self._run()
         yield from self._release()
 
-    def wrote(self, text: str) -> None:
+    def plain(self, chunk: str) -> tuple[str, str] | None:
+        """The fast path of ``feed`` for a chunk of plain text: when nothing is pending and ``chunk``
+        holds no character that starts a construct (``[ 【 ［ 〔 ( <``, backtick, newline) and some text
+        that is not a space, the two ``TEXT`` tokens ``feed`` would make, as strings: the spaces held
+        before it (released, or ``""``) and its text (without its trailing spaces, held: a marker may
+        follow). None (nothing taken) otherwise."""
+        if (
+            self._buf
+            or _TEXT_STOP.search(chunk) is not None
+            or self.mode is not Mode.TEXT
+            or self._group_open
+            or self._skip_space
+            or (self._line_start and not self._line_checked)
+        ):
+            return None
+        body = chunk.rstrip(" \t")
+        if not body:
+            return None
+        # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
+        self._tick_run = False
+        self._line_start = False
+        self._written = True
+        released, self._held = self._held, ""
+        trailing = len(chunk) - len(body)
+        if trailing and trailing <= MAX_WS:
+            self._held = chunk[len(body) :]
+            self._ws_run = 0
+            return released, body
+        self._ws_run = trailing
+        return released, chunk
+
+    def _wrote(self, text: str) -> None:
         """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""
         body = text.rstrip(" \t")
         self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
@@ -222,7 +254,12 @@ class Lexer:
                 self._group_open = False
                 if sep_end > pos:
                     space_follows = sep_end == n or buf[sep_end].isspace()
-                    yield Token(Kind.SEPARATOR, buf[pos:sep_end], space_follows=space_follows)
+                    sep = buf[pos:sep_end]
+                    yield Token(Kind.SEPARATOR, sep, space_follows=space_follows)
+                    # the assembler keeps the separator, or (after a lead-in: "According to [2], ...")
+                    # moves its comma to the display text: the claim before it ends with a word, so no
+                    # space is pending and the spaces after the comma are the run either way
+                    self._wrote(sep)
                     pos = sep_end
                 continue
             char = buf[pos]
@@ -386,12 +423,12 @@ class Lexer:
     def _release(self) -> Iterator[Token]:
         if self._held:
             held, self._held = self._held, ""
-            self.wrote(held)
+            self._wrote(held)
             yield Token(Kind.TEXT, held)
 
     def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
         if self._held:
             yield from self._release()
         if text:
-            self.wrote(text)
+            self._wrote(text)
             yield Token(kind, text)

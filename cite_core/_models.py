@@ -6,7 +6,7 @@ Page numbers are 1-based with an exclusive end, as in Anthropic's Citations API.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 
@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 SourceKind = Literal["text", "pages", "blocks"]
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class Segment(BaseModel):
@@ -366,6 +367,76 @@ class ThinkingDelta(BaseModel):
 
     type: Literal["thinking_delta"] = "thinking_delta"
     thinking: str
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """An instance of ``cls`` from values already of their field types, as validation would build it
+    (the same ``__dict__`` in field order, fields set, no extra, no private state), without validating:
+    for the stream's hot path, where the values come from the parser itself."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+_CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}
+
+
+def char_location(
+    cited_text: str,
+    document_index: int,
+    document_title: str | None,
+    reference: int,
+    support: float,
+    start: int,
+    end: int,
+    offset: int,
+) -> CharLocation:
+    """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
+    coordinates), built without validation: the localiser's values are valid by construction."""
+    values = {
+        "cited_text": cited_text,
+        "document_index": document_index,
+        "document_title": document_title,
+        "reference": reference,
+        "support": float(support),
+        "source_start": start,
+        "source_end": end,
+        "type": "char_location",
+        "start_char_index": start + offset,
+        "end_char_index": end + offset,
+    }
+    return _built(CharLocation, values, set(_CHAR_FIELDS))
+
+
+def text_delta(text: str) -> TextDelta:
+    """``TextDelta(text=text)``, built without validation."""
+    return _built(TextDelta, {"type": "text_delta", "text": text}, {"text"})
+
+
+def display_delta(text: str) -> DisplayDelta:
+    """``DisplayDelta(text=text)``, built without validation."""
+    return _built(DisplayDelta, {"type": "display_delta", "text": text}, {"text"})
+
+
+def thinking_delta(thinking: str) -> ThinkingDelta:
+    """``ThinkingDelta(thinking=thinking)``, built without validation."""
+    return _built(ThinkingDelta, {"type": "thinking_delta", "thinking": thinking}, {"thinking"})
+
+
+def citations_delta(citation: Citation, claim_start: int, claim_end: int) -> CitationsDelta:
+    """``CitationsDelta(citation=..., claim_start=..., claim_end=...)``, built without validation."""
+    return _built(
+        CitationsDelta,
+        {"type": "citations_delta", "citation": citation, "claim_start": claim_start, "claim_end": claim_end},
+        {"citation", "claim_start", "claim_end"},
+    )
 
 
 StreamEvent = Annotated[

@@ -75,7 +75,14 @@ class CitationStream:
         if chunk:
             if has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
                 chunk = _SURROGATE.sub("\ufffd", chunk)
-            self._consume(self._lexer.feed(chunk))
+            taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
+            if taken is not None:
+                released, text = taken
+                if released:
+                    self._out.text(released)
+                self._out.text(text)
+            else:
+                self._consume(self._lexer.feed(chunk))
         return self._out.take_events()
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:
@@ -127,9 +134,7 @@ class CitationStream:
             elif kind is Kind.MARKER:
                 out.marker(token.marker, token.opens, token.pre_ws)  # type: ignore[arg-type]
             elif kind is Kind.SEPARATOR:
-                kept = out.separator(token.text, token.space_follows)
-                if kept:
-                    self._lexer.wrote(kept)
+                out.separator(token.text, token.space_follows)
             elif kind is Kind.TAG:
                 out.tag(token.tag)  # type: ignore[arg-type]
             elif kind is Kind.THINKING:

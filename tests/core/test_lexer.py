@@ -9,14 +9,12 @@ from cite_core._markers import Item, Marker
 
 
 def lex(*chunks: str) -> list[Token]:
-    """Every token for ``chunks`` (a separator is kept whole), ``NEED`` tokens left out."""
+    """Every token for ``chunks``, ``NEED`` tokens left out."""
     lexer = Lexer()
     tokens: list[Token] = []
 
     def take(stream):
         for token in stream:
-            if token.kind is Kind.SEPARATOR:
-                lexer.wrote(token.text)
             if token.kind is not Kind.NEED:
                 tokens.append(token)
 

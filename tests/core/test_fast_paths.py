@@ -1,0 +1,164 @@
+"""The parser's fast paths give exactly what the general paths give: events, answers, models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from cite_core import CitationStream, number_sources
+from cite_core._lexer import Kind, Lexer
+from cite_core._models import (
+    CharLocation,
+    CitationsDelta,
+    DisplayDelta,
+    TextDelta,
+    ThinkingDelta,
+    char_location,
+    citations_delta,
+    display_delta,
+    text_delta,
+    thinking_delta,
+)
+
+SOURCES = number_sources(
+    [
+        {"text": "The grass is green. The sky is blue.", "title": "Nature"},
+        "Hydrogen fuses into helium in the core of the Sun. This releases energy.",
+        {"text": "The Moon orbits the Earth. It has no light of its own.", "url": "https://example.org/m"},
+    ]
+)
+
+PIECES = [
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ",
+    "The grass is green",
+    "[3] The Moon orbits the Earth",
+    "the sky",
+    " ",
+    "   ",
+    "\t",
+    ".",
+    ". ",
+    ",",
+    "\n",
+    "\n\n",
+    "[1]",
+    "[2]",
+    "[1][3]",
+    "[1, 2]",
+    "[0]",
+    "[7]",
+    "[",
+    "]",
+    "1",
+    "(Source 2)",
+    "(",
+    "`",
+    "``",
+    "`[1]`",
+    "```\n",
+    "<think>",
+    "</think>",
+    "<CIT chunk_id='2' sentences='1-2'>",
+    "</CIT>",
+    "<",
+    "According to ",
+    "- [ ] ",
+    "# ",
+    "1. ",
+    "\nReferences:\n[1] Nature\n",
+    "中文。",
+    "，",
+]
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=25).map("".join)
+
+
+def _events(text: str, size: int, *, fast: bool, display: bool) -> tuple[list[Any], Any]:
+    stream = CitationStream(SOURCES, display=display)
+    if not fast:
+        stream._lexer.plain = lambda chunk: None  # type: ignore[method-assign]  # the general path only
+    events: list[Any] = []
+    for i in range(0, len(text), size):
+        events += stream.feed(text[i : i + size])
+    answer = stream.finish()
+    events += stream.pending_events()
+    return [(type(e), e.model_dump(mode="json"), e.model_fields_set) for e in events], answer
+
+
+@given(TEXTS, st.integers(min_value=1, max_value=40), st.booleans())
+@example("[3] The Moon orbits the Earth. It glows", 1, False)  # the held space resolves the claim
+def test_the_plain_text_fast_path_gives_the_events_of_the_general_path(
+    text: str, size: int, display: bool
+) -> None:
+    assert _events(text, size, fast=True, display=display) == _events(text, size, fast=False, display=display)
+
+
+@pytest.mark.parametrize("size", [1, 3, 8, 64])
+def test_long_plain_runs_go_through_the_fast_path_and_match_the_general_path(size: int) -> None:
+    text = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit " * 20) + "the grass is green [1]. " * 3
+    taken = []
+    stream = CitationStream(SOURCES)
+    plain = stream._lexer.plain
+    stream._lexer.plain = lambda chunk: taken.append(plain(chunk)) or taken[-1]  # type: ignore[method-assign]
+    for i in range(0, len(text), size):
+        stream.feed(text[i : i + size])
+    stream.finish()
+    assert sum(t is not None for t in taken) > len(taken) // 2  # most chunks take the fast path
+    assert _events(text, size, fast=True, display=True) == _events(text, size, fast=False, display=True)
+
+
+def test_plain_refuses_what_may_start_a_construct_and_takes_plain_text_with_held_spaces() -> None:
+    lexer = Lexer()
+    assert lexer.plain("Grass") is None  # the start of the answer is a line start: checked by feed
+    list(lexer.feed("Grass"))
+    assert lexer.plain(" is green ") == ("", " is green")  # its trailing space held
+    assert lexer.held == 1
+    assert lexer.plain("and") == (" ", "and")  # the held space released first
+    for chunk in ("a [1", "a(", "a<", "a`", "a\n", "【", "   "):
+        assert lexer.plain(chunk) is None
+    tokens = list(lexer.feed(" [1"))
+    assert [t.kind for t in tokens] == [Kind.NEED]
+    assert lexer.plain("] is") is None  # something is pending
+
+
+def test_event_builders_equal_validated_events() -> None:
+    citation = CharLocation(
+        cited_text="The sky is blue.",
+        document_index=0,
+        document_title="Nature",
+        reference=1,
+        support=0.5,
+        source_start=20,
+        source_end=36,
+        start_char_index=20,
+        end_char_index=36,
+    )
+    pairs = [
+        (text_delta("a b"), TextDelta(text="a b")),
+        (display_delta(" [1]"), DisplayDelta(text=" [1]")),
+        (thinking_delta("hm"), ThinkingDelta(thinking="hm")),
+        (citations_delta(citation, 3, 9), CitationsDelta(citation=citation, claim_start=3, claim_end=9)),
+        (char_location("The sky is blue.", 0, "Nature", 1, 0.5, 20, 36, 0), citation),
+        (
+            char_location("x", 2, None, 3, 1, 4, 5, 100),
+            CharLocation(
+                cited_text="x",
+                document_index=2,
+                reference=3,
+                support=1.0,
+                source_start=4,
+                source_end=5,
+                start_char_index=104,
+                end_char_index=105,
+                document_title=None,
+            ),
+        ),
+    ]
+    for built, validated in pairs:
+        assert built == validated and type(built) is type(validated)
+        assert built.__dict__ == validated.__dict__ and list(built.__dict__) == list(validated.__dict__)
+        assert built.model_fields_set == validated.model_fields_set
+        assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
+        assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
