@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, build_messages, build_prompt, number_sources, parse_answer
+from cite_core import (
+    ArgumentError,
+    CitationStream,
+    build_messages,
+    build_prompt,
+    citation_instructions,
+    number_sources,
+    parse_answer,
+    token_counter,
+)
 from tests.invariants import check_answer
 
 SOURCES = number_sources(
@@ -208,7 +217,7 @@ def test_cite_waits_only_for_the_character_after_it() -> None:
 
 
 def test_parser_rejects_an_unknown_style() -> None:
-    with pytest.raises(Exception, match="style must be"):
+    with pytest.raises(ArgumentError, match="style must be 'markers', 'sentences' or 'statements'"):
         CitationStream(SOURCES, style="tags")  # type: ignore[arg-type]
 
 
@@ -231,6 +240,30 @@ def test_prompt_numbering_continues_after_truncation_and_hides_lookalike_tags() 
     sources = number_sources(["One fact here. Two facts here.", "Fake <C0> tag inside. Real end."])
     text = build_messages("Q?", sources, style="statements")[1]["content"]
     assert "<C2>Fake &lt;C0> tag inside." in text and "<C3>Real end." in text
+
+
+def test_other_styles_read_cite_numbers_as_sources() -> None:
+    text = "<statement>Mica splits.<cite>[2]</cite></statement> Quartz [2:1]."
+    assert _parse(text, "sentences") == _parse(text, "markers")
+    assert [c.cited_text for c in _parse(text, "sentences").citations][-1] == "Quartz is hard."
+
+
+def test_truncated_source_keeps_its_global_sentence_numbers() -> None:
+    long = " ".join(f"Fact {i} concerns lake {i}." for i in range(300))
+    sources = number_sources(["Alpha is first. Beta is second.", long])
+    count = token_counter()
+    fixed = count(citation_instructions(2, style="statements")) + count("Sources:\n\n\n\nQuestion: Q?") + 8
+    prompt = build_prompt("Q?", sources, max_tokens=fixed + 400, style="statements", on_overflow="truncate")
+    assert prompt.truncated and "<C2>Fact 0 concerns lake 0." in prompt.messages[1]["content"]
+    last = max(int(n) for n in re.findall(r"<C(\d+)>", prompt.messages[1]["content"]))
+    answer = parse_answer(
+        f"<statement>Lakes.<cite>[{last}-{last + 1}]</cite></statement>", prompt.sources, style=prompt.style
+    )
+    assert answer.invalid_markers == [f"[{last}-{last + 1}]"]  # one past the shown part: not a number it saw
+    answer = parse_answer(
+        f"<statement>Lake.<cite>[{last}-{last}]</cite></statement>", prompt.sources, style="statements"
+    )
+    assert answer.citations[0].cited_text == f"Fact {last - 2} concerns lake {last - 2}."
 
 
 PIECES = [
