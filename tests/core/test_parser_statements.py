@@ -57,7 +57,7 @@ def _cited(block) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
 
 
 def _streamed(text: str, size: int, style: str = "statements"):  # type: ignore[no-untyped-def]
-    stream = CitationStream(SOURCES, style=style)  # type: ignore[arg-type]
+    stream = CitationStream(SOURCES, style=style, display=True)  # type: ignore[arg-type]
     held = 0
     deltas = []
     for start in range(0, len(text), size):
@@ -65,6 +65,7 @@ def _streamed(text: str, size: int, style: str = "statements"):  # type: ignore[
         held = max(held, stream.held)
     answer = stream.finish()
     deltas += stream.pending_events()
+    assert "".join(e.text for e in deltas if e.type == "display_delta") == answer.text
     return answer, "".join(e.text for e in deltas if e.type == "text_delta"), held
 
 
