@@ -214,6 +214,8 @@ def _prefix(pattern: re.Pattern[str], text: str, pos: int, eof: bool) -> str | N
 
 _STATEMENT_TAG = re.compile(r"<(/?)\s*(statement|cite)\s*>", re.IGNORECASE)
 _STATEMENT_NAMES = ("statement", "cite")
+_MAX_STATEMENT_PREFIX = 24
+"""An unfinished statement or cite tag is held back for at most this many characters."""
 _CITE_LOOKAHEAD = re.compile(r"[ \t]{0,16}")
 _CITE_FOLLOWS = "[【［<"
 """``<cite>`` opens a citation only when one of these follows (after spaces): ``<cite>[2]``,
@@ -224,7 +226,9 @@ def _match_statement_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
     """``<statement>``, ``</statement>``, ``<cite>`` or ``</cite>`` at ``text[pos]``, ``NEED`` or ``None``."""
     m = _STATEMENT_TAG.match(text, pos)
     if m is None:
-        return NEED if not eof and _is_statement_prefix(text[pos:].lower()) else None
+        if eof or len(text) - pos > _MAX_STATEMENT_PREFIX:
+            return None
+        return NEED if _is_statement_prefix(text[pos:].lower()) else None
     name, closing = m.group(2).lower(), bool(m.group(1))
     if name == "cite" and not closing:
         after = _CITE_LOOKAHEAD.match(text, m.end()).end()  # type: ignore[union-attr]
@@ -238,8 +242,6 @@ def _match_statement_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
 
 def _is_statement_prefix(rest: str) -> bool:
     """Whether ``rest`` (lower case, from its ``<``) may still become a statement or cite tag."""
-    if len(rest) > 24:
-        return False
     body = rest[2:] if rest.startswith("</") else rest[1:]
     body = body.lstrip()
     word = body.rstrip()
