@@ -9,6 +9,13 @@ fresh sources with our caches cleared (8-character and 1-character chunks, and w
 and Onyx's processor (mapping set up + ``process_token`` per chunk + the final flush). Each figure is
 the sum over answers of the best of ``--repeat`` runs, divided by the number of characters.
 
+Where the time goes (``--json`` key ``phases``; the same answers, best of ``--repeat`` each, per
+character of answer text): the analysis of every source of the answer (sentence units, terms and
+term statistics, measured as ``parse_answer`` of a one-marker answer on fresh sources), the parse of
+the answer with its markers removed (lexer and assembler only: no claim is localised), the
+localisation of each citation (the whole parse minus those two, per citation), and the cost of
+streaming per chunk (the stream minus the whole parse, per ``feed`` call).
+
 Onyx's file is not part of this repository: copy ``backend/onyx/chat/citation_processor.py`` from
 onyx-dot-app/onyx (MIT outside ``ee/``) into ``bench/peers/_fetched/onyx_citation_processor.py`` with
 its imports replaced by stand-ins (``CitationMode``, ``SearchDoc``, ``CitationInfo``; that folder is
@@ -20,6 +27,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import re
 import sys
 import time
 from itertools import islice
@@ -75,6 +83,47 @@ def ours_whole(text: str, items: list[dict[str, Any]]) -> float:
     return time.perf_counter() - start
 
 
+_MARKER = re.compile(r"[ \t]*\[\d+(?:\s*[,;\-–]\s*\d+)*\]")
+
+
+def ours_parse(text: str, items: list[dict[str, Any]]) -> tuple[float, int]:
+    """``parse_answer`` on fresh sources with our caches cleared: (seconds, citations made)."""
+    sources = number_sources(items)
+    clear_caches()
+    start = time.perf_counter()
+    answer = parse_answer(text, sources)
+    return time.perf_counter() - start, len(answer.citations)
+
+
+def phases(
+    data: list[tuple[str, list[dict[str, Any]]]], repeat: int, streams: dict[int, float]
+) -> dict[str, Any]:
+    """Where the time goes, in µs per character (and per citation, per chunk), from the same answers."""
+    chars = sum(len(text) for text, _ in data)
+    analysis = plain = whole = 0.0
+    citations = 0
+    for text, items in data:
+        analysis += best(lambda i=items: ours_parse("x [1].", i), repeat)[0]
+        plain += best(lambda t=text, i=items: ours_parse(_MARKER.sub("", t), i), repeat)[0]
+        seconds, made = best(lambda t=text, i=items: ours_parse(t, i), repeat)
+        whole += seconds
+        citations += made
+    localise = max(whole - analysis - plain, 0.0)
+    out: dict[str, Any] = {
+        "citations": citations,
+        "source_analysis_us_per_char": analysis / chars * 1e6,
+        "lexer_assembler_us_per_char": plain / chars * 1e6,
+        "localisation_us_per_char": localise / chars * 1e6,
+        "localisation_us_per_citation": localise / max(citations, 1) * 1e6,
+        "whole_parse_us_per_char": whole / chars * 1e6,
+    }
+    for size, total in streams.items():
+        feeds = sum(-(-len(text) // size) for text, _ in data)
+        out[f"stream_{size}_overhead_us_per_chunk"] = max(total - whole, 0.0) / feeds * 1e6
+        out[f"stream_{size}_overhead_us_per_char"] = max(total - whole, 0.0) / chars * 1e6
+    return out
+
+
 def onyx_stream(onyx: Any, text: str, items: list[dict[str, Any]], size: int) -> tuple[float, set[int]]:
     docs = {n: onyx.SearchDoc(document_id=f"d{n}", link=item.get("url")) for n, item in enumerate(items, 1)}
     pieces = chunks(text, size)
@@ -100,6 +149,7 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
     onyx = load_onyx()
     chars = sum(len(text) for text, _ in data)
     result: dict[str, Any] = {"answers": len(data), "chars": chars, "repeat": repeat, "rows": []}
+    streams: dict[int, float] = {}
     for size in (8, 1):
         ours_total = onyx_total = 0.0
         agree = 0
@@ -110,6 +160,7 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
                 u, seen = best(lambda t=text, i=items, z=size: onyx_stream(onyx, t, i, z), repeat)
                 onyx_total += u
                 agree += cited == seen
+        streams[size] = ours_total
         row = {"chunking": f"{size}-character chunks", "ours_us_per_char": ours_total / chars * 1e6}
         if onyx is not None:
             row["onyx_us_per_char"] = onyx_total / chars * 1e6
@@ -118,6 +169,7 @@ def run(limit: int, repeat: int) -> dict[str, Any]:
         result["rows"].append(row)
     whole = sum(best(lambda t=text, i=items: ours_whole(t, i), repeat) for text, items in data)
     result["rows"].append({"chunking": "whole parse_answer", "ours_us_per_char": whole / chars * 1e6})
+    result["phases"] = phases(data, repeat, streams)
     return result
 
 
@@ -139,6 +191,28 @@ def main() -> None:
         ratio = f"{row['ratio']:.2f}" if "ratio" in row else "-"
         agree = f"{row['same_cited_sources']}/{result['answers']}" if "same_cited_sources" in row else "-"
         print(f"| {row['chunking']} | {row['ours_us_per_char']:.3f} | {onyx} | {ratio} | {agree} |")
+    ph = result["phases"]
+    print(f"\nwhere the time goes (µs per answer character; {ph['citations']} citations):")
+    lines = [
+        ("source analysis (units, terms, statistics of every source)", ph["source_analysis_us_per_char"], ""),
+        ("lexer + assembler (the answer without its markers)", ph["lexer_assembler_us_per_char"], ""),
+        (
+            "localisation of the citations",
+            ph["localisation_us_per_char"],
+            f" ({ph['localisation_us_per_citation']:.1f} µs per citation)",
+        ),
+    ]
+    for size in (8, 1):
+        per_chunk = ph[f"stream_{size}_overhead_us_per_chunk"]
+        lines.append(
+            (
+                f"streaming in {size}-character chunks, beyond the whole parse",
+                ph[f"stream_{size}_overhead_us_per_char"],
+                f" ({per_chunk:.2f} µs per chunk)",
+            )
+        )
+    for label, value, note in lines:
+        print(f"  {label + ':':62} {value:.3f}{note}")
 
 
 if __name__ == "__main__":

@@ -117,13 +117,18 @@ def analyze(text: str) -> list[str]:
     return list(_analyze(text))
 
 
+def _ascii_terms(low: str, start: int, end: int) -> tuple[str, ...]:
+    """The terms of ``low[start:end]``, a span of lower-cased ASCII text (``_analyze`` of it)."""
+    # ASCII text (most of it) has only [a-z0-9] words, never CJK: a plain range class runs 1.7x faster
+    # than the Unicode one and finds the same tokens (the pattern has no anchor: a span is a slice)
+    return tuple([_stem(t) for t in _ASCII_TOKEN.findall(low, start, end) if t not in _STOP])
+
+
 @lru_cache(maxsize=4096)
 def _analyze(text: str) -> tuple[str, ...]:
     text = text.lower()
     if text.isascii():
-        # ASCII text (most of it) has only [a-z0-9] words, never CJK: a plain range class runs 1.7x
-        # faster than the Unicode one and finds the same tokens
-        return tuple([_stem(t) for t in _ASCII_TOKEN.findall(text) if t not in _STOP])
+        return _ascii_terms(text, 0, len(text))
     terms: list[str] = []
     for token in _TOKEN.findall(text):
         # every CJK range starts at U+3040: other words skip the regex call

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, number_sources
+from cite_core import CitationStream, number_sources, split_sentences
+from cite_core._cache import Unit
 from cite_core._lexer import Kind, Lexer
+from cite_core._localize import _analyse_segment, split_lines
 from cite_core._models import (
     CharLocation,
     CitationsDelta,
@@ -22,6 +25,7 @@ from cite_core._models import (
     text_delta,
     thinking_delta,
 )
+from cite_core._scoring import _analyze
 
 SOURCES = number_sources(
     [
@@ -162,3 +166,22 @@ def test_event_builders_equal_validated_events() -> None:
         assert built.model_fields_set == validated.model_fields_set
         assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
         assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+
+
+WORDS = st.sampled_from(
+    ["The", "grass", "is", "greener.", "Dr.", "Smith", "runs", "studies", "nations", "café", "naïve",
+     "İstanbul", "中文。", "数据", "1.5", "a", "\n", "\n\n", " ", "- item", "ORGANIZATIONS", "it's", "x-ray"]
+)  # fmt: skip
+
+
+@given(st.lists(WORDS, max_size=40).map(" ".join), st.booleans())
+def test_chunk_analysis_equals_each_unit_analysed_on_its_own(text: str, blocks: bool) -> None:
+    entry = _analyse_segment(text, blocks)
+    for unit, counts, length in zip(entry.units, entry.counts, entry.lengths):
+        assert type(unit) is Unit and unit.segment == 0
+        assert unit.terms == _analyze(text[unit.start : unit.end])
+        assert counts == Counter(unit.terms) and length == len(unit.terms)
+    if not blocks:
+        spans = split_sentences(text) or [(0, len(text))]
+        expected = [piece for a, b in spans for piece in split_lines(text, a, b)]
+        assert [(u.start, u.end) for u in entry.units] == expected
