@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from cite_core import CitationStream, CitedAnswer, Source, number_sources, parse_answer
+from cite_core import CitationStream, CitedAnswer, Source, build_messages, number_sources, parse_answer
 
 from ._data import available, missing, read_text
 
@@ -105,9 +105,13 @@ def _streamed(text: str, sources: list[Source], style: Any) -> CitedAnswer:
 
 
 def _score(
-    cases: list[tuple[str, list[Source], list[str], dict[int, int]]], style: Any, chunk_level: bool
+    cases: list[tuple[str, list[Source], list[str], dict[int, int]]],
+    style: Any,
+    chunk_level: bool = False,
+    joined: bool = False,
 ) -> dict[str, Any]:
-    """Parse each (output, sources, gold chunk texts by number, source of each number) and count."""
+    """Parse each (output, sources, gold chunk texts by number, source of each number) and count.
+    ``joined``: the cited texts of a statement, joined, must read as the gold chunks joined."""
     totals = dict.fromkeys(
         (
             "statements",
@@ -140,6 +144,10 @@ def _score(
                 totals["exact"] += got == numbers and all(
                     c.cited_text in chunks[n] for c, n in zip(citations, got)
                 )
+            elif joined:  # a text source: adjacent sentences are one span, compared without layout
+                texts = [_words(c.cited_text) for c in citations]
+                totals["resolved"] += sum(1 for n in numbers if any(_words(chunks[n]) in t for t in texts))
+                totals["exact"] += " ".join(texts) == " ".join(_words(chunks[n]) for n in numbers)
             else:
                 texts = [c.cited_text for c in citations]
                 totals["resolved"] += sum(1 for n in numbers if chunks[n] in texts)
@@ -151,12 +159,42 @@ def _score(
     return totals
 
 
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _numbering(chunks: list[str], plain: str) -> int:
+    """How many chunks the ``statements`` prompt, given the document as plain text, shows as the same
+    sentence under the same ``<Ci>`` number (the numbers a LongCite-trained model learnt)."""
+    shown = build_messages("?", number_sources([plain]), style="statements")[1]["content"]
+    ours = {int(n): _words(t) for n, t in re.findall(r"<C(\d+)>([^\n]*?)(?= <C\d+>|\n|$)", shown)}
+    return sum(1 for i, chunk in enumerate(chunks) if ours.get(i) == _words(chunk))
+
+
+def _with_plain_text(
+    blocks: dict[str, Any], plain: list[tuple[str, list[Source], list[str], dict[int, int]]]
+) -> dict[str, Any]:
+    """The block-source counts plus the same outputs over each document as one plain-text source,
+    numbered by the library's own sentence split (``plain_text``), and how far the numbering agrees."""
+    return {
+        **blocks,
+        "plain_text": _score(plain, "statements", joined=True),
+        "numbering_agrees": sum(_numbering(chunks, s[0].text) for _, s, chunks, _ in plain),
+        "chunks": sum(len(chunks) for _, _, chunks, _ in plain),
+    }
+
+
 def _longbench() -> dict[str, Any]:
     text = read_text(FILES["longbench"])
-    chunks = _chunks(_between(text, "[Document Start]\n", "\n[Document End]"))
+    document = _between(text, "[Document Start]\n", "\n[Document End]")
+    chunks = _chunks(document)
     output = _between(text, "[Answer with Citations]\n", "\n\n\nNow get ready").strip()
     sources = number_sources([{"blocks": chunks, "title": "LongBench-Cite example"}])
-    return _score([(output, sources, chunks, dict.fromkeys(range(len(chunks)), 1))], "statements", False)
+    one = dict.fromkeys(range(len(chunks)), 1)
+    plain = number_sources([_CHUNK.sub("", document)])
+    return _with_plain_text(
+        _score([(output, sources, chunks, one)], "statements"), [(output, plain, chunks, one)]
+    )
 
 
 def _cof_chunk() -> dict[str, Any]:
@@ -176,7 +214,7 @@ def _cof_chunk() -> dict[str, Any]:
 
 def _cof_sentence() -> dict[str, Any]:
     text = read_text(FILES["cof_sentence"])
-    cases = []
+    cases, plain = [], []
     for m in _PASSAGE.finditer(text):
         passage, statement, cited = m.group(1), m.group(2).strip(), m.group(3).strip()
         if "<<context>>" in passage:
@@ -185,7 +223,8 @@ def _cof_sentence() -> dict[str, Any]:
         sources = number_sources([{"blocks": chunks}])
         output = f"<statement>{statement}<cite>{cited}</cite></statement>"
         cases.append((output, sources, chunks, dict.fromkeys(range(len(chunks)), 1)))
-    return _score(cases, "statements", False)
+        plain.append((output, number_sources([_unescape(_CHUNK.sub("", passage))]), chunks, cases[-1][3]))
+    return _with_plain_text(_score(cases, "statements"), plain)
 
 
 def run() -> dict[str, Any]:
@@ -215,6 +254,15 @@ def rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
                 ),
             )
         )
+        if "plain_text" in r:
+            p = r["plain_text"]
+            out.append(
+                (
+                    f"LongCite {label}, as plain text numbered by our prompt: exact",
+                    f"{p['exact']}/{p['cited_statements']}",
+                    f"our <Ci> numbering equals LongCite's on {r['numbering_agrees']}/{r['chunks']} chunks",
+                )
+            )
     return out
 
 
