@@ -199,6 +199,38 @@ def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, objec
     return out
 
 
+def never_seen_phases(items: list[dict], repeat: int) -> dict[str, float]:
+    """Where the time of one query on never-seen chunks goes (median ms): numbering, prompt, the
+    analysis of every source (a one-marker parse), the whole parse; each run after ``forget_chunks``."""
+    from cite_core._localize import forget_chunks
+
+    top = items[:10]
+    answer = make_answer(top, words=250, markers=16, seed=2)
+    sources = number_sources(top)
+    steps = {
+        "number_sources_ms": lambda: number_sources(top),
+        "build_messages_ms": lambda: build_messages("What did the author do?", sources),
+        "source_analysis_ms": lambda: parse_answer("x [1].", number_sources(top)),
+        "parse_answer_ms": lambda: parse_answer(answer, number_sources(top)),
+        "parse_answer_warm_ms": lambda: parse_answer(answer, number_sources(top)),
+    }
+    samples: dict[str, list[float]] = {k: [] for k in steps}
+    for _ in range(repeat):
+        for key, fn in steps.items():
+            if key != "parse_answer_warm_ms":
+                forget_chunks()
+            start = time.perf_counter()
+            fn()
+            samples[key].append(time.perf_counter() - start)
+    out = {k: statistics.median(v) * 1e3 for k, v in samples.items()}
+    markers = len(parse_answer(answer, sources).citations)
+    out["citations"] = markers
+    out["localisation_ms_per_citation"] = (
+        max(out["parse_answer_ms"] - out["source_analysis_ms"], 0.0) / markers
+    )
+    return out
+
+
 def doubling(rows: list[dict], key: str, value: str = "ms") -> list[float]:
     """Time ratio between consecutive rows; each row doubles (or multiplies) ``key``."""
     return [round(b[value] / a[value], 2) for a, b in zip(rows, rows[1:])]
@@ -254,6 +286,8 @@ def main() -> None:
     results["side_by_side_4KB_nodes"] = side_by_side(
         make_sources(10, 4000), answer, max(20, args.repeat // 2)
     )
+    results["never_seen_target_ratio"] = NEVER_SEEN_TARGET
+    results["never_seen_phases_4KB"] = never_seen_phases(make_sources(10, 4000), max(20, args.repeat // 2))
     growth = []
     base = answer
     sizes = (1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000, 256_000, 512_000, 1_024_000)
@@ -315,6 +349,19 @@ def main() -> None:
             + ", ".join(f"{k.removesuffix('_ms')} {v:.2f}" for k, v in side.items() if k.endswith("_ms"))
         )  # type: ignore[union-attr]
         print("  ratios: " + ", ".join(f"{k} {v:.2f}" for k, v in side.items() if k.startswith("ratio")))  # type: ignore[union-attr]
+    side = results["side_by_side_4KB_nodes"]
+    if "ratio_ours_new_to_llamaindex_resplit" in side:  # type: ignore[operator]
+        ratio = side["ratio_ours_new_to_llamaindex_resplit"]  # type: ignore[index]
+        print(
+            f"never-seen 4 KB nodes: ratio {ratio:.2f} to llama-index's re-split "
+            f"(target <= {NEVER_SEEN_TARGET})"
+        )
+    phases = results["never_seen_phases_4KB"]
+    print(
+        "  where it goes (median ms, never-seen): "
+        + ", ".join(f"{k.removesuffix('_ms')} {v:.2f}" for k, v in phases.items() if k.endswith("_ms"))  # type: ignore[union-attr]
+        + f"; localisation {phases['localisation_ms_per_citation']:.3f} ms per citation"  # type: ignore[index]
+    )
     print(f"streaming, 1-character chunks: {results['stream_1char_us_per_chunk']:.2f} us per chunk")
     print(
         "whole-answer parse time by length (chars: ms):",

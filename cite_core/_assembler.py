@@ -183,6 +183,11 @@ class Assembler(StatementTags):
 
     def take_events(self) -> list[StreamEvent]:
         """The events made since the last call."""
+        if self._pending_text and not self._events and not self._pending_display:
+            # the usual chunk: its text alone (pending thinking is flushed before any text is added)
+            text = self._pending_text
+            self._pending_text = []
+            return [text_delta(text[0] if len(text) == 1 else "".join(text))]
         self._flush_text()
         events, self._events = self._events, []
         return events

@@ -94,9 +94,11 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
             # the common one-line sentence skips split_lines' call
             for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
         ]
-    if text.isascii():  # lower-cased once, each unit's words found in place (no slice, no word cache)
-        low = text.lower()
+    low = text.lower()  # once for the chunk: each unit's words found in place (no word cache)
+    if low.isascii():
         terms = [_ascii_terms(low, a, b) for a, b in spans]
+    elif len(low) == len(text):  # aligned (only U+0130 lower-cases to two characters)
+        terms = [_ascii_terms(low, a, b) if low[a:b].isascii() else _analyze(text[a:b]) for a, b in spans]
     else:
         terms = [_analyze(text[a:b]) for a, b in spans]
     units = tuple([_tuple_new(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])

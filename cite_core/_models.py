@@ -416,8 +416,13 @@ def char_location(
 
 
 def text_delta(text: str) -> TextDelta:
-    """``TextDelta(text=text)``, built without validation."""
-    return _built(TextDelta, {"type": "text_delta", "text": text}, {"text"})
+    """``TextDelta(text=text)``, built without validation (``_built`` inlined: one per chunk)."""
+    event = _new(TextDelta)
+    _set(event, "__dict__", {"type": "text_delta", "text": text})
+    _set(event, "__pydantic_fields_set__", {"text"})
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
+    return event
 
 
 def display_delta(text: str) -> DisplayDelta:

@@ -73,7 +73,7 @@ class CitationStream:
         if self._finished is not None:
             raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
-            if has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset and JSON/HTML output
+            if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
             if taken is not None:
