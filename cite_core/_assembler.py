@@ -18,6 +18,7 @@ from ._markers import Item, Marker, Tag
 from ._models import Citation, CitedAnswer, Source, StreamEvent
 from ._scoring import analyze
 from ._segment import split_sentences
+from ._statements import SentenceMap, StatementTags
 
 __all__ = ["Assembler"]
 
@@ -43,13 +44,21 @@ class _Group:
         self.resolved = False
 
 
-class Assembler:
+class Assembler(StatementTags):
     """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
 
     def __init__(
-        self, sources: list[Source], *, threshold: float, display: bool, emit: bool, embeddings: Any
+        self,
+        sources: list[Source],
+        *,
+        threshold: float,
+        display: bool,
+        emit: bool,
+        embeddings: Any,
+        style: str = "markers",
     ) -> None:
-        """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all."""
+        """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
+        ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
         self._corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
         self._by_number = {s.number: s for s in sources}
         self._threshold = threshold
@@ -73,6 +82,8 @@ class Assembler:
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
+        self._in_cite: Any = None  # inside <cite>...</cite>: the _Group its markers cite (StatementTags)
+        self._sentence_map = SentenceMap(sources) if style == "statements" else None
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
@@ -96,6 +107,7 @@ class Assembler:
         """Resolve the pending claims and build the answer."""
         if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
             self._resolve_forward(self._plain_len)
+        self._in_cite = None
         self._close_tag()
         self._flush_text()
         return self._build()
@@ -128,6 +140,11 @@ class Assembler:
 
     def text(self, text: str) -> None:
         """Answer text."""
+        if self._in_cite is not None:  # inside <cite>: not answer text, up to the end of the line
+            cut = text.find("\n")
+            if cut < 0:
+                return
+            self._in_cite, text = None, text[cut:]
         self._plain.append(text)
         self._display.append(text)
         if self._show and self.emit:
@@ -181,6 +198,9 @@ class Assembler:
 
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
+        if self._in_cite is not None:
+            self._cite_marker(self._in_cite, marker)
+            return
         if opens:
             self._pre_ws = pre_ws
             self._group = None
@@ -294,8 +314,14 @@ class Assembler:
             self._flush_text()
             self._events.append(citations_delta(citation, group.start, group.end))
 
+    def _new_group(self) -> _Group:
+        return _Group()
+
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
+        if tag.name != "cit":
+            self._statement_tag(tag)
+            return
         self._group = None
         if self._forward:
             self._resolve_forward(self._plain_len)

@@ -95,13 +95,16 @@ class Marker:
 
 @dataclass(frozen=True)
 class Tag:
-    """``<CIT chunk_id='n' sentences='a-b'>`` (``items`` set) or ``</CIT>`` (``items`` empty)."""
+    """``<CIT chunk_id='n' sentences='a-b'>`` (``items`` set) or ``</CIT>`` (``items`` empty); with
+    ``name`` ``statement`` or ``cite``, a tag of the LongCite format ``<statement>S<cite>[a-b]</cite>``."""
 
     start: int
     end: int
     raw: str
     items: tuple[Item, ...] = ()
     closing: bool = False
+    name: str = "cit"
+    """``cit``, ``statement`` or ``cite`` (lower case)."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +212,48 @@ def _prefix(pattern: re.Pattern[str], text: str, pos: int, eof: bool) -> str | N
     return NEED if pattern.fullmatch(text, pos) else None
 
 
+_STATEMENT_TAG = re.compile(r"<(/?)\s*(statement|cite)\s*>", re.IGNORECASE)
+_STATEMENT_NAMES = ("statement", "cite")
+_MAX_STATEMENT_PREFIX = 24
+"""An unfinished statement or cite tag is held back for at most this many characters."""
+_CITE_LOOKAHEAD = re.compile(r"[ \t]{0,16}")
+_CITE_FOLLOWS = "[【［<"
+"""``<cite>`` opens a citation only when one of these follows (after spaces): ``<cite>[2]``,
+``<cite></cite>``; otherwise (``<cite>Title</cite>``, HTML) it is text."""
+
+
+def _match_statement_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
+    """``<statement>``, ``</statement>``, ``<cite>`` or ``</cite>`` at ``text[pos]``, ``NEED`` or ``None``."""
+    m = _STATEMENT_TAG.match(text, pos)
+    if m is None:
+        if eof or len(text) - pos > _MAX_STATEMENT_PREFIX:
+            return None
+        return NEED if _is_statement_prefix(text[pos:].lower()) else None
+    name, closing = m.group(2).lower(), bool(m.group(1))
+    if name == "cite" and not closing:
+        after = _CITE_LOOKAHEAD.match(text, m.end()).end()  # type: ignore[union-attr]
+        if after == len(text):
+            if not eof:
+                return NEED if after - m.end() < 16 else None
+        elif text[after] not in _CITE_FOLLOWS:
+            return None
+    return Tag(pos, m.end(), m.group(0), closing=closing, name=name)
+
+
+def _is_statement_prefix(rest: str) -> bool:
+    """Whether ``rest`` (lower case, from its ``<``) may still become a statement or cite tag."""
+    body = rest[2:] if rest.startswith("</") else rest[1:]
+    body = body.lstrip()
+    word = body.rstrip()
+    if word != body:  # spaces after the name: only a whole name may go on to ">"
+        return word in _STATEMENT_NAMES
+    return any(name.startswith(word) for name in _STATEMENT_NAMES)
+
+
 def _match_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
+    found = _match_statement_tag(text, pos, eof)
+    if found is not None:
+        return found
     m = _TAG_CLOSE.match(text, pos)
     if m:
         return Tag(pos, m.end(), m.group(0), closing=True)

@@ -18,6 +18,7 @@ from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import MAX_WS as MAX_WS  # re-exported: the hold-back bound tests read it here
 from ._lexer import Kind, Lexer, Token
 from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
+from ._prompt import PromptStyle
 from ._scoring import SUPPORT_THRESHOLD
 from ._sources import number_sources
 
@@ -40,8 +41,13 @@ class CitationStream:
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         display: bool = False,
         embeddings: Any = None,
+        style: PromptStyle = "markers",
     ) -> None:
-        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
+        ``style``: the prompt style the model was given; with ``statements`` the numbers inside
+        ``<cite>`` are the global sentence numbers that prompt showed."""
+        if style not in ("markers", "sentences", "statements"):
+            raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -49,7 +55,12 @@ class CitationStream:
         names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
         self._lexer = Lexer(names)
         self._out = Assembler(
-            items, threshold=unsupported_threshold, display=display, emit=True, embeddings=embeddings
+            items,
+            threshold=unsupported_threshold,
+            display=display,
+            emit=True,
+            embeddings=embeddings,
+            style=style,
         )
         self._finished: CitedAnswer | None = None
 
@@ -136,9 +147,13 @@ def parse_answer(
     *,
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     embeddings: Any = None,
+    style: PromptStyle = "markers",
 ) -> CitedAnswer:
-    """Parse a whole answer: markers found, validated, localised in their sources; never raises on text."""
+    """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
+    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``)."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
-    stream = CitationStream(sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings)
+    stream = CitationStream(
+        sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
+    )
     return stream._parse_whole(text)

@@ -13,6 +13,7 @@ from ._exceptions import PromptError, TokenBudgetError
 from ._localize import source_units
 from ._models import Source
 from ._sources import number_sources
+from ._statements import first_sentences
 from ._tokens import EncodingSpec, token_counter
 
 __all__ = [
@@ -30,7 +31,11 @@ __all__ = [
 
 logger = logging.getLogger("cite_core")
 
-PromptStyle = Literal["markers", "sentences"]
+PromptStyle = Literal["markers", "sentences", "statements"]
+"""``markers``: cite sources ``[n]``; ``sentences``: numbered sentences per source, cite ``[n:s]``;
+``statements``: sentences numbered ``<C0>``, ``<C1>``, ... across all sources, answer in the LongCite
+format ``<statement>S<cite>[a-b]</cite></statement>`` (parse with the same ``style``)."""
+_STYLES = ("markers", "sentences", "statements")
 
 _MARKER_RULES = """\
 - After each claim that uses a source, cite it with its number in square brackets, right after the claim \
@@ -47,6 +52,15 @@ _SENTENCE_RULES = """\
 the supporting sentence numbers in square brackets: "The grass is green [1:2]." or, for a range, [2:3-4]. \
 Cite several as [1:2][3:1].
 - Cite only the sources given here, numbered 1 to {count}, and only sentence numbers that they show."""
+
+_STATEMENT_RULES = """\
+- Every sentence of the sources is numbered <C0>, <C1>, <C2>, ... across all {count} sources. When a \
+statement S of your answer uses information from some sentences, append their numbers to S as ranges in the \
+format "<statement>S<cite>[s1-e1][s2-e2]</cite></statement>" (one sentence i is [i-i]): \
+"<statement>The grass is green.<cite>[3-3]</cite></statement>".
+- For other sentences, such as introductions, summaries, reasoning and inference, still write \
+"<statement>S<cite></cite></statement>" to show that they need no citation.
+- Cite only sentence numbers that the sources show; never invent one."""
 
 DEFAULT_SYSTEM_TEMPLATE = """\
 You answer questions using only the numbered sources the user provides.
@@ -79,6 +93,8 @@ class CitationPrompt:
     the last shown; its shown part is a prefix with the same number and offsets)."""
     token_count: int | None = None
     """Tokens of the messages, when a budget was given."""
+    style: PromptStyle = "markers"
+    """The prompt style: give the parser the same one (``parse_answer(..., style=prompt.style)``)."""
 
 
 class Messages(list[dict[str, str]]):
@@ -92,12 +108,14 @@ class Messages(list[dict[str, str]]):
 
 def citation_instructions(count: int, *, style: PromptStyle = "markers", template: str | None = None) -> str:
     """The system instructions telling a model to cite ``count`` sources with markers."""
-    if style not in ("markers", "sentences"):
-        raise PromptError(f"style must be 'markers' or 'sentences', got {style!r}")
+    if style not in _STYLES:
+        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
     if count == 0:
         rules = _NO_SOURCE_RULES
     else:
-        rules = (_MARKER_RULES if style == "markers" else _SENTENCE_RULES).format(count=count)
+        rules = {"markers": _MARKER_RULES, "sentences": _SENTENCE_RULES, "statements": _STATEMENT_RULES}[
+            style
+        ].format(count=count)
     return _format(template or DEFAULT_SYSTEM_TEMPLATE, "system template", rules=rules, count=count)
 
 
@@ -105,10 +123,12 @@ def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers")
     """The numbered sources as the model sees them, with their metadata."""
     if not sources:
         return NO_SOURCES_TEXT
-    return "\n\n".join(_format_source(s, style) for s in sources)
+    firsts = first_sentences(sources) if style == "statements" else [0] * (len(sources) + 1)
+    return "\n\n".join(_format_source(s, style, first) for s, first in zip(sources, firsts))
 
 
-def _format_source(source: Source, style: PromptStyle) -> str:
+def _format_source(source: Source, style: PromptStyle, first: int = 0) -> str:
+    """One ``<source>`` block; ``first``: the global number of its first sentence (``statements``)."""
     attrs = [f'number="{source.number}"']
     for name in ("title", "url", "author"):
         value = getattr(source, name)
@@ -119,6 +139,8 @@ def _format_source(source: Source, style: PromptStyle) -> str:
         lines.append(f"Context: {clean_text(source.context)}")
     if style == "sentences":
         lines.extend(_numbered_sentences(source))
+    elif style == "statements":
+        lines.extend(_statement_lines(source, first))
     else:
         for i, seg in enumerate(source.segments):
             if source.kind == "pages" and seg.page is not None:
@@ -142,6 +164,32 @@ def _numbered_sentences(source: Source) -> list[str]:
                 lines.append("…")
         text = " ".join(source.text[unit.start : unit.end].split())
         lines.append(f"{number}: {clean_text(text)}")
+    return lines
+
+
+_CHUNK_TAG = re.compile(r"<(?=\s*/?\s*(?:C\d|statement|cite))", re.IGNORECASE)
+
+
+def _statement_lines(source: Source, first: int) -> list[str]:
+    """The source's units as ``<Ci>text``: units of one line joined by a space, a line per line break."""
+    lines, line, segment, end = [], list[str](), -1, 0
+    for number, unit in enumerate(source_units(source), start=first):
+        if unit.segment != segment or "\n" in source.text[end : unit.start]:
+            if line:
+                lines.append(" ".join(line))
+                line = []
+            if unit.segment != segment:
+                seg = source.segments[unit.segment]
+                if source.kind == "pages" and seg.page is not None:
+                    lines.append(f"[page {seg.page}]")
+                elif segment >= 0:
+                    lines.append("…")
+                segment = unit.segment
+        text = _CHUNK_TAG.sub("&lt;", " ".join(source.text[unit.start : unit.end].split()))
+        line.append(f"<C{number}>{clean_text(text)}")
+        end = unit.end
+    if line:
+        lines.append(" ".join(line))
     return lines
 
 
@@ -187,7 +235,8 @@ def build_prompt(
     if [s.number for s in numbered] != list(range(1, len(numbered) + 1)):
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")
     user_template = user_template or DEFAULT_USER_TEMPLATE
-    blocks = [_format_source(s, style) for s in numbered]
+    firsts = first_sentences(numbered) if style == "statements" else [0] * (len(numbered) + 1)
+    blocks = [_format_source(s, style, first) for s, first in zip(numbered, firsts)]
     shown, truncated, total = numbered, list[Source](), None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
@@ -200,7 +249,7 @@ def build_prompt(
                 f"the instructions and question alone take {fixed} tokens, more than max_tokens={max_tokens}"
             )
         shown, blocks, truncated, total = _fit(
-            numbered, blocks, count, max_tokens - fixed, style, on_overflow
+            numbered, blocks, count, max_tokens - fixed, style, on_overflow, firsts
         )
         total += fixed
     dropped = numbered[len(shown) :]
@@ -220,6 +269,7 @@ def build_prompt(
         dropped=dropped,
         truncated=truncated,
         token_count=total,
+        style=style,
     )
 
 
@@ -234,6 +284,7 @@ def _fit(
     room: int,
     style: PromptStyle,
     on_overflow: OverflowPolicy,
+    firsts: list[int],
 ) -> tuple[list[Source], list[str], list[Source], int]:
     """The sources and blocks that fit in ``room`` tokens, the sources shown in part, and the tokens used."""
     used, size = 0, 0
@@ -245,8 +296,8 @@ def _fit(
         left = room - used
         if on_overflow == "truncate":
 
-            def fits(part: Source, left: int = left) -> bool:
-                return count(_format_source(part, style)) + _BLOCK_SEPARATOR_TOKENS <= left
+            def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
+                return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
 
             part = _longest_prefix(numbered[kept], fits)
             if part is not None:
@@ -256,7 +307,7 @@ def _fit(
                     len(part.text),
                     len(numbered[kept].text),
                 )
-                block = _format_source(part, style)
+                block = _format_source(part, style, firsts[kept])
                 used += count(block) + _BLOCK_SEPARATOR_TOKENS
                 return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
         if kept == 0:

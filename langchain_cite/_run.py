@@ -32,6 +32,7 @@ class ParseRun:
         self.parser = parser
         self.sources: list[Source] | None = None
         self.native = False
+        self.style: Any = "markers"
         self.documents: Mapping[int, list[Any]] = {}
         self.pending: list[Any] = []
         self.stream: CitationStream | AnthropicCitationStream | None = None
@@ -50,6 +51,7 @@ class ParseRun:
             )
         if parser.native_key in chunk:
             self.native = bool(chunk[parser.native_key])
+        self.style = chunk.get("citation_style", self.style)  # CitationSources' prompt style
         if parser.sources_key in chunk and self.stream is None:
             self.sources, documents = number_documents(chunk[parser.sources_key] or [])
             self.documents = documents or self.documents
@@ -99,6 +101,7 @@ class ParseRun:
                 if self.parser.output != "answer":
                     options["display"] = True
                 embeddings = self.parser.embeddings
+                options["style"] = self.style
                 self.stream = CitationStream(self.sources or [], embeddings=embeddings, **options)
         return self.stream
 

@@ -46,8 +46,9 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     """Merge chunks of the same document (same ``source``, url or document id) into one source."""
     zero_based_pages: bool = True
     """Whether ``metadata["page"]`` is 0-based, as LangChain's PDF loaders write it."""
-    style: Literal["markers", "sentences"] = "markers"
-    """``markers``: cite ``[n]``; ``sentences``: sources show numbered sentences, cite ``[n:s]``."""
+    style: Literal["markers", "sentences", "statements"] = "markers"
+    """``markers``: cite ``[n]``; ``sentences``: sources show numbered sentences, cite ``[n:s]``;
+    ``statements``: sentences numbered across sources, answer ``<statement>S<cite>[a-b]</cite>``."""
     max_tokens: int | None = None
     """Token budget of the prompt (tiktoken); the lowest-ranked sources that do not fit are dropped."""
     encoding: str | None = None
@@ -131,5 +132,6 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             ),
             "messages": messages,
             "native": native,
+            "citation_style": self.style,  # CitationOutputParser reads the numbers as this style
             SOURCE_DOCUMENTS_KEY: documents,
         }

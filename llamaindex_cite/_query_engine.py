@@ -55,8 +55,10 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     answer_tokens: int | None = Field(
         default=None, description="Room left for the answer; default: the LLM's num_output (or 256)."
     )
-    prompt_style: Literal["markers", "sentences"] = Field(
-        default="markers", description="Cite sources by [n] markers, or sentences by [n:s] markers."
+    prompt_style: Literal["markers", "sentences", "statements"] = Field(
+        default="markers",
+        description="Cite sources by [n] markers, sentences by [n:s] markers, or in statements "
+        "(<statement>S<cite>[a-b]</cite>, sentences numbered across sources).",
     )
     system_template: str | None = Field(
         default=None, description="Replaces cite_core's system prompt template."

@@ -33,11 +33,16 @@ class _Citer:
     """
 
     def __init__(
-        self, response: Any, numbered: NumberedNodes, shown: Sequence[Source], threshold: float
+        self,
+        response: Any,
+        numbered: NumberedNodes,
+        shown: Sequence[Source],
+        threshold: float,
+        style: Any = "markers",
     ) -> None:
         self.response = response
         self.numbered = numbered
-        self.stream = CitationStream(list(shown), unsupported_threshold=threshold, display=True)
+        self.stream = CitationStream(list(shown), unsupported_threshold=threshold, display=True, style=style)
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
 
@@ -102,7 +107,7 @@ class CitedStreamingResponse(StreamingResponse):
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
         response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, prompt.style)
 
         def tokens() -> Generator[str, None, None]:
             for delta in deltas:
@@ -151,7 +156,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
     ) -> AsyncCitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold)
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, prompt.style)
 
         async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:

@@ -55,7 +55,7 @@ class CiteSynthesizer(BaseSynthesizer):
         callback_manager: CallbackManager | None = None,
         *,
         merge_chunks: bool = True,
-        style: Literal["markers", "sentences"] = "markers",
+        style: Literal["markers", "sentences", "statements"] = "markers",
         max_prompt_tokens: int | None = None,
         answer_tokens: int | None = None,
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
@@ -68,7 +68,8 @@ class CiteSynthesizer(BaseSynthesizer):
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style
-        """Cite sources by ``[n]`` markers, or numbered sentences by ``[n:s]`` markers."""
+        """Cite sources by ``[n]`` markers, numbered sentences by ``[n:s]`` markers, or (``statements``)
+        sentences numbered across sources in the LongCite format ``<statement>S<cite>[a-b]</cite>``."""
         self.max_prompt_tokens = max_prompt_tokens
         """Token budget of the prompt; default: the LLM's context window minus ``answer_tokens``."""
         self.answer_tokens = answer_tokens
@@ -224,7 +225,9 @@ class CiteSynthesizer(BaseSynthesizer):
 
     def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
         """The cited ``Response`` for the model's ``raw`` answer to ``prompt``."""
-        answer = parse_answer(raw, prompt.sources, unsupported_threshold=self.unsupported_threshold)
+        answer = parse_answer(
+            raw, prompt.sources, unsupported_threshold=self.unsupported_threshold, style=prompt.style
+        )
         return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from cite_core._scoring import SUPPORT_THRESHOLD
 
-from . import flag, localisation, markers, multilingual, posthoc, verification
+from . import flag, localisation, longcite, markers, multilingual, posthoc, verification
 from ._data import DATA_DIR, find_data_dir, searched
 from ._model import load_embeddings, save_vectors
 
@@ -33,6 +33,7 @@ def run_all(which: str = "test", hybrid: bool = True) -> dict[str, Any]:
         "verification": verification.run(which),
         "posthoc": posthoc.run(which),
         "multilingual": multilingual.run(which),
+        "longcite": longcite.run(),  # recorded outputs of citation models; nothing tuned, no split
     }
     if embeddings is not None:
         result["hybrid"] = {
@@ -156,6 +157,7 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             "top1",
             f"{section.get('cases', 0)} cases; precision {_f(section.get('precision', float('nan')))}",
         )
+    rows.extend(longcite.rows(r["longcite"]))
     return rows
 
 

@@ -111,7 +111,7 @@ def test_custom_templates_and_token_counter(sources) -> None:
     [
         ({"question": ""}, "question must be a non-empty string"),
         ({"question": None}, "question must be a non-empty string"),
-        ({"style": "tags"}, "style must be 'markers' or 'sentences'"),
+        ({"style": "tags"}, "style must be 'markers', 'sentences' or 'statements'"),
         ({"user_template": "{nope}"}, "user template is invalid"),
         ({"max_tokens": 0}, "max_tokens must be a positive integer"),
         ({"max_tokens": 10.5}, "max_tokens must be a positive integer"),
