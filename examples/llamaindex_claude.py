@@ -11,6 +11,7 @@ With ``ANTHROPIC_API_KEY`` set, it asks the real Claude (``CITE_CLAUDE_MODEL``, 
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import runpy
@@ -21,6 +22,7 @@ import anthropic
 import anthropic._base_client
 from llama_index.llms.anthropic import Anthropic
 
+from cite_core import MissingDependencyError
 from llamaindex_cite import CiteQueryEngine
 
 QUESTION = "How did the harbour of Kessby change?"
@@ -108,6 +110,23 @@ def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
+def sdk_works() -> bool:
+    """Whether llama-index-llms-anthropic (0.12.3 and before) can call the installed anthropic SDK: it
+    passes ``temperature``, which recent anthropic releases (1.17, 2.12) no longer take."""
+    from anthropic.resources.messages import Messages
+
+    return "temperature" in inspect.signature(Messages.create).parameters
+
+
+def require_sdk() -> None:
+    """Raise ``MissingDependencyError`` naming the extra when the installed anthropic SDK is too new."""
+    if not sdk_works():
+        raise MissingDependencyError(
+            f"llama-index-llms-anthropic cannot call anthropic {anthropic.__version__} (its Messages.create "
+            "takes no temperature): pip install 'cite-anything[llamaindex-anthropic]' (anthropic<1)"
+        )
+
+
 def recorded_claude(
     message: dict[str, Any] = MESSAGE, requests: list[dict[str, Any]] | None = None
 ) -> Anthropic:
@@ -125,6 +144,7 @@ def recorded_claude(
         sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in stream_events(message))
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse.encode())
 
+    require_sdk()
     llm = Anthropic(model="claude-sonnet-4-5", api_key="offline", max_retries=0)
     transport = httpx.MockTransport(reply)
     llm._client = anthropic.Anthropic(api_key="offline", http_client=httpx.Client(transport=transport))
@@ -137,6 +157,7 @@ def recorded_claude(
 def make_claude() -> Anthropic:
     """The real Claude when ``ANTHROPIC_API_KEY`` is set, else the recorded one."""
     if os.environ.get("ANTHROPIC_API_KEY"):
+        require_sdk()
         return Anthropic(model=os.environ.get("CITE_CLAUDE_MODEL", "claude-sonnet-4-5"))
     return recorded_claude()
 

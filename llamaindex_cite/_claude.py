@@ -107,15 +107,15 @@ class ClaudeSources:
             event["content_block"] = (self.content([event.get("content_block") or {}]) or [{}])[0]
         return event
 
-    def answer(self, response: Any, *, unsupported_threshold: float) -> CitedAnswer:
-        """The ``CitedAnswer`` of a whole ``AnthropicChatResponse`` (its raw Messages API response)."""
-        raw = _plain(getattr(response, "raw", None))
-        content = raw.get("content")
+    def answer(self, response: Any, *, unsupported_threshold: float) -> tuple[CitedAnswer, str]:
+        """The ``CitedAnswer`` of a whole ``AnthropicChatResponse`` (its raw Messages API response), and
+        Claude's text as written."""
+        content = _plain(getattr(response, "raw", None)).get("content")
         if not isinstance(content, Sequence):  # no raw response: the text alone, uncited
             content = [{"type": "text", "text": response.message.content or ""}]
-        return from_anthropic_content(
-            self.content(content), self.sources, unsupported_threshold=unsupported_threshold
-        )
+        blocks = self.content(content)
+        answer = from_anthropic_content(blocks, self.sources, unsupported_threshold=unsupported_threshold)
+        return answer, "".join(b.get("text") or "" for b in blocks if b.get("type") == "text")
 
 
 class ClaudeStream:

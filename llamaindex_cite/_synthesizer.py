@@ -158,8 +158,8 @@ class CiteSynthesizer(BaseSynthesizer):
                     run.respond(self, (r.raw for r in llm.stream_chat(messages)), stream=stream)
                 else:
                     reply = llm.chat(messages)
-                    answer = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, reply.message.content or "", answer=answer)
+                    answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, raw, answer=answer)
                 return run.response
             while not run.plan.final:
                 raw = llm.chat(self.messages(prompt)).message.content or ""
@@ -192,8 +192,8 @@ class CiteSynthesizer(BaseSynthesizer):
                     run.respond(self, araw(await llm.astream_chat(messages)), stream=stream)
                 else:
                     reply = await llm.achat(messages)
-                    answer = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, reply.message.content or "", answer=answer)
+                    answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, raw, answer=answer)
                 return run.response
             while not run.plan.final:
                 raw = (await llm.achat(self.messages(prompt))).message.content or ""
