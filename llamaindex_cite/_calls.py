@@ -163,7 +163,13 @@ class Run:
             )
         else:
             response = synthesizer.respond(numbered, prompt, text)
-        response.metadata.update(llm_calls=self.plan.calls, truncated_sources=list(prompt.truncated))
+        cut = {source.number for source in prompt.truncated}
+        parts = [source for source in prompt.sources if source.number in cut]
+        response.metadata.update(
+            llm_calls=self.plan.calls,
+            truncated_sources=list(prompt.truncated),
+            dropped_nodes=numbered.dropped_nodes(prompt.dropped, parts),
+        )
         self.response = response
 
 

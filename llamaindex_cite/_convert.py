@@ -52,9 +52,18 @@ class NumberedNodes:
     repaired: list[NodeWithScore] = field(default_factory=list)
     """Nodes numbered without a bad field (a NaN score, a negative ``start_char_idx``)."""
 
-    def dropped_nodes(self, dropped: Sequence[Source]) -> list[NodeWithScore]:
-        """The nodes the model did not see: those of ``dropped`` sources, then those left out."""
-        return [node for source in dropped for node in self.nodes[source.number]] + self.left_out
+    def dropped_nodes(self, dropped: Sequence[Source], parts: Sequence[Source] = ()) -> list[NodeWithScore]:
+        """The nodes the model did not see: those of ``dropped`` sources, those of sources shown only in
+        part (``parts``) that the part does not begin, then those left out."""
+        unseen = [
+            node
+            for part in parts
+            for node in self.nodes[part.number]
+            if not any(
+                s.text and node.node.get_content(MetadataMode.NONE).startswith(s.text) for s in part.segments
+            )
+        ]
+        return [node for source in dropped for node in self.nodes[source.number]] + unseen + self.left_out
 
     def cited_nodes(self, answer: CitedAnswer) -> list[NodeWithScore]:
         """The cited nodes only, in reference order, each marked with its numbers.
