@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 from llama_index.core.base.response.schema import (
     RESPONSE_TYPE,
     AsyncStreamingResponse,
@@ -12,10 +14,17 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, citation_instructions, parse_answer, split_sentences
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    CitationPrompt,
+    citation_instructions,
+    parse_answer,
+    split_sentences,
+)
 
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._recorder import recorded_answer, start_recording
+from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 
 __all__ = ["CitePostprocessor"]
 
@@ -69,19 +78,34 @@ class CitePostprocessor(BaseNodePostprocessor):
         """Instructions (cite_core's) telling a model to cite ``count`` numbered sources with ``[n]``."""
         return citation_instructions(count)
 
-    def cite(self, response: RESPONSE_TYPE) -> Response:
+    def cite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """Parse a response of an engine that used this postprocessor: only the cited nodes, renumbered.
 
-        A streaming response is consumed first. ``metadata`` carries the cited answer as for
-        ``CiteQueryEngine``.
+        A stream not read yet gives a ``CitedStreamingResponse`` whose tokens are already renumbered
+        (cite_core's display deltas); a stream already read (``for t in response.response_gen``) is
+        cited from the text it carried. ``metadata`` carries the cited answer as for ``CiteQueryEngine``.
         """
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
+        if isinstance(response, StreamingResponse) and response.response_txt is None and _unread(response):
+            numbered = renumber_nodes(response.source_nodes)
+            shown = CitationPrompt(messages=[], sources=numbered.sources)
+            threshold = self.unsupported_threshold
+            return CitedStreamingResponse.start(
+                response.response_gen, numbered, shown, unsupported_threshold=threshold
+            )
         return self._cite(self._text(response), response.source_nodes)
 
-    async def acite(self, response: RESPONSE_TYPE) -> Response:
-        """``cite()`` for any response, async streaming ones included."""
+    async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
+        """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
+            if response.response_txt is None and _unread(response):
+                numbered = renumber_nodes(response.source_nodes)
+                shown = CitationPrompt(messages=[], sources=numbered.sources)
+                threshold = self.unsupported_threshold
+                return AsyncCitedStreamingResponse.start(
+                    response.response_gen, numbered, shown, unsupported_threshold=threshold
+                )
             response = await response.get_response()
         return self.cite(response)
 
@@ -101,3 +125,17 @@ class CitePostprocessor(BaseNodePostprocessor):
         numbered = renumber_nodes(nodes)
         answer = parse_answer(text, numbered.sources, unsupported_threshold=self.unsupported_threshold)
         return numbered.response(answer, raw=text)
+
+
+def _unread(response: StreamingResponse | AsyncStreamingResponse) -> bool:
+    """Whether the response's token generator has not started yet (nobody has read a token)."""
+    tokens = response.response_gen
+    if inspect.isgenerator(tokens):
+        return inspect.getgeneratorstate(tokens) == inspect.GEN_CREATED
+    if inspect.isasyncgen(tokens):
+        state = getattr(inspect, "getasyncgenstate", None)  # Python 3.12+
+        if state is not None:
+            return bool(state(tokens) == "AGEN_CREATED")
+        frame = tokens.ag_frame  # before 3.12: a frame that has not run an instruction yet
+        return frame is not None and not tokens.ag_running and frame.f_lasti <= 0
+    return False
