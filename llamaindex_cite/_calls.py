@@ -153,7 +153,8 @@ class Run:
     def respond(self, synthesizer: CiteSynthesizer, text: Any, **options: Any) -> None:
         """The response of the final answer: ``text`` (a str), or its deltas when streaming."""
         prompt, threshold = self.plan.prompt(), synthesizer.unsupported_threshold
-        numbered = self.numbered
+        numbered: NumberedNodes = self.numbered
+        response: Any
         if not isinstance(text, str):
             kind = AsyncCitedStreamingResponse if hasattr(text, "__aiter__") else CitedStreamingResponse
             response = kind.start(text, numbered, prompt, unsupported_threshold=threshold, **options)
