@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import AsyncIterator
 
 from llama_index.core.base.response.schema import (
     RESPONSE_TYPE,
@@ -99,12 +100,13 @@ class CitePostprocessor(BaseNodePostprocessor):
     async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
-            if response.response_txt is None and _unread(response):
+            if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
                 numbered = renumber_nodes(response.source_nodes)
                 shown = CitationPrompt(messages=[], sources=numbered.sources)
+                tokens = _tokens_or_recorded(response.response_gen, _openings(response.source_nodes))
                 threshold = self.unsupported_threshold
                 return AsyncCitedStreamingResponse.start(
-                    response.response_gen, numbered, shown, unsupported_threshold=threshold
+                    tokens, numbered, shown, unsupported_threshold=threshold
                 )
             response = await response.get_response()
         return self.cite(response)
@@ -117,8 +119,7 @@ class CitePostprocessor(BaseNodePostprocessor):
             if text:
                 response.response_txt = text
                 return text
-            texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in response.source_nodes]
-            return recorded_answer([t.strip()[:80] for t in texts if t.strip()]) or ""
+            return recorded_answer(_openings(response.source_nodes)) or ""
         return str(response)
 
     def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
@@ -127,15 +128,23 @@ class CitePostprocessor(BaseNodePostprocessor):
         return numbered.response(answer, raw=text)
 
 
-def _unread(response: StreamingResponse | AsyncStreamingResponse) -> bool:
+def _unread(response: StreamingResponse) -> bool:
     """Whether the response's token generator has not started yet (nobody has read a token)."""
     tokens = response.response_gen
-    if inspect.isgenerator(tokens):
-        return inspect.getgeneratorstate(tokens) == inspect.GEN_CREATED
-    if inspect.isasyncgen(tokens):
-        state = getattr(inspect, "getasyncgenstate", None)  # Python 3.12+
-        if state is not None:
-            return bool(state(tokens) == "AGEN_CREATED")
-        frame = tokens.ag_frame  # before 3.12: a frame that has not run an instruction yet
-        return frame is not None and not tokens.ag_running and frame.f_lasti <= 0
-    return False
+    return inspect.isgenerator(tokens) and inspect.getgeneratorstate(tokens) == inspect.GEN_CREATED
+
+
+async def _tokens_or_recorded(tokens: AsyncIterator[str], openings: list[str]) -> AsyncIterator[str]:
+    """The tokens not read yet; when there are none (the stream was read), the recorded answer."""
+    read = False
+    async for token in tokens:
+        read = True
+        yield token
+    if not read:
+        yield recorded_answer(openings) or ""
+
+
+def _openings(nodes: list[NodeWithScore]) -> list[str]:
+    """The first characters of each node's text: how the recorder finds the prompt that showed them."""
+    texts = [node.node.get_content(metadata_mode=MetadataMode.NONE).strip() for node in nodes]
+    return [text[:80] for text in texts if text]

@@ -121,3 +121,15 @@ async def test_acite_before_reading_streams_tokens_in_final_numbering(async_qdra
     tokens = [t async for t in cited.async_response_gen()]
     assert "".join(tokens) == DISPLAY and len(tokens) > 100
     assert len(cited.source_nodes) == 4
+
+
+async def test_acite_after_reading_the_raw_async_stream(async_qdrant_index, llm):
+    cite = CitePostprocessor()
+    engine = async_qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[cite], text_qa_template=QA, streaming=True
+    )
+    response = await engine.aquery(QUESTION)
+    assert "".join([t async for t in response.response_gen]) == ANSWER  # read raw, model numbering
+    cited = await cite.acite(response)
+    assert "".join([t async for t in cited.async_response_gen()]) == DISPLAY  # from the recorded text
+    assert len(cited.source_nodes) == 4
