@@ -135,3 +135,13 @@ def test_a_source_too_big_for_one_call_is_shown_in_part_with_its_label():
     assert len(response.metadata["sources"][0].text) < len(big)
     assert "Sentence 299" not in llm._prompts[0]
     assert str(response) == "It begins [1]. Fact 0 holds [2]."
+
+
+def test_when_nothing_fits_beside_the_answer_it_is_final_and_the_rest_dropped():
+    long_answer = "Fact 0 holds [1]. " + " ".join(f"Detail{j} of fact zero." for j in range(150)) + " [2]"
+    llm = ScriptedLLM(script=[long_answer, "never asked"])
+    response = CiteQueryEngine(retriever=ListRetriever(nodes()), llm=llm, streaming=True).query("Facts?")
+    assert "".join(response.response_gen) == str(response)
+    assert len(llm._prompts) == 1 and response.metadata["llm_calls"] == 1
+    assert [s.number for s in response.metadata["dropped_sources"]] == [3, 4, 5, 6]
+    assert [n.node.node_id for n in response.source_nodes] == ["n0", "n1"]

@@ -172,3 +172,22 @@ def test_native_false_uses_markers_and_the_query_engine_passes_native_through():
     claude = EXAMPLE["recorded_claude"](requests=requests)
     CiteQueryEngine(retriever=ListRetriever(retrieved()), llm=claude, native=False).query(QUESTION)
     assert "search_result" not in str(requests[0]) and "[1]" in str(requests[0]["system"])
+
+
+def test_the_example_runs_offline():
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *sys.path])
+    run = subprocess.run(
+        [sys.executable, str(root / "examples" / "llamaindex_claude.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    assert run.stdout.splitlines()[0] == DISPLAY and run.stdout.rstrip().endswith(DISPLAY)
