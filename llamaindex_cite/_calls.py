@@ -11,7 +11,9 @@ shown in part (cite_core's ``on_overflow="truncate"``), and sources that no call
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import logging
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_REFINE_PROMPT", "CallPlan", "ResponseMode", "Run", "adeltas", "aiterate", "araw"]
 
 ResponseMode = Literal["compact", "refine", "single"]
+logger = logging.getLogger("llamaindex_cite")
 _MESSAGE_TOKENS = 8
 """Tokens counted for the framing of the two messages, as cite_core counts them."""
 
@@ -122,7 +125,8 @@ class CallPlan:
         }
         for overflow in ("drop", "truncate"):
             try:
-                return build_prompt(self.question, sources, on_overflow=overflow, **options)
+                with _later_calls_are_not_drops(s.response_mode != "single"):
+                    return build_prompt(self.question, sources, on_overflow=overflow, **options)
             except TokenBudgetError:
                 continue
         return None
@@ -137,6 +141,11 @@ class CallPlan:
 
     def drop_rest(self) -> None:
         """Show no more sources: the rest are dropped."""
+        if self.rest and self.synthesizer.response_mode != "single":  # single: cite_core logged it
+            numbers = ", ".join(str(source.number) for source in self.rest)
+            logger.warning(
+                "token budget: %d source(s) not shown to the model (numbers %s)", len(self.rest), numbers
+            )
         self.dropped += self.rest
         self.rest = []
 
@@ -187,3 +196,21 @@ async def araw(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:
 async def aiterate(texts: list[str]) -> AsyncIterator[str]:
     for text in texts:
         yield text
+
+
+class _NotDropped(logging.Filter):
+    """Hides cite_core's "dropped" warning: in compact and refine, the sources left out go to later calls."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("token budget %d: dropped")
+
+
+@contextmanager
+def _later_calls_are_not_drops(active: bool) -> Iterator[None]:
+    core, hide = logging.getLogger("cite_core"), _NotDropped()
+    if active:
+        core.addFilter(hide)
+    try:
+        yield
+    finally:
+        core.removeFilter(hide)

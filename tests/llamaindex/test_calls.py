@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -66,8 +67,9 @@ COMPACT = [
 ]
 
 
-def test_compact_packs_every_source_into_few_calls_with_one_numbering():
+def test_compact_packs_every_source_into_few_calls_with_one_numbering(caplog):
     """Issue 12 item 1: later calls saw no labels (label counts per call [2, 0]); sources were dropped."""
+    caplog.set_level(logging.WARNING)
     llm = ScriptedLLM(script=COMPACT)
     synthesizer = CiteSynthesizer(llm=llm)
     response = RetrieverQueryEngine(ListRetriever(nodes()), response_synthesizer=synthesizer).query("Facts?")
@@ -83,6 +85,7 @@ def test_compact_packs_every_source_into_few_calls_with_one_numbering():
     assert [c.cited_text for c in citations] == [TEXTS[5], TEXTS[0], TEXTS[3]]
     assert response.metadata["llm_calls"] == 3 and response.metadata["dropped_sources"] == []
     assert len(response.metadata["sources"]) == 6
+    assert not [r for r in caplog.records if "dropped" in r.getMessage()]  # every source was shown
 
 
 def test_compact_streams_the_last_call_one_character_at_a_time():
@@ -137,7 +140,7 @@ def test_a_source_too_big_for_one_call_is_shown_in_part_with_its_label():
     assert str(response) == "It begins [1]. Fact 0 holds [2]."
 
 
-def test_when_nothing_fits_beside_the_answer_it_is_final_and_the_rest_dropped():
+def test_when_nothing_fits_beside_the_answer_it_is_final_and_the_rest_dropped(caplog):
     long_answer = "Fact 0 holds [1]. " + " ".join(f"Detail{j} of fact zero." for j in range(150)) + " [2]"
     llm = ScriptedLLM(script=[long_answer, "never asked"])
     response = CiteQueryEngine(retriever=ListRetriever(nodes()), llm=llm, streaming=True).query("Facts?")
@@ -145,3 +148,6 @@ def test_when_nothing_fits_beside_the_answer_it_is_final_and_the_rest_dropped():
     assert len(llm._prompts) == 1 and response.metadata["llm_calls"] == 1
     assert [s.number for s in response.metadata["dropped_sources"]] == [3, 4, 5, 6]
     assert [n.node.node_id for n in response.source_nodes] == ["n0", "n1"]
+    assert [r.getMessage() for r in caplog.records if r.name == "llamaindex_cite"] == [
+        "token budget: 4 source(s) not shown to the model (numbers 3, 4, 5, 6)"
+    ]
