@@ -1,8 +1,9 @@
 """llamaindex_cite: Anthropic-style citations for any LLM in LlamaIndex.
 
-``CiteQueryEngine`` answers with one LLM call over whole numbered sources and returns only the cited
-nodes; ``CitePostprocessor`` numbers nodes for the synthesizer of any existing query engine. The work
-is done by ``cite_core``; this package converts nodes to sources and cited answers back to responses.
+``CiteQueryEngine`` answers over whole numbered sources (one numbering however many LLM calls they
+need; Claude's own citations with llama-index-llms-anthropic) and returns only the cited nodes;
+``CitePostprocessor`` numbers nodes for the synthesizer of any existing query engine. The work is
+done by ``cite_core``; this package converts nodes to sources and cited answers back to responses.
 """
 
 try:

@@ -17,6 +17,9 @@ from ._synthesizer import CiteSynthesizer
 __all__ = ["CiteChatEngine"]
 
 _OPTIONS = (
+    "response_mode",
+    "native",
+    "refine_template",
     "merge_chunks",
     "style",
     "max_prompt_tokens",

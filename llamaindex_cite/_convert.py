@@ -13,6 +13,8 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import CitedAnswer, CiteError, Source, number_sources
 
+from ._pages import physical_page
+
 __all__ = [
     "CITE_AS_KEY",
     "REFERENCE_NUMBER_KEY",
@@ -35,8 +37,6 @@ REFERENCE_NUMBER_KEY = "reference_number"
 
 _HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
 _FORWARDED = ("file_name", "file_path", "page_label")
-_PAGE_KEYS = ("page_number", "source", "page_label")
-"""Node metadata read, in order, for the 1-based physical page (PyMuPDF writes it as ``source``)."""
 logger = logging.getLogger("llamaindex_cite")
 
 
@@ -52,9 +52,18 @@ class NumberedNodes:
     repaired: list[NodeWithScore] = field(default_factory=list)
     """Nodes numbered without a bad field (a NaN score, a negative ``start_char_idx``)."""
 
-    def dropped_nodes(self, dropped: Sequence[Source]) -> list[NodeWithScore]:
-        """The nodes the model did not see: those of ``dropped`` sources, then those left out."""
-        return [node for source in dropped for node in self.nodes[source.number]] + self.left_out
+    def dropped_nodes(self, dropped: Sequence[Source], parts: Sequence[Source] = ()) -> list[NodeWithScore]:
+        """The nodes the model did not see: those of ``dropped`` sources, those of sources shown only in
+        part (``parts``) that the part does not begin, then those left out."""
+        unseen = [
+            node
+            for part in parts
+            for node in self.nodes[part.number]
+            if not any(
+                s.text and node.node.get_content(MetadataMode.NONE).startswith(s.text) for s in part.segments
+            )
+        ]
+        return [node for source in dropped for node in self.nodes[source.number]] + unseen + self.left_out
 
     def cited_nodes(self, answer: CitedAnswer) -> list[NodeWithScore]:
         """The cited nodes only, in reference order, each marked with its numbers.
@@ -160,9 +169,8 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     """A cite_core source item for a node (None if it has no text), and the fields left out as invalid.
 
     The document is the node's ``file_path`` (the pages of one file read by ``SimpleDirectoryReader``
-    merge into one reference), else its ``ref_doc_id``. The physical page (``page_location``) comes
-    from ``page_number`` (or PyMuPDF's ``source``), else from a numeric ``page_label``; the label itself
-    stays in the metadata as what is shown (``i``, ``xii``).
+    merge into one reference), else its ``ref_doc_id``. The physical page (``page_location``) is
+    ``physical_page``'s; the label itself stays in the metadata as what is shown (``i``, ``xii``).
     """
     inner = node.node
     text = inner.get_content(metadata_mode=MetadataMode.NONE)
@@ -193,18 +201,10 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         item["start_char_idx"] = start
     elif start is not None:
         problems.append(f"start_char_idx {start!r} ignored")
-    page = next((_page(meta.get(k)) for k in _PAGE_KEYS if _page(meta.get(k)) is not None), None)
+    page = physical_page(meta, doc or inner.node_id)
     if page is not None:
         item["page"] = page
     return item, problems
-
-
-def _page(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    return value if isinstance(value, int) and value >= 1 else None
 
 
 def _string(value: Any) -> str | None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import AsyncIterator
+
 from llama_index.core.base.response.schema import (
     RESPONSE_TYPE,
     AsyncStreamingResponse,
@@ -12,10 +15,17 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, citation_instructions, parse_answer, split_sentences
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    CitationPrompt,
+    citation_instructions,
+    parse_answer,
+    split_sentences,
+)
 
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._recorder import recorded_answer, start_recording
+from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 
 __all__ = ["CitePostprocessor"]
 
@@ -69,19 +79,35 @@ class CitePostprocessor(BaseNodePostprocessor):
         """Instructions (cite_core's) telling a model to cite ``count`` numbered sources with ``[n]``."""
         return citation_instructions(count)
 
-    def cite(self, response: RESPONSE_TYPE) -> Response:
+    def cite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """Parse a response of an engine that used this postprocessor: only the cited nodes, renumbered.
 
-        A streaming response is consumed first. ``metadata`` carries the cited answer as for
-        ``CiteQueryEngine``.
+        A stream not read yet gives a ``CitedStreamingResponse`` whose tokens are already renumbered
+        (cite_core's display deltas); a stream already read (``for t in response.response_gen``) is
+        cited from the text it carried. ``metadata`` carries the cited answer as for ``CiteQueryEngine``.
         """
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
+        if isinstance(response, StreamingResponse) and response.response_txt is None and _unread(response):
+            numbered = renumber_nodes(response.source_nodes)
+            shown = CitationPrompt(messages=[], sources=numbered.sources)
+            threshold = self.unsupported_threshold
+            return CitedStreamingResponse.start(
+                response.response_gen, numbered, shown, unsupported_threshold=threshold
+            )
         return self._cite(self._text(response), response.source_nodes)
 
-    async def acite(self, response: RESPONSE_TYPE) -> Response:
-        """``cite()`` for any response, async streaming ones included."""
+    async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
+        """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
+            if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
+                numbered = renumber_nodes(response.source_nodes)
+                shown = CitationPrompt(messages=[], sources=numbered.sources)
+                tokens = _tokens_or_recorded(response.response_gen, _openings(response.source_nodes))
+                threshold = self.unsupported_threshold
+                return AsyncCitedStreamingResponse.start(
+                    tokens, numbered, shown, unsupported_threshold=threshold
+                )
             response = await response.get_response()
         return self.cite(response)
 
@@ -93,11 +119,32 @@ class CitePostprocessor(BaseNodePostprocessor):
             if text:
                 response.response_txt = text
                 return text
-            texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in response.source_nodes]
-            return recorded_answer([t.strip()[:80] for t in texts if t.strip()]) or ""
+            return recorded_answer(_openings(response.source_nodes)) or ""
         return str(response)
 
     def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
         numbered = renumber_nodes(nodes)
         answer = parse_answer(text, numbered.sources, unsupported_threshold=self.unsupported_threshold)
         return numbered.response(answer, raw=text)
+
+
+def _unread(response: StreamingResponse) -> bool:
+    """Whether the response's token generator has not started yet (nobody has read a token)."""
+    tokens = response.response_gen
+    return inspect.isgenerator(tokens) and inspect.getgeneratorstate(tokens) == inspect.GEN_CREATED
+
+
+async def _tokens_or_recorded(tokens: AsyncIterator[str], openings: list[str]) -> AsyncIterator[str]:
+    """The tokens not read yet; when there are none (the stream was read), the recorded answer."""
+    read = False
+    async for token in tokens:
+        read = True
+        yield token
+    if not read:
+        yield recorded_answer(openings) or ""
+
+
+def _openings(nodes: list[NodeWithScore]) -> list[str]:
+    """The first characters of each node's text: how the recorder finds the prompt that showed them."""
+    texts = [node.node.get_content(metadata_mode=MetadataMode.NONE).strip() for node in nodes]
+    return [text[:80] for text in texts if text]

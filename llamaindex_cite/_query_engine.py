@@ -27,9 +27,9 @@ __all__ = ["CiteQueryEngine"]
 class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     """A query engine whose answers cite their sources, Anthropic-style, with any LLM.
 
-    Retrieved nodes become numbered sources (chunks of one document share a number), whole: one LLM
-    call sees them all, and when they exceed the context window the lowest-ranked are dropped, never
-    cut. The answer is parsed: ``str(response)`` has its ``[n]`` markers renumbered by first
+    Retrieved nodes become numbered sources (chunks of one document share a number), whole; when they
+    exceed one call, they are shown over several calls that keep one numbering (``response_mode``).
+    The answer is parsed: ``str(response)`` has its ``[n]`` markers renumbered by first
     appearance, ``response.source_nodes`` holds only the cited nodes in reference order, and
     ``response.metadata`` the full cited answer (see ``docs/llamaindex.md``).
     """
@@ -43,6 +43,15 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     )
     streaming: bool = Field(
         default=False, description="Return a streaming response from query() and aquery()."
+    )
+    response_mode: Literal["compact", "refine", "single"] = Field(
+        default="compact",
+        description="When the sources do not fit one call: pack them into as few calls as fit (compact), "
+        "one per call (refine), or drop the lowest-ranked (single); one numbering in every mode.",
+    )
+    native: bool | None = Field(
+        default=None,
+        description="Claude's own citations; default: whether llm is llama-index-llms-anthropic's Anthropic.",
     )
     merge_chunks: bool = Field(
         default=True,
@@ -112,6 +121,8 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             llm=self.llm,
             streaming=self.streaming,
             callback_manager=self.callback_manager,
+            response_mode=self.response_mode,
+            native=self.native,
             merge_chunks=self.merge_chunks,
             style=self.prompt_style,
             max_prompt_tokens=self.max_prompt_tokens,
@@ -125,7 +136,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     def prompt(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore]
     ) -> tuple[NumberedNodes, CitationPrompt]:
-        """Number the nodes and build the one prompt that shows them (see ``CiteSynthesizer.prompt``)."""
+        """Number the nodes and build the first call's prompt (see ``CiteSynthesizer.prompt``)."""
         return self.synthesizer().prompt(query_bundle.query_str, nodes)
 
     def synthesize(

@@ -19,6 +19,7 @@ from cite_core import (
     StreamEvent,
 )
 
+from ._claude import ClaudeStream
 from ._convert import NumberedNodes, answer_metadata
 
 __all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
@@ -38,16 +39,21 @@ class _Citer:
         numbered: NumberedNodes,
         shown: Sequence[Source],
         threshold: float,
+        stream: ClaudeStream | None = None,
         style: Any = "markers",
     ) -> None:
         self.response = response
         self.numbered = numbered
-        self.stream = CitationStream(list(shown), unsupported_threshold=threshold, display=True, style=style)
+        self.stream: CitationStream | ClaudeStream = stream or CitationStream(
+            list(shown), unsupported_threshold=threshold, display=True, style=style
+        )
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
 
-    def feed(self, chunk: str) -> Iterator[str]:
-        self.raw.append(chunk)
+    def feed(self, chunk: Any) -> Iterator[str]:
+        """Feed a text chunk (a streamed Messages API event for Claude's own citations)."""
+        if isinstance(chunk, str):
+            self.raw.append(chunk)
         return self.render(self.stream.feed(chunk))
 
     def finish(self) -> Iterator[str]:
@@ -57,10 +63,11 @@ class _Citer:
         response.answer = answer
         response.response_txt = answer.text
         response.source_nodes[:] = self.numbered.cited_nodes(answer)  # in place: others hold the list
+        raw = self.stream.text if isinstance(self.stream, ClaudeStream) else self.raw
         response.metadata.update(
             answer_metadata(
                 answer,
-                raw="".join(self.raw),
+                raw="".join(raw),
                 sources=response.metadata["sources"],
                 dropped=response.metadata["dropped_sources"],
             )
@@ -99,15 +106,17 @@ class CitedStreamingResponse(StreamingResponse):
     @classmethod
     def start(
         cls,
-        deltas: Iterable[str],
+        deltas: Iterable[Any],
         numbered: NumberedNodes,
         prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
+        stream: ClaudeStream | None = None,
     ) -> CitedStreamingResponse:
-        """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
+        """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
+        against the sources ``prompt`` shows."""
         response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, prompt.style)
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style)
 
         def tokens() -> Generator[str, None, None]:
             for delta in deltas:
@@ -148,15 +157,16 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
     @classmethod
     def start(
         cls,
-        deltas: AsyncIterator[str],
+        deltas: AsyncIterator[Any],
         numbered: NumberedNodes,
         prompt: CitationPrompt,
         *,
         unsupported_threshold: float,
+        stream: ClaudeStream | None = None,
     ) -> AsyncCitedStreamingResponse:
-        """A response that cites ``deltas`` (the model's text chunks) against the ``shown`` sources."""
+        """``CitedStreamingResponse.start`` over async ``deltas``."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, prompt.style)
+        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style)
 
         async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:

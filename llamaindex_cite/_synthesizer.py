@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -18,20 +19,15 @@ from llama_index.core.instrumentation.events.synthesis import (
     SynthesizeStartEvent,
 )
 from llama_index.core.llms import LLM
+from llama_index.core.prompts import BasePromptTemplate
 from llama_index.core.response_synthesizers.base import BaseSynthesizer, QueryTextType
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from cite_core import (
-    DEFAULT_UNSUPPORTED_THRESHOLD,
-    CitationPrompt,
-    TokenBudgetError,
-    build_prompt,
-    parse_answer,
-    token_counter,
-)
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
+from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw
+from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
-from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 
 __all__ = ["CiteSynthesizer"]
 
@@ -41,11 +37,14 @@ dispatcher = get_dispatcher(__name__)
 class CiteSynthesizer(BaseSynthesizer):
     """A response synthesizer that answers with citations: ``response_synthesizer=CiteSynthesizer()``.
 
-    The nodes become numbered sources (chunks of one document share a number) shown whole in one
-    LLM call, within the token budget: when they do not all fit, the lowest-ranked are dropped whole
-    (``metadata["dropped_sources"]``), so the numbering the model sees is the one the parser uses and
-    every label shown stays valid. The ``Response`` has the renumbered text, only the cited nodes and
-    the metadata ``CiteQueryEngine`` gives; with ``streaming=True`` the tokens are already renumbered.
+    The nodes become numbered sources (chunks of one document share a number). When they do not fit
+    one call, ``response_mode="compact"`` (the default) packs them into as few calls as fit and
+    ``"refine"`` shows one per call, each later call refining the answer with its markers kept and the
+    sources under their own numbers; ``"single"`` drops the lowest-ranked whole (``style="statements"``
+    numbers sentences across the sources of one call, so it always makes one call). The ``Response`` has
+    the renumbered text, only the cited nodes and the metadata ``CiteQueryEngine`` gives; with
+    ``streaming=True`` the tokens are already renumbered. With llama-index-llms-anthropic's
+    ``Anthropic`` (``native=None``), Claude's own citations are used instead of ``[n]`` markers.
     """
 
     def __init__(
@@ -54,6 +53,7 @@ class CiteSynthesizer(BaseSynthesizer):
         streaming: bool = False,
         callback_manager: CallbackManager | None = None,
         *,
+        response_mode: ResponseMode = "compact",
         merge_chunks: bool = True,
         style: Literal["markers", "sentences", "statements"] = "markers",
         max_prompt_tokens: int | None = None,
@@ -61,23 +61,33 @@ class CiteSynthesizer(BaseSynthesizer):
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         system_template: str | None = None,
         user_template: str | None = None,
+        refine_template: BasePromptTemplate | None = None,
+        native: bool | None = None,
         encoding: Any = None,
         chat_history: Sequence[ChatMessage] = (),
     ) -> None:
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
+        self.response_mode = response_mode
+        """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style
         """Cite sources by ``[n]`` markers, numbered sentences by ``[n:s]`` markers, or (``statements``)
         sentences numbered across sources in the LongCite format ``<statement>S<cite>[a-b]</cite>``."""
         self.max_prompt_tokens = max_prompt_tokens
-        """Token budget of the prompt; default: the LLM's context window minus ``answer_tokens``."""
+        """Token budget of each prompt; default: the LLM's context window minus ``answer_tokens``."""
         self.answer_tokens = answer_tokens
         """Room left for the answer; default: the LLM's ``num_output`` (or 256)."""
         self.unsupported_threshold = unsupported_threshold
         """Citations whose support is below this are listed as unsupported on the cited answer."""
         self.system_template = system_template
         self.user_template = user_template
+        """Replace cite_core's system and user templates (the first call's)."""
+        self.refine_template = refine_template
+        """The later calls' prompt (``{query_str}``, ``{existing_answer}``, ``{context_msg}``);
+        default: LlamaIndex's refine prompt."""
+        self.native = native
+        """Claude's own citations (search results); default: whether ``llm`` is Anthropic's LLM."""
         self.encoding = encoding
         """tiktoken encoding (name, object or str -> int function) for the budget."""
         self.chat_history = list(chat_history)
@@ -91,47 +101,12 @@ class CiteSynthesizer(BaseSynthesizer):
     # -- prompt -------------------------------------------------------------------------------------
 
     def prompt(self, query: str, nodes: Sequence[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
-        """Number the nodes and build the one prompt that shows them (whole sources, within budget).
-
-        cite_core drops whole sources, lowest ranked first. When the top source alone is too big (chunks
-        of one document merged), the lowest-ranked nodes are left out instead, whole, until it fits.
-        """
-        nodes = list(nodes)
-        try:
-            return self._prompt(query, nodes)
-        except TokenBudgetError:
-            if not self.merge_chunks or len(nodes) < 2:
-                raise
-        fits, too_many = 0, len(nodes)  # binary search for the most top-ranked nodes that fit
-        best: tuple[NumberedNodes, CitationPrompt] | None = None
-        while too_many - fits > 1:
-            middle = (fits + too_many) // 2
-            try:
-                best, fits = self._prompt(query, nodes[:middle]), middle
-            except TokenBudgetError:
-                too_many = middle
-        if best is None:
-            raise TokenBudgetError(
-                f"not even the top-ranked node fits the prompt budget of {self.budget()} tokens"
-            )
-        best[0].left_out = [*best[0].left_out, *nodes[fits:]]
-        return best
-
-    def _prompt(self, query: str, nodes: list[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
-        numbered = number_nodes(nodes, merge=self.merge_chunks)
-        prompt = build_prompt(
-            query,
-            numbered.sources,
-            style=self.style,
-            max_tokens=self.budget(),
-            encoding=self.encoding,
-            system_template=self.system_template,
-            user_template=self.user_template,
-        )
-        return numbered, prompt
+        """Number the nodes and build the first call's prompt (see ``CallPlan``)."""
+        numbered = number_nodes(list(nodes), merge=self.merge_chunks)
+        return numbered, CallPlan(self, query, numbered.sources).first()
 
     def budget(self) -> int:
-        """The prompt's token budget."""
+        """The token budget of each prompt."""
         if self.max_prompt_tokens is not None:
             return self.max_prompt_tokens
         meta = self._llm.metadata
@@ -145,22 +120,26 @@ class CiteSynthesizer(BaseSynthesizer):
         system, *rest = [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
         return [system, *self.chat_history, *rest]
 
+    def uses_claude(self) -> bool:
+        """Whether answers come with Claude's own citations (``native``, by default for Anthropic's LLM)."""
+        return self.native if self.native is not None else is_claude(self._llm)
+
     def _get_prompts(self) -> dict[str, Any]:
-        return {}  # the prompt is cite_core's (templates: system_template / user_template)
+        return {"refine_template": self.refine_template or DEFAULT_REFINE_PROMPT}
 
     def _update_prompts(self, prompts: dict[str, Any]) -> None:
-        return None
+        if "refine_template" in prompts:
+            self.refine_template = prompts["refine_template"]
 
     # -- BaseSynthesizer ----------------------------------------------------------------------------
 
     def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
         """The cited answer's text over plain text chunks (each one a source)."""
-        nodes = [NodeWithScore(node=_text_node(t)) for t in text_chunks]
-        return str(self.synthesize(query_str, nodes))
+        return str(self.synthesize(query_str, [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]))
 
     async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
         """The cited answer's text over plain text chunks (each one a source)."""
-        nodes = [NodeWithScore(node=_text_node(t)) for t in text_chunks]
+        nodes = [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]
         return str(await self.asynthesize(query_str, nodes))
 
     @dispatcher.span
@@ -172,26 +151,30 @@ class CiteSynthesizer(BaseSynthesizer):
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
         """Answer ``query`` over ``nodes`` with citations (events and callbacks as LlamaIndex's own)."""
-        bundle = QueryBundle(query_str=query) if isinstance(query, str) else query
-        dispatcher.event(SynthesizeStartEvent(query=bundle))
-        with self._callback_manager.event(
-            CBEventType.SYNTHESIZE, payload={EventPayload.QUERY_STR: bundle.query_str}
-        ) as event:
-            numbered, prompt = self.prompt(bundle.query_str, nodes)
-            dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=_texts(prompt)))
-            messages = self.messages(prompt)
+        with self._events(query, nodes) as run:
+            prompt, llm = run.plan.first(), self._llm
+            if self.uses_claude() and run.plan.shown:
+                claude, messages = self._claude(run)
+                if self._streaming:
+                    stream = ClaudeStream(claude, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, (r.raw for r in llm.stream_chat(messages)), stream=stream)
+                else:
+                    reply = llm.chat(messages)
+                    answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, raw, answer=answer)
+                return run.response
+            while not run.plan.final:
+                raw = llm.chat(self.messages(prompt)).message.content or ""
+                following = run.plan.next(raw)
+                if following is None:  # nothing more fits beside the answer: it is final
+                    run.respond(self, raw if not self._streaming else iter([raw]))
+                    return run.response
+                prompt = following
             if self._streaming:
-                deltas = (r.delta or "" for r in self._llm.stream_chat(messages))
-                response: RESPONSE_TYPE = CitedStreamingResponse.start(
-                    deltas, numbered, prompt, unsupported_threshold=self.unsupported_threshold
-                )
+                run.respond(self, (r.delta or "" for r in llm.stream_chat(self.messages(prompt))))
             else:
-                raw = self._llm.chat(messages).message.content or ""
-                response = self.respond(numbered, prompt, raw)
-            dispatcher.event(GetResponseEndEvent())
-            event.on_end(payload={EventPayload.RESPONSE: response})
-        dispatcher.event(SynthesizeEndEvent(query=bundle, response=response))
-        return response
+                run.respond(self, llm.chat(self.messages(prompt)).message.content or "")
+        return run.response
 
     @dispatcher.span
     async def asynthesize(
@@ -202,45 +185,57 @@ class CiteSynthesizer(BaseSynthesizer):
         **response_kwargs: Any,
     ) -> RESPONSE_TYPE:
         """``synthesize`` with the LLM's async calls."""
+        with self._events(query, nodes) as run:
+            prompt, llm = run.plan.first(), self._llm
+            if self.uses_claude() and run.plan.shown:
+                claude, messages = self._claude(run)
+                if self._streaming:
+                    stream = ClaudeStream(claude, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, araw(await llm.astream_chat(messages)), stream=stream)
+                else:
+                    reply = await llm.achat(messages)
+                    answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
+                    run.respond(self, raw, answer=answer)
+                return run.response
+            while not run.plan.final:
+                raw = (await llm.achat(self.messages(prompt))).message.content or ""
+                following = run.plan.next(raw)
+                if following is None:
+                    run.respond(self, raw if not self._streaming else aiterate([raw]))
+                    return run.response
+                prompt = following
+            if self._streaming:
+                run.respond(self, adeltas(await llm.astream_chat(self.messages(prompt))))
+            else:
+                run.respond(self, (await llm.achat(self.messages(prompt))).message.content or "")
+        return run.response
+
+    @contextmanager
+    def _events(self, query: QueryTextType, nodes: Sequence[NodeWithScore]) -> Iterator[Run]:
+        """Number the nodes and plan the calls, between the events LlamaIndex's synthesizers fire."""
         bundle = QueryBundle(query_str=query) if isinstance(query, str) else query
         dispatcher.event(SynthesizeStartEvent(query=bundle))
         with self._callback_manager.event(
             CBEventType.SYNTHESIZE, payload={EventPayload.QUERY_STR: bundle.query_str}
         ) as event:
-            numbered, prompt = self.prompt(bundle.query_str, nodes)
-            dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=_texts(prompt)))
-            messages = self.messages(prompt)
-            if self._streaming:
-                deltas = _adeltas(await self._llm.astream_chat(messages))
-                response: RESPONSE_TYPE = AsyncCitedStreamingResponse.start(
-                    deltas, numbered, prompt, unsupported_threshold=self.unsupported_threshold
-                )
-            else:
-                raw = (await self._llm.achat(messages)).message.content or ""
-                response = self.respond(numbered, prompt, raw)
+            numbered = number_nodes(list(nodes), merge=self.merge_chunks)
+            texts = [source.text for source in numbered.sources]
+            dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=texts))
+            run = Run(bundle.query_str, numbered, CallPlan(self, bundle.query_str, numbered.sources))
+            yield run
             dispatcher.event(GetResponseEndEvent())
-            event.on_end(payload={EventPayload.RESPONSE: response})
-        dispatcher.event(SynthesizeEndEvent(query=bundle, response=response))
-        return response
+            event.on_end(payload={EventPayload.RESPONSE: run.response})
+        dispatcher.event(SynthesizeEndEvent(query=bundle, response=run.response))
+
+    def _claude(self, run: Run) -> tuple[ClaudeSources, list[ChatMessage]]:
+        """One call to Claude: the sources that fit the budget as search results, the rest dropped."""
+        run.plan.drop_rest()
+        claude = ClaudeSources(run.plan.shown)
+        return claude, claude.messages(run.question, self.chat_history)
 
     def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
-        """The cited ``Response`` for the model's ``raw`` answer to ``prompt``."""
+        """The cited ``Response`` for the model's ``raw`` answer, over the sources ``prompt`` shows."""
         answer = parse_answer(
             raw, prompt.sources, unsupported_threshold=self.unsupported_threshold, style=prompt.style
         )
         return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)
-
-
-def _texts(prompt: CitationPrompt) -> list[str]:
-    return [source.text for source in prompt.sources]
-
-
-def _text_node(text: str) -> Any:
-    from llama_index.core.schema import TextNode
-
-    return TextNode(text=text)
-
-
-async def _adeltas(responses: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for response in responses:
-        yield response.delta or ""

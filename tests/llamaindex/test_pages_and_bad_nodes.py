@@ -96,3 +96,52 @@ def test_a_node_the_core_rejects_is_left_out_and_reported():
     response = CiteQueryEngine(retriever=ListRetriever([broken, good]), llm=llm).query("Birds?")
     assert str(response) == "Eiders nest there [1]."
     assert [n.node.node_id for n in response.metadata["dropped_nodes"]] == ["surrogate"]
+
+
+READER_PAGES = [("i", "Preface. This report covers the harbour survey."), ("ii", "Contents. One chapter.")]
+READER_PAGES += [("1", "The harbour was dredged in 1931."), ("2", "The fish market moved in 1933.")]
+
+
+def reader_nodes(filename_as_id: bool = True) -> list[NodeWithScore]:
+    """As ``SimpleDirectoryReader(filename_as_id=True)`` with PDFReader gives them, split into nodes: one
+    Document per page with only the printed ``page_label`` and the file metadata; the Document ids
+    ``<file_path>_part_<i>`` are the only trace of the physical page."""
+    from llama_index.core import Document
+    from llama_index.core.node_parser import SentenceSplitter
+
+    path = "/data/reports/harbour.pdf"
+    meta = {"file_path": path, "file_name": "harbour.pdf", "file_type": "application/pdf", "file_size": 9120}
+    documents = [
+        Document(
+            text=text,
+            metadata={"page_label": label, **meta, "creation_date": "2026-11-01"},
+            **({"id_": f"{path}_part_{i}"} if filename_as_id else {}),
+        )
+        for i, (label, text) in enumerate(READER_PAGES)
+    ]
+    chunks = SentenceSplitter(chunk_size=200, chunk_overlap=0).get_nodes_from_documents(documents)
+    return [NodeWithScore(node=n, score=1.0 - i / 10) for i, n in enumerate(chunks)]
+
+
+def test_a_page_labelled_i_keeps_its_page_location_from_its_position_in_the_file():
+    """Issue 12 item 6: a page labelled ``i`` lost its ``page_location`` (and so did its whole file)."""
+    llm = ReplayLLM(default="The survey is covered [1]. The market moved in 1933 [1].")
+    response = CiteQueryEngine(retriever=ListRetriever(reader_nodes()), llm=llm).query("When?")
+    answer = response.metadata["cited_answer"]
+    assert len(answer.references) == 1  # the pages of one file: one reference
+    assert all(isinstance(c, PageLocation) for c in answer.citations)
+    assert [(c.start_page_number, c.end_page_number) for c in answer.citations] == [(1, 2), (4, 5)]
+    assert [n.node.metadata["page_label"] for n in response.source_nodes] == ["i", "2"]  # what is shown
+
+
+def test_langchain_style_zero_based_page_is_the_physical_page():
+    node = TextNode(text="Preface text here.", metadata={"page": 0, "page_label": "i", "source": "/r.pdf"})
+    llm = ReplayLLM(default="Preface text here [1].")
+    response = CiteQueryEngine(retriever=ListRetriever([NodeWithScore(node=node)]), llm=llm).query("What?")
+    assert response.metadata["cited_answer"].citations[0].start_page_number == 1
+
+
+def test_without_a_position_a_roman_label_gives_no_page_and_character_locations():
+    llm = ReplayLLM(default="The survey is covered [1].")
+    response = CiteQueryEngine(retriever=ListRetriever(reader_nodes(False)), llm=llm).query("When?")
+    assert not any(isinstance(c, PageLocation) for c in response.metadata["cited_answer"].citations)

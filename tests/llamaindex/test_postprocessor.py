@@ -95,3 +95,41 @@ def test_cite_after_the_standard_streaming_loop(qdrant_index, llm):
     assert "".join(tokens) == ANSWER
     cited = CitePostprocessor().cite(response)
     assert str(cited) == DISPLAY and len(cited.source_nodes) == 4
+
+
+def test_cite_before_reading_streams_tokens_in_final_numbering(qdrant_index, llm):
+    """Issue 12 item 1: the streamed tokens showed the model's own numbering ([3][1]), not the final one."""
+    cite = CitePostprocessor()
+    engine = qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[cite], text_qa_template=QA, streaming=True
+    )
+    cited = cite.cite(engine.query(QUESTION))  # before reading any token
+    tokens = list(cited.response_gen)
+    assert len(tokens) > 100  # the model's characters, as they come (markers held until resolved)
+    assert "".join(tokens) == DISPLAY == str(cited)  # [1][2] ... [2] ... [3]; the model wrote [3][1] ... [42]
+    assert "[3][1]" not in "".join(tokens) and "[42]" not in "".join(tokens)
+    assert len(cited.source_nodes) == 4 and cited.metadata["invalid_markers"] == ["[42]"]
+    assert cited.metadata["raw_answer"] == ANSWER
+
+
+async def test_acite_before_reading_streams_tokens_in_final_numbering(async_qdrant_index, llm):
+    cite = CitePostprocessor()
+    engine = async_qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[cite], text_qa_template=QA, streaming=True
+    )
+    cited = await cite.acite(await engine.aquery(QUESTION))
+    tokens = [t async for t in cited.async_response_gen()]
+    assert "".join(tokens) == DISPLAY and len(tokens) > 100
+    assert len(cited.source_nodes) == 4
+
+
+async def test_acite_after_reading_the_raw_async_stream(async_qdrant_index, llm):
+    cite = CitePostprocessor()
+    engine = async_qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[cite], text_qa_template=QA, streaming=True
+    )
+    response = await engine.aquery(QUESTION)
+    assert "".join([t async for t in response.response_gen]) == ANSWER  # read raw, model numbering
+    cited = await cite.acite(response)
+    assert "".join([t async for t in cited.async_response_gen()]) == DISPLAY  # from the recorded text
+    assert len(cited.source_nodes) == 4

@@ -170,7 +170,8 @@ def test_context_window_drops_whole_sources_lowest_ranked_first():
     texts = [f"Fact {i}: " + " ".join(f"word{i}x{j}" for j in range(60)) + "." for i in range(6)]
     retrieved = plain_nodes(*texts)
     llm = ReplayLLM(default="Fact zero [1].", context_window=900, num_output=200)
-    response = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm).query("Facts?")
+    engine = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm, response_mode="single")
+    response = engine.query("Facts?")
     shown, dropped = response.metadata["sources"], response.metadata["dropped_sources"]
     assert shown and dropped and len(shown) + len(dropped) == 6
     assert response.metadata["dropped_nodes"] == retrieved[len(shown) :]
@@ -185,8 +186,10 @@ def test_context_window_drops_whole_sources_lowest_ranked_first():
 def test_budget_override_and_too_small_budget():
     retrieved = plain_nodes("A long source. " * 50, "Short.")
     llm = ReplayLLM(default="x")
-    with pytest.raises(TokenBudgetError):
-        CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm, max_prompt_tokens=250).query("Q?")
+    with pytest.raises(TokenBudgetError):  # not even the instructions fit
+        CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm, max_prompt_tokens=100).query("Q?")
+    cut = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm, max_prompt_tokens=250).query("Q?")
+    assert cut.metadata["truncated_sources"][0].text == retrieved[0].node.text  # shown in part
     big = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm, max_prompt_tokens=100_000).query("Q?")
     assert len(big.metadata["sources"]) == 2
 
@@ -216,8 +219,9 @@ def test_nodes_without_text_are_not_sources():
     assert len(response.metadata["sources"]) == 1 and ids(response) == [retrieved[0].node.node_id]
 
 
-def test_one_big_document_leaves_out_lowest_ranked_chunks_whole():
-    """All chunks of one document merge into one source; when that is too big, the worst chunks go."""
+def test_one_big_document_is_shown_in_part_and_the_unseen_chunks_reported():
+    """All chunks of one document merge into one source; when that is too big for a call, it is shown in
+    part (cite_core's truncate: a prefix, same number), and the chunks not shown at all are reported."""
     chunks = [f"Chunk {i} says: " + " ".join(f"fact{i}x{j}" for j in range(80)) + "." for i in range(8)]
     retrieved = [
         NodeWithScore(
@@ -234,7 +238,9 @@ def test_one_big_document_leaves_out_lowest_ranked_chunks_whole():
     llm = ReplayLLM(default="A fact [1].", context_window=1500, num_output=200)
     response = CiteQueryEngine.from_args(ListRetriever(retrieved), llm=llm).query("Facts?")
     (source,) = response.metadata["sources"]
+    (whole,) = response.metadata["truncated_sources"]
+    assert whole.text.startswith(source.text) and len(source.text) < len(whole.text)
     kept = len(source.segments)
     assert 1 <= kept < 8 and len(llm.prompts) == 1
     assert [n.node.node_id for n in response.metadata["dropped_nodes"]] == [f"n{i}" for i in range(kept, 8)]
-    assert all(t in llm.prompts[0] for t in chunks[:kept]) and chunks[kept][:20] not in llm.prompts[0]
+    assert all(t in llm.prompts[0] for t in chunks[: kept - 1]) and chunks[kept][:20] not in llm.prompts[0]

@@ -25,6 +25,8 @@ EXPECTED_METADATA = {
     "dropped_sources",
     "dropped_nodes",
     "repaired_nodes",
+    "llm_calls",
+    "truncated_sources",
 }
 
 
@@ -102,11 +104,11 @@ def test_plain_vector_store_index(llm, embed_model):
 
 
 def test_one_numbering_within_the_budget_every_shown_source_labelled():
-    """The documented strategy: one call, whole sources; those that do not fit are dropped and reported."""
+    """``single``: one call, whole sources; those that do not fit are dropped and reported."""
     retrieved = [NodeWithScore(node=n, score=1.0 - i / 100) for i, n in enumerate(nodes())]
     llm = ReplayLLM(default="Mara grew up in Kessby [1].", context_window=420, num_output=20)
     response = RetrieverQueryEngine(
-        ListRetriever(retrieved), response_synthesizer=CiteSynthesizer(llm=llm)
+        ListRetriever(retrieved), response_synthesizer=CiteSynthesizer(llm=llm, response_mode="single")
     ).query(QUESTION)
     shown, dropped = response.metadata["sources"], response.metadata["dropped_sources"]
     assert shown and dropped and len(llm.prompts) == 1

@@ -87,7 +87,7 @@ def long_nodes() -> list[NodeWithScore]:
 
 
 @theirs_as_of_0_13
-def test_theirs_cuts_a_source_between_calls_ours_makes_one_call_with_whole_sources():
+def test_theirs_cuts_a_source_between_calls_ours_shows_each_whole_under_its_number():
     nodes = long_nodes()
     long = nodes[0].node.text
     theirs_llm = ReplayLLM(default="The wall [1].", context_window=900, num_output=100)
@@ -100,11 +100,16 @@ def test_theirs_cuts_a_source_between_calls_ours_makes_one_call_with_whole_sourc
 
     ours_llm = ReplayLLM(default="The wall [1].", context_window=900, num_output=100)
     response = CiteQueryEngine.from_args(ListRetriever(nodes), llm=ours_llm).query("What about the wall?")
-    assert len(ours_llm.prompts) == 1 and long in ours_llm.prompts[0]
+    assert long in ours_llm.prompts[0]  # ours: the long source whole, in one call
     shown = response.metadata["sources"]
-    assert all(s.text in ours_llm.prompts[0] for s in shown)  # every shown source whole
-    assert response.metadata["dropped_sources"]  # the lowest-ranked left out whole
+    for source in shown:  # every source whole in exactly one call, under its own number
+        (call,) = [p for p in ours_llm.prompts if source.text in p]
+        assert f'<source number="{source.number}"' in call
+    assert response.metadata["dropped_sources"] == [] and len(shown) == len(nodes)
     assert [n.node.node_id for n in response.source_nodes] == [nodes[0].node.node_id]
+    single_llm = ReplayLLM(default="The wall [1].", context_window=900, num_output=100)
+    one = CiteQueryEngine.from_args(ListRetriever(nodes), llm=single_llm, response_mode="single")
+    assert one.query("What about the wall?").metadata["dropped_sources"] and len(single_llm.prompts) == 1
 
 
 def test_names_do_not_collide_with_llama_index_core():
