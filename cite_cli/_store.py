@@ -1,4 +1,4 @@
-"""The Qdrant collections: chunks with sparse vectors, one record per file, and atomic per-file updates.
+"""The Qdrant collections: chunks with sparse vectors, one record per file, a journal of changes in flight.
 
 Collection ``NAME`` holds the chunks; ``NAME__files`` one record per file and a meta point (format, dense
 model); ``NAME__journal`` the journals of changes in flight (usually none). Listing files never walks
