@@ -24,33 +24,8 @@ from pathlib import Path
 from cite_cli.__main__ import main
 from cite_cli._documents import chunk_spans, read_document
 
-WORDS = [
-    "light",
-    "sky",
-    "blue",
-    "scattering",
-    "wavelength",
-    "molecule",
-    "air",
-    "sunset",
-    "red",
-    "photon",
-    "energy",
-    "atmosphere",
-    "dust",
-    "rayleigh",
-    "mie",
-    "particle",
-    "colour",
-    "spectrum",
-    "angle",
-    "observer",
-    "cloud",
-    "water",
-    "vapour",
-    "ozone",
-    "layer",
-]
+WORDS = """light sky blue scattering wavelength molecule air sunset red photon energy atmosphere dust
+    rayleigh mie particle colour spectrum angle observer cloud water vapour ozone layer""".split()
 
 
 def _sentence(rng: random.Random) -> str:

@@ -77,24 +77,7 @@ _SOUP = [
     "。",
     "，",
 ]
-_WORDS = [
-    "the",
-    "grass",
-    "is",
-    "green",
-    "sky",
-    "blue",
-    "water",
-    "life",
-    "energy",
-    "sun",
-    "moon",
-    "city",
-    "fusion",
-    "hydrogen",
-    "paper",
-    "model",
-]
+_WORDS = "the grass is green sky blue water life energy sun moon city fusion hydrogen paper model".split()
 
 
 def expertqa_cases() -> Iterator[tuple[str, list[Any], str]]:

@@ -173,6 +173,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
+    from ._updates import remove
+
     store = _open_store(args, create=False)
     try:
         store.check_format(store.meta())
@@ -190,7 +192,7 @@ def _remove(args: argparse.Namespace) -> int:
         ]
         if unmatched:
             raise CliError(f"not in the index: {', '.join(unmatched)} (see `cite list`)")
-        store.remove(chosen)
+        remove(store, chosen)
     finally:
         store.close()
     print(f"removed {len(chosen)} file(s) from collection '{args.collection}'", file=sys.stderr)

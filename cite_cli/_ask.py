@@ -14,6 +14,7 @@ from cite_core import CitationStream, answer_notes, number_sources, render_html,
 from ._errors import CliError
 from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
 from ._output import LiveTerminal, json_message, markdown_answer
+from ._search import search
 from ._store import Hit, Store
 
 __all__ = ["ask"]
@@ -39,12 +40,12 @@ def _sources(hits: Sequence[Hit]) -> list[Any]:
 
 def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], Any] | None) -> list[Hit]:
     """The best chunks for the whole question, and the best of each part of a question."""
-    hits = store.search(question, limit=limit, dense=embed(question) if embed else None)
+    hits = search(store, question, limit=limit, dense=embed(question) if embed else None)
     parts = question_parts(question)
     if len(parts) < 2:
         return hits
     per_part = max(1, limit // len(parts))
-    ranked = [store.search(p, limit=per_part, dense=embed(p) if embed else None) for p in parts]
+    ranked = [search(store, p, limit=per_part, dense=embed(p) if embed else None) for p in parts]
     chosen: dict[tuple[str, int], Hit] = {}
     for lists in [*ranked, hits]:  # each part's best first, then the whole question fills the rest
         for hit in lists:

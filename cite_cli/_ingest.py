@@ -26,6 +26,7 @@ from cite_core import strip_controls
 from ._documents import Document, chunk_document, chunk_spans, find_files, read_document
 from ._errors import CliError, require
 from ._store import FileRecord, Store
+from ._updates import begin, commit, recover, remove, write_chunks
 
 __all__ = ["BATCH", "ingest"]
 
@@ -110,7 +111,7 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
     try:
         store = open_store(create=True)
         store.ensure_collection(embedder.spec if embedder else None, embedder.size if embedder else None)
-        recovered = store.recover()
+        recovered = recover(store)
         if recovered:
             kept = sum(1 for _, took in recovered if took)
             _say(
@@ -138,7 +139,7 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
         ]
         gone += [records[p] for p in empty if p in records]
         if gone:
-            store.remove(gone)
+            remove(store, gone)
         progress = _Progress(sum(u.new.bytes for u in updates), args.quiet)
         try:
             _write(store, updates, embedder, args, progress, done)
@@ -213,9 +214,9 @@ def _write(
         nonlocal pending
         if not group:
             return
-        journal = store.begin([(u.new, u.old) for u, _ in group])
-        store.write_chunks([(u.new, 0, chunks, _embed(embedder, chunks)) for u, chunks in group])
-        store.commit([(u.new, u.old) for u, _ in group], journal)
+        journal = begin(store, [(u.new, u.old) for u, _ in group])
+        write_chunks(store, [(u.new, 0, chunks, _embed(embedder, chunks)) for u, chunks in group])
+        commit(store, [(u.new, u.old) for u, _ in group], journal)
         for u, chunks in group:
             done.append(u.new.document_id)
             progress.advance(u.new.bytes, len(chunks), u.path.name)
@@ -248,7 +249,7 @@ def _write_large(
     progress: _Progress,
 ) -> None:
     """A file of more than one batch: its chunks in batches, then its commit; progress within the file."""
-    journal = store.begin([(update.new, update.old)])
+    journal = begin(store, [(update.new, update.old)])
     sent = 0
     total = sum(len(p) for p in doc.pages) or 1
     for start in range(0, len(spans), BATCH):
@@ -256,13 +257,13 @@ def _write_large(
         chunks = list(chunk_document(doc, spans=part))
         for offset, chunk in enumerate(chunks):
             chunk.index = start + offset
-        store.write_chunks([(update.new, start, chunks, _embed(embedder, chunks))])
+        write_chunks(store, [(update.new, start, chunks, _embed(embedder, chunks))])
         page, _, end = part[-1]
         reached = sum(len(p) for p in doc.pages[:page]) + end
         nbytes = update.new.bytes * reached // total - sent
         sent += nbytes
         progress.advance(nbytes, len(chunks), update.path.name)
-    store.commit([(update.new, update.old)], journal)
+    commit(store, [(update.new, update.old)], journal)
     progress.advance(update.new.bytes - sent, 0, update.path.name)
 
 

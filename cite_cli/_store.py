@@ -1,4 +1,4 @@
-"""The Qdrant collections: chunks with sparse vectors, one record per file, and atomic per-file updates.
+"""The Qdrant collections: chunks with sparse vectors, one record per file, a journal of changes in flight.
 
 Collection ``NAME`` holds the chunks; ``NAME__files`` one record per file and a meta point (format, dense
 model); ``NAME__journal`` the journals of changes in flight (usually none). Listing files never walks
@@ -13,6 +13,9 @@ the chunks, and finding interrupted changes walks only the journals. Three kinds
 - ``journal``: a file update in flight (the generation being written and the one it replaces), removed
   when the update is complete; ``recover()`` finishes or rolls back what an interrupted run left.
 
+This module opens the store and reads and writes single points; ``_updates`` makes a file's change
+atomic (journal, chunks, commit, recovery) and ``_search`` reads the visible chunks back.
+
 Term ids are a stable hash of ``cite_core``'s lexical terms (words, CJK characters and bigrams), so the
 index works offline, in any language, with no model.
 """
@@ -22,15 +25,27 @@ from __future__ import annotations
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._errors import CliError, require
-from ._qdrant import fast_commits, quiet, reason, sparse_vector
+from ._qdrant import fast_commits, quiet, reason
 
-__all__ = ["DEFAULT_COLLECTION", "DEFAULT_PATH", "LOCAL_LIMIT", "FileRecord", "Hit", "Store", "sparse_vector"]
+__all__ = [
+    "DEFAULT_COLLECTION",
+    "DEFAULT_PATH",
+    "DENSE",
+    "LOCAL_LIMIT",
+    "SPARSE",
+    "FileRecord",
+    "Hit",
+    "Store",
+    "chunk_id",
+    "chunk_ids",
+    "record_id",
+]
 
 DEFAULT_PATH = Path(".cite") / "qdrant"
 DEFAULT_COLLECTION = "cite"
@@ -50,6 +65,16 @@ def _id(*parts: object) -> str:
 def chunk_id(document_id: str, generation: str, index: int) -> str:
     """The point id of chunk ``index`` of one version of a file."""
     return _id(document_id, generation, index)
+
+
+def chunk_ids(record: FileRecord) -> list[str]:
+    """The point ids of every chunk of the file version ``record`` names."""
+    return [chunk_id(record.document_id, record.generation, i) for i in range(record.chunks)]
+
+
+def record_id(document_id: str) -> str:
+    """The point id of a file's record."""
+    return _id("file", document_id)
 
 
 @dataclass
@@ -173,7 +198,7 @@ class Store:
             for field in ("document_id", "generation"):
                 self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
         meta = {"kind": "meta", "format": FORMAT, "dense_model": dense_model}
-        self._upsert([models.PointStruct(id=_META_ID, vector={}, payload=meta)], records=True)
+        self.upsert([models.PointStruct(id=_META_ID, vector={}, payload=meta)], records=True)
 
     def meta(self) -> dict[str, Any]:
         if not all(
@@ -211,7 +236,8 @@ class Store:
 
     # -- file records ----------------------------------------------------------------------------
 
-    def _scroll(self, collection: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    def scroll(self, collection: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(point id, payload)`` of every point of one of the three collections, a page at a time."""
         offset = None
         while True:
             points, offset = self.client.scroll(collection, limit=_PAGE, offset=offset, with_payload=True)
@@ -224,191 +250,32 @@ class Store:
         """Every indexed file by document id (its absolute path)."""
         return {
             p["document_id"]: FileRecord.from_payload(p)
-            for _, p in self._scroll(self.records_collection)
+            for _, p in self.scroll(self.records_collection)
             if p.get("kind") == "file"
         }
 
     def records(self, document_ids: Iterable[str]) -> dict[str, FileRecord]:
         """The file records of these documents (by id, no scan)."""
-        ids = {_id("file", d): d for d in dict.fromkeys(document_ids)}
+        ids = {record_id(d): d for d in dict.fromkeys(document_ids)}
         if not ids:
             return {}
         points = self.client.retrieve(self.records_collection, list(ids), with_payload=True)
         return {p.payload["document_id"]: FileRecord.from_payload(p.payload) for p in points if p.payload}
 
-    # -- writing ---------------------------------------------------------------------------------
+    # -- writing primitives (the updates module makes them atomic per file) --------------------------
 
     def _name(self, records: bool, journal: bool) -> str:
         return self.journal_collection if journal else self.records_collection if records else self.collection
 
-    def _upsert(self, points: list[Any], *, records: bool = False, journal: bool = False) -> None:
+    def upsert(self, points: list[Any], *, records: bool = False, journal: bool = False) -> None:
+        """Write points to the chunks (default), the file records or the journal collection."""
         name = self._name(records, journal)
         with quiet():
             for i in range(0, len(points), 256):
                 self.client.upsert(name, points[i : i + 256])
 
-    def _delete(self, ids: list[str], *, records: bool = False, journal: bool = False) -> None:
+    def delete(self, ids: list[str], *, records: bool = False, journal: bool = False) -> None:
+        """Delete points by id from the chunks (default), the file records or the journal collection."""
         name = self._name(records, journal)
         for i in range(0, len(ids), 1024):
             self.client.delete(name, ids[i : i + 1024])
-
-    def begin(self, updates: Sequence[tuple[FileRecord | None, FileRecord | None]]) -> str:
-        """Journal these file changes (``(new, old)``, ``new`` None for a removal); returns the journal id."""
-        from qdrant_client import models
-
-        journal = str(uuid.uuid4())
-        entries = [
-            {"new": new.payload() if new else None, "old": old.payload() if old else None}
-            for new, old in updates
-        ]
-        point = models.PointStruct(id=journal, vector={}, payload={"kind": "journal", "entries": entries})
-        self._upsert([point], journal=True)
-        return journal
-
-    def write_chunks(self, items: Sequence[tuple[FileRecord, int, Sequence[Any], Any]]) -> None:
-        """Store chunks of new file versions, ``(record, first index, chunks, dense vectors or None)`` each.
-
-        They stay invisible to search until ``commit`` writes their file records."""
-        from qdrant_client import models
-
-        points = []
-        for new, start, chunks, dense in items:
-            for offset, chunk in enumerate(chunks):
-                indices, values = sparse_vector(chunk.text)
-                vector: dict[str, Any] = {SPARSE: models.SparseVector(indices=indices, values=values)}
-                if dense is not None:
-                    vector[DENSE] = list(dense[offset])
-                payload = {
-                    "kind": "chunk",
-                    "text": chunk.text,
-                    "document_id": new.document_id,
-                    "path": chunk.path,
-                    "title": chunk.title,
-                    "start_index": chunk.start,
-                    "page": chunk.page,
-                    "chunk": start + offset,
-                    "generation": new.generation,
-                }
-                point_id = chunk_id(new.document_id, new.generation, start + offset)
-                points.append(models.PointStruct(id=point_id, vector=vector, payload=payload))
-        if points:
-            self._upsert(points)
-
-    def commit(self, updates: Sequence[tuple[FileRecord, FileRecord | None]], journal: str) -> None:
-        """Make these new versions the visible ones, then drop the old chunks and the journal."""
-        from qdrant_client import models
-
-        self._upsert(
-            [
-                models.PointStruct(id=_id("file", new.document_id), vector={}, payload=new.payload())
-                for new, _ in updates
-            ],
-            records=True,
-        )
-        self._delete([i for _, old in updates if old for i in _chunk_ids(old)])
-        self._delete([journal], journal=True)
-
-    def remove(self, records: Sequence[FileRecord]) -> None:
-        """Take files out of the index: the record first (they vanish from search), then the chunks."""
-        journal = self.begin([(None, r) for r in records])
-        self._delete([_id("file", r.document_id) for r in records], records=True)
-        self._delete([i for r in records for i in _chunk_ids(r)])
-        self._delete([journal], journal=True)
-
-    def recover(self) -> list[tuple[str, bool]]:
-        """Finish or roll back interrupted changes: ``(document id, the change took effect)`` for each."""
-        done = []
-        for journal_id, journal in list(self._scroll(self.journal_collection)):
-            for entry in journal["entries"]:
-                done.append(self._recover(entry))
-            self._delete([journal_id], journal=True)
-        return done
-
-    def _recover(self, entry: dict[str, Any]) -> tuple[str, bool]:
-        new = FileRecord.from_payload(entry["new"]) if entry.get("new") else None
-        old = FileRecord.from_payload(entry["old"]) if entry.get("old") else None
-        document_id = (new or old).document_id  # type: ignore[union-attr]
-        current = self.records([document_id]).get(document_id)
-        if new is None:  # a removal is always finished
-            if current is not None and old is not None and current.generation == old.generation:
-                self._delete([_id("file", document_id)], records=True)
-                current = None
-            took, stale = True, [old] if old else []
-        else:
-            took = current is not None and current.generation == new.generation
-            stale = [old] if took and old else [new] if not took else []
-        for record in stale:
-            if current is None or record.generation != current.generation:
-                self._delete(_chunk_ids(record))
-        return document_id, took
-
-    # -- reading ---------------------------------------------------------------------------------
-
-    def visible_chunks(self, document_id: str) -> list[dict[str, Any]]:
-        """The chunks of a file that search can return (those of the version its record names)."""
-        record = self.records([document_id]).get(document_id)
-        if record is None:
-            return []
-        points = self.client.retrieve(self.collection, _chunk_ids(record), with_payload=True)
-        return sorted((dict(p.payload or {}) for p in points), key=lambda p: p["chunk"])
-
-    def search(self, question: str, *, limit: int, dense: Sequence[float] | None = None) -> list[Hit]:
-        """The best ``limit`` visible chunks for the question."""
-        from qdrant_client import models
-
-        indices, values = sparse_vector(question, query=True)
-        if dense is None and not indices:
-            return []
-        stale: list[Any] = []
-        for _ in range(8):  # each round excludes the versions found stale (updates in flight)
-            flt = models.Filter(must_not=stale) if stale else None
-            points = self._query(models, indices, values, dense, limit, flt)
-            records = self.records((p.payload or {}).get("document_id", "") for p in points)
-            hits, found = [], False
-            for p in points:
-                payload = dict(p.payload or {})
-                record = records.get(payload.get("document_id", ""))
-                if record is not None and record.generation == payload.get("generation"):
-                    hits.append(Hit(p.score, payload))
-                    continue
-                found = True
-                stale.append(
-                    models.Filter(
-                        must=[
-                            models.FieldCondition(
-                                key="document_id", match=models.MatchValue(value=payload.get("document_id"))
-                            ),
-                            models.FieldCondition(
-                                key="generation", match=models.MatchValue(value=payload.get("generation"))
-                            ),
-                        ]
-                    )
-                )
-            if not found or len(points) < limit:
-                return hits
-        return hits
-
-    def _query(
-        self, models: Any, indices: list[int], values: list[float], dense: Any, limit: int, flt: Any
-    ) -> list[Any]:
-        sparse = models.SparseVector(indices=indices, values=values)
-        if dense is None:
-            result = self.client.query_points(
-                self.collection, query=sparse, using=SPARSE, limit=limit, with_payload=True, query_filter=flt
-            )
-        else:
-            prefetch = [models.Prefetch(query=list(dense), using=DENSE, limit=limit * 3, filter=flt)]
-            if indices:
-                prefetch.append(models.Prefetch(query=sparse, using=SPARSE, limit=limit * 3, filter=flt))
-            result = self.client.query_points(
-                self.collection,
-                prefetch=prefetch,
-                query=models.FusionQuery(fusion=models.Fusion.RRF),
-                limit=limit,
-                with_payload=True,
-            )
-        return list(result.points)
-
-
-def _chunk_ids(record: FileRecord) -> list[str]:
-    return [chunk_id(record.document_id, record.generation, i) for i in range(record.chunks)]

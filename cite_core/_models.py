@@ -232,7 +232,8 @@ class TextBlock(BaseModel):
 
 
 class Claim(BaseModel):
-    """A cited claim located in the display text: ``answer.text[start:end] == text``."""
+    """A cited claim located in the display text (``answer.text[start:end] == text``) and in the plain
+    text (``answer.plain_text[plain_start:plain_end] == text``)."""
 
     start: int
     """Offset of the claim in ``CitedAnswer.text`` (display coordinates, markers included before it)."""
@@ -241,6 +242,10 @@ class Claim(BaseModel):
     text: str
     citations: list[Citation]
     """The citations supporting this claim."""
+    plain_start: int
+    """Offset of the claim in ``CitedAnswer.plain_text`` (no markers)."""
+    plain_end: int
+    """End offset (exclusive) in ``CitedAnswer.plain_text``."""
 
 
 class Reference(BaseModel):
@@ -296,13 +301,23 @@ class CitedAnswer(BaseModel):
 
     @property
     def claims(self) -> list[Claim]:
-        """The cited blocks with their spans in ``text`` (display coordinates), in answer order."""
-        claims, offset = [], 0
+        """The cited blocks with their spans in ``text`` (display coordinates) and in ``plain_text``, in
+        answer order."""
+        claims, offset, plain = [], 0, 0
         for block in self.content:
             if block.citations:
-                end = offset + len(block.text)
-                claims.append(Claim(start=offset, end=end, text=block.text, citations=block.citations))
+                claims.append(
+                    Claim(
+                        start=offset,
+                        end=offset + len(block.text),
+                        text=block.text,
+                        citations=block.citations,
+                        plain_start=plain,
+                        plain_end=plain + len(block.text),
+                    )
+                )
             offset += len(block.text) + len(block.marker_text)
+            plain += len(block.text)
         return claims
 
     @property

@@ -1,4 +1,5 @@
-"""What differs between langchain-core 0.3 and 1.x: content-block helpers exist only in 1.x."""
+"""What langchain_cite needs from langchain-core across versions: content-block helpers (1.x only) and
+serialisation under the public module path (``PublicSerializable``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from langchain_core import __version__ as LANGCHAIN_CORE_VERSION
 
 from cite_core import MissingDependencyError
 
-__all__ = ["LANGCHAIN_CORE_VERSION", "content_helpers", "has_content_blocks"]
+__all__ = ["LANGCHAIN_CORE_VERSION", "PublicSerializable", "content_helpers", "has_content_blocks"]
 
 
 def has_content_blocks() -> bool:
@@ -30,3 +31,18 @@ def content_helpers(feature: str) -> Any:
             f"langchain-core {LANGCHAIN_CORE_VERSION} is installed: pip install -U 'langchain-core>=1.0'"
         ) from exc
     return content
+
+
+class PublicSerializable:
+    """Mixin for a ``Serializable`` class (listed before it): ``dumps`` / ``loads`` under ``langchain_cite``.
+
+    The serialised id is the public module path, not the private module the class is defined in."""
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        return True
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
+        return ["langchain_cite"]

@@ -8,7 +8,6 @@ Text blocks are the answer; reasoning blocks (``reasoning``, ``thinking``) and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import accumulate
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
@@ -89,13 +88,15 @@ def anthropic_events(output: Any) -> list[dict[str, Any]]:
     return events
 
 
-def _annotations(answer: CitedAnswer, spans: list[tuple[int, int]]) -> list[Any]:
-    """LangChain ``Citation`` annotations of every citation; ``spans`` are the blocks' (start, end)."""
+def _annotations(answer: CitedAnswer, markers: bool) -> list[Any]:
+    """LangChain ``Citation`` annotations of every citation, spanning its claim in ``answer.text`` (when
+    ``markers``) or in ``answer.plain_text``."""
     helpers = content_helpers("Citation annotations")
     by_number = {ref.number: ref for ref in answer.references}
     annotations = []
-    for block, (start, end) in zip(answer.content, spans):
-        for citation in block.citations or []:
+    for claim in answer.claims:
+        start, end = (claim.start, claim.end) if markers else (claim.plain_start, claim.plain_end)
+        for citation in claim.citations:
             ref = by_number.get(citation.reference)
             source = ref.source if ref is not None else None
             extras = {
@@ -152,8 +153,8 @@ def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) 
     ``id``, ...). Needs langchain-core 1.x (content-block annotations).
     """
     helpers = content_helpers("to_ai_message")
-    text, spans = _text_and_spans(answer, markers)
-    block = helpers.create_text_block(text, annotations=_annotations(answer, spans) or None)
+    text = answer.text if markers else answer.plain_text
+    block = helpers.create_text_block(text, annotations=_annotations(answer, markers) or None)
     metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
     return AIMessage(content=[block], response_metadata=metadata, **kwargs)
 
@@ -161,8 +162,7 @@ def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) 
 def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChunk:
     """The last streamed chunk: the remaining ``text`` and every annotation (spans in ``answer.text``)."""
     helpers = content_helpers("streaming an AIMessage with citations")
-    _, spans = _text_and_spans(answer, True)
-    block = helpers.create_text_block(text, annotations=_annotations(answer, spans) or None, index=0)
+    block = helpers.create_text_block(text, annotations=_annotations(answer, True) or None, index=0)
     block.pop("id", None)  # one block across chunks: ids would not merge
     extra = {"chunk_position": "last"} if "chunk_position" in AIMessageChunk.model_fields else {}
     return AIMessageChunk(content=[block], response_metadata=_metadata(answer), **extra, **kwargs)
@@ -171,11 +171,3 @@ def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChun
 def text_chunk(text: str, **kwargs: Any) -> AIMessageChunk:
     """A streamed chunk of answer text (one text block at index 0, so chunks add up to one block)."""
     return AIMessageChunk(content=[{"type": "text", "text": text, "index": 0}], **kwargs)
-
-
-def _text_and_spans(answer: CitedAnswer, markers: bool) -> tuple[str, list[tuple[int, int]]]:
-    """The message text and each block's claim span in it: block texts (plus ``marker_text``) in order."""
-    pieces = [len(b.text) + (len(b.marker_text) if markers else 0) for b in answer.content]
-    starts = [0, *accumulate(pieces)]
-    spans = [(start, start + len(b.text)) for start, b in zip(starts, answer.content)]
-    return (answer.text if markers else answer.plain_text), spans

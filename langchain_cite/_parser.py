@@ -14,7 +14,7 @@ from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, TextDelta
 
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
-from ._compat import content_helpers
+from ._compat import PublicSerializable, content_helpers
 from ._messages import to_ai_message
 from ._run import ParseRun
 
@@ -28,7 +28,7 @@ Output = Literal["answer", "message", "text"]
 ``AIMessageChunk``\\ s); ``text``: the answer text with renumbered markers (streams ``str``)."""
 
 
-class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
+class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamItem]):
     """Parse model output into citation events and a ``CitedRagAnswer``; it streams as the model writes.
 
     The input is a dict holding the sources of this run and the model's output, the shape that
@@ -65,15 +65,6 @@ class CitationOutputParser(RunnableSerializable[Any, StreamItem]):
         super().__init__(**kwargs)
         if self.output == "message":
             content_helpers('CitationOutputParser(output="message")')
-
-    @classmethod
-    def is_lc_serializable(cls) -> bool:
-        return True
-
-    @classmethod
-    def get_lc_namespace(cls) -> list[str]:
-        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
-        return ["langchain_cite"]
 
     @property
     def OutputType(self) -> Any:

@@ -11,6 +11,7 @@ from langchain_core.runnables import RunnableConfig, RunnableSerializable
 
 from cite_core import build_prompt, citation_instructions, format_sources, to_anthropic_documents
 
+from ._compat import PublicSerializable
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
 
 __all__ = ["CitationSources"]
@@ -20,7 +21,7 @@ logger = logging.getLogger("langchain_cite")
 _ROLES = {"system": SystemMessage, "user": HumanMessage}
 
 
-class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
+class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], dict[str, Any]]):
     """Number the retrieved documents and add the prompt variables a cited answer needs.
 
     Input: a dict with the question and the retrieved ``Document``s (any other keys pass through),
@@ -60,15 +61,6 @@ class CitationSources(RunnableSerializable[dict[str, Any], dict[str, Any]]):
     native: bool = False
     """Give the sources to Claude as ``document`` blocks with citations enabled (ChatAnthropic only)."""
     name: str | None = "CitationSources"
-
-    @classmethod
-    def is_lc_serializable(cls) -> bool:
-        return True
-
-    @classmethod
-    def get_lc_namespace(cls) -> list[str]:
-        """The public module path (``langchain_cite``), for ``dumps`` / ``loads``."""
-        return ["langchain_cite"]
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any

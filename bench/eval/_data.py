@@ -104,24 +104,7 @@ def split(records: list[Any], which: Split) -> list[Any]:
     return records[offset::2]
 
 
-ESSAY_WORDS = [
-    "the",
-    "of",
-    "grass",
-    "sky",
-    "water",
-    "blue",
-    "green",
-    "life",
-    "energy",
-    "sun",
-    "moon",
-    "city",
-    "river",
-    "paper",
-    "model",
-    "data",
-]
+ESSAY_WORDS = "the of grass sky water blue green life energy sun moon city river paper model data".split()
 """The words of the synthetic prose used when the essay is absent."""
 
 

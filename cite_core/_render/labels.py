@@ -112,69 +112,11 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 _LETTER = re.compile(r"[^\W\d_]")
 _WORD = re.compile(r"[^\W\d_]+")
 _ES_WORDS = frozenset(
-    [
-        "el",
-        "la",
-        "los",
-        "las",
-        "de",
-        "del",
-        "que",
-        "y",
-        "en",
-        "es",
-        "por",
-        "para",
-        "con",
-        "una",
-        "un",
-        "se",
-        "su",
-        "sus",
-        "al",
-        "lo",
-        "como",
-        "más",
-        "pero",
-        "sin",
-        "sobre",
-        "entre",
-        "también",
-        "está",
-        "son",
-        "fue",
-        "ser",
-        "esta",
-        "este",
-        "estos",
-        "estas",
-    ]
+    """el la los las de del que y en es por para con una un se su sus al lo como más pero sin sobre
+    entre también está son fue ser esta este estos estas""".split()
 )
 _EN_WORDS = frozenset(
-    [
-        "the",
-        "of",
-        "and",
-        "to",
-        "in",
-        "is",
-        "are",
-        "was",
-        "for",
-        "with",
-        "that",
-        "this",
-        "it",
-        "as",
-        "by",
-        "on",
-        "be",
-        "from",
-        "or",
-        "an",
-        "which",
-        "not",
-    ]
+    "the of and to in is are was for with that this it as by on be from or an which not".split()
 )
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.fakes import LocalServer, sse
 
 SKY = (
     "The daytime sky looks blue because of Rayleigh scattering. Sunlight is scattered by the molecules of "
@@ -91,57 +91,41 @@ class FakeModel:
 
     def __init__(self, template: str) -> None:
         self.template = template
-        self.requests: list[dict[str, object]] = []
-        model = self
+        self.requests: list[dict[str, Any]] = []
+        self.server = LocalServer(self._complete)
+        self.url = f"{self.server.url}/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                model.requests.append(body)
-                prompt = "\n".join(
-                    m["content"] for m in body["messages"] if isinstance(m.get("content"), str)
-                )
-                numbers = {
-                    title: number
-                    for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
-                }
-                answer = model.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                pieces = re.findall(r".{1,7}", answer, re.S)
-                for _i, piece in enumerate(pieces + [None]):
-                    chunk = {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion.chunk",
-                        "created": 0,
-                        "model": body["model"],
-                        "choices": [
-                            {
-                                "index": 0,
-                                "delta": {"content": piece} if piece else {},
-                                "finish_reason": None if piece else "stop",
-                            }
-                        ],
-                    }
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+    def _complete(self, path: str, body: dict[str, Any]) -> tuple[int, str, list[str]]:
+        """The answer as chat-completion chunks of up to 7 characters, one server-sent event each."""
+        self.requests.append(body)
+        prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
+        numbers = {
+            title: number for number, title in re.findall(r'<source number="(\d+)" title="([^"]+)"', prompt)
+        }
+        answer = self.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
+        events = []
+        for piece in [*re.findall(r".{1,7}", answer, re.S), None]:
+            choice = {
+                "index": 0,
+                "delta": {"content": piece} if piece else {},
+                "finish_reason": None if piece else "stop",
+            }
+            chunk = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+            }
+            events.append(sse(chunk))
+        return 200, "text/event-stream", [*events, sse("[DONE]")]
 
     def __enter__(self) -> FakeModel:
-        self.thread.start()
+        self.server.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.__exit__(*exc)
 
 
 @pytest.fixture

@@ -248,32 +248,16 @@ def test_console_script_in_a_subprocess(corpus: Path, tmp_path: Path) -> None:
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     work = tmp_path / "sub"
     work.mkdir()
-    done = subprocess.run(
-        [sys.executable, "-m", "cite_cli", "ask", "Why?"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+
+    def cite(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "cite_cli", *argv]
+        return subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, check=False)
+
+    done = cite("ask", "Why?")
     assert done.returncode == 2 and "no index yet" in done.stderr
-    done = subprocess.run(
-        [sys.executable, "-m", "cite_cli", "ingest", str(corpus)],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cite("ingest", str(corpus))
     assert done.returncode == 0, done.stderr
-    done = subprocess.run(
-        [sys.executable, "-m", "cite_cli", "ask", "Why are leaves green?"],
-        cwd=work,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cite("ask", "Why are leaves green?")
     assert done.returncode == 0, done.stderr
     assert "reflects green light" in done.stdout and "\033[" not in done.stdout
 

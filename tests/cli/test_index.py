@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from cite_cli import _ingest
 from cite_cli.__main__ import main
 from cite_cli._documents import chunk_document, read_document
+from cite_cli._search import visible_chunks
 from cite_cli._store import Store
 
 
@@ -27,7 +29,7 @@ def listed(capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, object]]:
 def visible(path: Path) -> list[str]:
     store = Store(create=False)
     try:
-        return [c["text"] for c in store.visible_chunks(str(path.resolve()))]
+        return [c["text"] for c in visible_chunks(store, str(path.resolve()))]
     finally:
         store.close()
 
@@ -119,15 +121,15 @@ def test_interrupted_reingest_keeps_the_old_version(
 
     (corpus / "sky.txt").write_text(long.replace("blue", "green"), encoding="utf-8")
     calls = {"n": 0}
-    real = Store.write_chunks
+    real = _ingest.write_chunks
 
-    def interrupted(self: Store, items: object) -> None:
+    def interrupted(store: Store, items: object) -> None:
         calls["n"] += 1
         if calls["n"] == 2:
             raise KeyboardInterrupt
-        real(self, items)  # type: ignore[arg-type]
+        real(store, items)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Store, "write_chunks", interrupted)
+    monkeypatch.setattr(_ingest, "write_chunks", interrupted)
     code, _out, err = run(
         capsys, "ingest", str(corpus / "sky.txt"), "--quiet", "--chunk-size", "200", "--overlap", "50"
     )
@@ -135,7 +137,7 @@ def test_interrupted_reingest_keeps_the_old_version(
     assert visible(corpus / "sky.txt") == old
     assert "green" not in asked(capsys, "What colour are the skies?")
 
-    monkeypatch.setattr(Store, "write_chunks", real)
+    monkeypatch.setattr(_ingest, "write_chunks", real)
     code, _out, err = run(
         capsys, "ingest", str(corpus / "sky.txt"), "--quiet", "--chunk-size", "200", "--overlap", "50"
     )
@@ -155,7 +157,7 @@ def test_interrupted_after_commit_finishes_on_the_next_run(
 ) -> None:
     assert run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")[0] == 0
     (corpus / "sky.txt").write_text("The sky is green on planet Zorg.\n", encoding="utf-8")
-    real = Store._delete
+    real = Store.delete
     calls = {"n": 0}
 
     def interrupted(self: Store, ids: list[str], **kwargs: bool) -> None:
@@ -164,13 +166,13 @@ def test_interrupted_after_commit_finishes_on_the_next_run(
             raise KeyboardInterrupt
         real(self, ids, **kwargs)
 
-    monkeypatch.setattr(Store, "_delete", interrupted)
+    monkeypatch.setattr(Store, "delete", interrupted)
     code, _out, err = run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")
     assert code == 130
     assert visible(corpus / "sky.txt") == ["The sky is green on planet Zorg."]
     text = asked(capsys, "What colour is the sky?")
     assert "Zorg" in text and "Rayleigh" not in text  # the old chunks are still stored, never returned
-    monkeypatch.setattr(Store, "_delete", real)
+    monkeypatch.setattr(Store, "delete", real)
     code, _out, err = run(capsys, "ingest", str(corpus / "sky.txt"), "--quiet")
     assert "1 file(s) kept their new version" in err and "0 new, 0 changed, 1 unchanged" in err
     store = Store(create=False)

@@ -22,6 +22,7 @@ import pytest
 
 from cite_cli.__main__ import main
 from cite_cli._documents import chunk_document, read_document
+from cite_cli._search import visible_chunks
 from cite_cli._store import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +44,7 @@ def chunks_of(path: Path) -> list[str]:
 def visible(folder: Path, names: list[str]) -> dict[str, list[str]]:
     store = Store(create=False)
     try:
-        return {n: [c["text"] for c in store.visible_chunks(str((folder / n).resolve()))] for n in names}
+        return {n: [c["text"] for c in visible_chunks(store, str((folder / n).resolve()))] for n in names}
     finally:
         store.close()
 

@@ -260,3 +260,22 @@ def test_core_imports_no_framework() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_claims_give_their_span_in_the_display_and_the_plain_text() -> None:
+    assert list(cite_core.Claim.model_fields) == [
+        "start",
+        "end",
+        "text",
+        "citations",
+        "plain_start",
+        "plain_end",
+    ]
+    sources = cite_core.number_sources(["The grass is green.", "El cielo es azul 🙂."])
+    answer = cite_core.parse_answer(
+        "<think>[2]?</think>The grass is green [2][1]. Y el cielo es azul 🙂 [2].", sources
+    )
+    assert [c.text for c in answer.claims] == ["The grass is green", "Y el cielo es azul 🙂"]
+    for claim in answer.claims:
+        assert answer.text[claim.start : claim.end] == claim.text
+        assert answer.plain_text[claim.plain_start : claim.plain_end] == claim.text

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .conftest import sse
+from tests.fakes import sse
 
 COOKBOOK = (
     Path(__file__).resolve().parents[3] / "shared" / "data" / "anthropic_cookbook_citations_examples.json"

@@ -9,9 +9,10 @@ from langchain_core.documents import Document
 from langchain_core.language_models import FakeListChatModel
 
 from langchain_cite import CitationsDelta, TextDelta, create_cited_rag_chain, is_chat_anthropic, to_ai_message
+from tests.fakes import LocalServer
 
 from .anthropic_recorded import COOKBOOK, api_content, load_examples, message, stream_events
-from .conftest import ListRetriever, LocalServer, needs_content_blocks
+from .conftest import ListRetriever, needs_content_blocks
 
 ChatAnthropic = pytest.importorskip("langchain_anthropic").ChatAnthropic
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from cite_core import parse_answer
+from cite_core import number_sources, parse_answer
 from langchain_cite import documents_to_sources, to_ai_message
+from langchain_cite._messages import answer_chunk
 
 from .conftest import ANSWER, corpus, needs_content_blocks
 
@@ -54,3 +55,51 @@ def test_standard_content_blocks_keep_annotations() -> None:
     answer = parse_answer(ANSWER, documents_to_sources(corpus()))
     blocks = to_ai_message(answer).content_blocks
     assert blocks[0]["type"] == "text" and len(blocks[0]["annotations"]) == 3
+
+
+def test_annotation_offsets_with_marker_groups_thinking_and_non_ascii_text() -> None:
+    sources = number_sources(
+        [
+            "El café se cultiva en Colombia desde el siglo XVIII.",
+            "咖啡原产于埃塞俄比亚。咖啡因是一种兴奋剂。",
+            "Coffee contains caffeine, a stimulant 🙂.",
+        ]
+    )
+    answer = parse_answer(
+        "<think>¿Qué fuente? [2] y [3] 🙂</think>\n\nEl café se cultiva en Colombia [1][3]. "
+        "咖啡原产于埃塞俄比亚 [2, 3]。 Sin cita aquí. Coffee contains caffeine 🙂 [3][1].",
+        sources,
+    )
+    assert answer.reasoning == "¿Qué fuente? [2] y [3] 🙂"  # the thinking section shifts no offset
+    claims = ["El café se cultiva en Colombia", "咖啡原产于埃塞俄比亚", "Coffee contains caffeine 🙂"]
+    plain = (
+        "El café se cultiva en Colombia. 咖啡原产于埃塞俄比亚。 Sin cita aquí. Coffee contains caffeine 🙂."
+    )
+    shown = (
+        "El café se cultiva en Colombia [1][2]. 咖啡原产于埃塞俄比亚 [3][2]。 Sin cita aquí. "
+        "Coffee contains caffeine 🙂 [2][1]."
+    )
+    plain_starts = [
+        0,
+        len("El café se cultiva en Colombia. "),
+        len(plain) - len("Coffee contains caffeine 🙂."),
+    ]
+    shown_starts = [
+        0,
+        len("El café se cultiva en Colombia [1][2]. "),
+        len(shown) - len("Coffee contains caffeine 🙂 [2][1]."),
+    ]
+    two_each = [i for i in range(3) for _ in range(2)]  # every claim has two citations
+    for markers, text, starts in ((False, plain, plain_starts), (True, shown, shown_starts)):
+        [block] = to_ai_message(answer, markers=markers).content
+        assert block["text"] == text
+        spans = [(n["start_index"], n["end_index"]) for n in block["annotations"]]
+        assert spans == [(starts[i], starts[i] + len(claims[i])) for i in two_each]
+        assert [text[s:e] for s, e in spans] == [claims[i] for i in two_each]
+        cited = [(n["extras"]["document_index"] + 1, n["cited_text"]) for n in block["annotations"]]
+        assert cited == [(c.document_index + 1, c.cited_text) for c in answer.citations]
+    [last] = answer_chunk(answer, "").content
+    shown_spans = [(s, s + len(claims[i])) for i, s in enumerate(shown_starts)]
+    assert [(n["start_index"], n["end_index"]) for n in last["annotations"]] == [
+        shown_spans[i] for i in two_each
+    ]

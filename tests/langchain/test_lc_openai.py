@@ -12,8 +12,9 @@ from langchain_core.documents import Document
 
 from cite_core import parse_answer
 from langchain_cite import CitationsDelta, TextDelta, create_cited_rag_chain, documents_to_sources
+from tests.fakes import LocalServer, sse
 
-from .conftest import ListRetriever, LocalServer, sse
+from .conftest import ListRetriever
 
 ChatOpenAI = pytest.importorskip("langchain_openai").ChatOpenAI
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 CHROMIUM = os.environ.get("CITE_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CITE_CHROMEDRIVER", "/usr/bin/chromedriver")

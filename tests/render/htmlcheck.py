@@ -8,36 +8,10 @@ from html.parser import HTMLParser
 from cite_core._render import SCRIPT, STYLE, safe_url
 
 ALLOWED_TAGS = frozenset(
-    [
-        "html",
-        "head",
-        "meta",
-        "title",
-        "style",
-        "body",
-        "main",
-        "h1",
-        "h2",
-        "div",
-        "p",
-        "span",
-        "sup",
-        "a",
-        "details",
-        "summary",
-        "ol",
-        "ul",
-        "li",
-        "mark",
-        "aside",
-        "section",
-        "button",
-        "script",
-    ]
+    """html head meta title style body main h1 h2 div p span sup a details summary ol ul li mark
+    aside section button script""".split()
 )
-URL_ATTRS = frozenset(
-    ["href", "src", "action", "formaction", "data", "xlink:href", "poster", "background", "srcdoc", "srcset"]
-)
+URL_ATTRS = frozenset("href src action formaction data xlink:href poster background srcdoc srcset".split())
 
 
 @dataclass

@@ -6,11 +6,12 @@ import time
 from pathlib import Path
 
 import pytest
-from samples import chinese_answer, english_answer
-from xss_corpus import PAYLOADS, payload_answer
 
 from cite_core import CitedAnswer
 from cite_core._render import SCRIPT, render_html
+
+from .samples import chinese_answer, english_answer
+from .xss_corpus import PAYLOADS, payload_answer
 
 pytestmark = pytest.mark.browser
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from htmlcheck import check_html
 
 from cite_core import number_sources, parse_answer, render_terminal
 from cite_core._render.labels import MAX_LABEL_CHARS
+
+from .htmlcheck import check_html
 
 HUGE = "T" * 100_000
 URL = "https://example.org/" + "p" * 100_000

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from markdown_renderers import TRAP, audit, executed, renderers
-from xss_corpus import MARKDOWN_PAYLOADS, PAYLOADS, payload_answer
 
 from cite_core import number_sources, parse_answer
 from cite_core._render.markdown import escape_model_markdown
+
+from .markdown_renderers import TRAP, audit, executed, renderers
+from .xss_corpus import MARKDOWN_PAYLOADS, PAYLOADS, payload_answer
 
 ALL = PAYLOADS + MARKDOWN_PAYLOADS
 RENDERERS = renderers()

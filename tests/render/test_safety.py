@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from htmlcheck import check_html
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from xss_corpus import PAYLOADS, payload_answer
 
 from cite_core import number_sources, parse_answer, safe_url
 from cite_core._render import PAGE_STYLE, SCRIPT, STYLE, content_security_policy, render_html
+
+from .htmlcheck import check_html
+from .xss_corpus import PAYLOADS, payload_answer
 
 
 def test_corpus_is_large_enough() -> None:

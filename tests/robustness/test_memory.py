@@ -13,24 +13,7 @@ from typing import Any
 
 from cite_core import build_messages, number_sources, parse_answer
 
-WORDS = [
-    "The",
-    "grass",
-    "is",
-    "green",
-    "and",
-    "the",
-    "sky",
-    "is",
-    "blue",
-    "while",
-    "water",
-    "runs",
-    "down",
-    "to",
-    "the",
-    "sea",
-]
+WORDS = "The grass is green and the sky is blue while water runs down to the sea".split()
 
 
 def prose(chars: int) -> str:
