@@ -12,18 +12,7 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import (
-    TermStats,
-    _analyze,
-    analyze,
-    bm25_direct,
-    bm25_postings,
-    build_postings,
-    claim_weights,
-    weighted_coverage,
-    weighted_support,
-    weights_total,
-)
+from ._scoring import ClaimTerms, TermStats, _analyze, analyze, bm25, build_postings, coverage, support
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_units"]
@@ -135,7 +124,7 @@ directly (building postings costs about ten direct passes), so chunks never seen
 
 
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
-    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), kept with the
+    """Term -> [(unit index, count)] over the source's units (for ``bm25``), kept with the
     chunk's analysis or on the source; None on a first use (score the counts directly)."""
     cache = _cache(source)
     postings = cache.get("postings")
@@ -213,10 +202,8 @@ class Corpus:
     ) -> Citation:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
         units = source_units(source)
-        claim_terms = analyze(claim)
-        # the claim's (term, idf) pairs and their sum, computed once for BM25, coverage and support
-        weights = claim_weights(claim_terms, self.stats) if claim_terms else []
-        total = weights_total(weights)
+        # the claim's terms and their idf, computed once for BM25, coverage and support
+        claim_terms = ClaimTerms.of(analyze(claim), self.stats)
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
@@ -232,7 +219,7 @@ class Corpus:
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
             first, last, scores = self._best(
-                source.text, weights, total, units, *_unit_counts(source), _postings(source), dense
+                source.text, claim_terms, units, *_unit_counts(source), _postings(source), dense
             )
         cited_terms: Sequence[str]
         if first is None or last is None:  # _best gives both or neither
@@ -245,11 +232,11 @@ class Corpus:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
-        score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
-        if claim_terms and self.source_units > 1 and len(units) > 1 and scores is not None:
+        score = support(claim_terms, cited_terms)
+        if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
-            score = max(score, weighted_support(claim_terms, weights, total, terms))
+            score = max(score, support(claim_terms, terms))
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
@@ -259,20 +246,16 @@ class Corpus:
     def _best(
         self,
         text: str,
-        weights: list[tuple[str, float]],
-        total: float,
+        claim: ClaimTerms,
         units: list[Unit],
         counts: list[dict[str, int]],
         lengths: list[int],
         postings: dict[str, list[tuple[int, int]]] | None,
         dense: list[float] | None = None,
     ) -> tuple[int | None, int | None, list[float] | None]:
-        if not units or not (weights or dense):
+        if not units or not (claim.weights or dense):
             return None, None, None
-        if postings is not None:
-            scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
-        else:
-            scores = bm25_direct(weights, counts, lengths, self.stats.avg_len)
+        scores = bm25(claim, counts, lengths, self.stats.avg_len, postings)
         if dense is not None:
             scores = mix_scores(scores, dense)
         elif max(scores) <= 0:
@@ -280,7 +263,7 @@ class Corpus:
         best = _pick(scores, _fragments(text, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
-        base = weighted_coverage(weights, total, counts[best].keys())
+        base = coverage(claim, counts[best].keys())
         for neighbour in (best - 1, best + 1):
             if (
                 0 <= neighbour < len(units)
@@ -293,7 +276,7 @@ class Corpus:
                     if hi - lo == 1
                     else {t for c in counts[lo : hi + 1] for t in c}
                 )
-                gain = weighted_coverage(weights, total, terms) - base
+                gain = coverage(claim, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last, scores

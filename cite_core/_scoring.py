@@ -33,24 +33,16 @@ __all__ = [
     "SUPPORTED_LEVEL",
     "SUPPORT_THRESHOLD",
     "SUPPORT_WEIGHTS",
+    "ClaimTerms",
     "SupportLevel",
     "TermStats",
     "analyze",
-    "bm25_counted",
-    "bm25_direct",
-    "bm25_postings",
-    "bm25_scores",
-    "bm25_weighted",
+    "bm25",
     "build_postings",
-    "claim_weights",
     "coverage",
     "support",
     "support_features",
     "support_level",
-    "weighted_coverage",
-    "weighted_support",
-    "weighted_support_features",
-    "weights_total",
 ]
 
 BM25_K1 = 1.2
@@ -204,75 +196,63 @@ class _IdfTable(dict[str, float]):
         return value
 
 
-def claim_weights(claim: Sequence[str], stats: TermStats) -> list[tuple[str, float]]:
-    """(term, idf) of the claim's distinct terms, in ``set(claim)`` order. Computed once per citation and
-    shared by BM25, coverage and support; every sum runs in this order, so results match those of the
-    public functions below to the last bit."""
-    idf = stats.idf_table
-    return [(t, idf[t]) for t in set(claim)]
+@dataclass(frozen=True)
+class ClaimTerms:
+    """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
+    (term, idf) pairs of its distinct terms in ``set(terms)`` order and the sum of those idfs. Every
+    sum runs in this order, so BM25, coverage and support agree to the last bit wherever computed."""
+
+    terms: tuple[str, ...]
+    """The claim's terms (``analyze``), order and duplicates kept."""
+    weights: tuple[tuple[str, float], ...]
+    """(term, idf) of each distinct term."""
+    total: float
+    """The sum of the idfs, in ``weights`` order (not ``sum()``: Python 3.12 compensates)."""
+
+    @classmethod
+    def of(cls, terms: Sequence[str], stats: TermStats) -> ClaimTerms:
+        """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
+        idf = stats.idf_table
+        weights = tuple((t, idf[t]) for t in set(terms))
+        total = 0.0
+        for _, value in weights:
+            total += value
+        return cls(tuple(terms), weights, total)
 
 
-def bm25_scores(
-    claim: Sequence[str],
-    units: Sequence[Sequence[str]],
-    stats: TermStats,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 score of each unit for the claim's terms."""
-    return bm25_counted(
-        claim, [Counter(terms) for terms in units], [len(t) for t in units], stats, k1=k1, b=b
-    )
-
-
-def bm25_counted(
-    claim: Sequence[str],
-    counts: Sequence[Mapping[str, int]],
-    lengths: Sequence[int],
-    stats: TermStats,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 from precomputed term counts and lengths of the units (what ``source_units`` caches)."""
-    return bm25_weighted(claim_weights(claim, stats), counts, lengths, stats.avg_len, k1=k1, b=b)
-
-
-def bm25_weighted(
-    query: Sequence[tuple[str, float]],
+def bm25(
+    claim: ClaimTerms,
     counts: Sequence[Mapping[str, int]],
     lengths: Sequence[int],
     avg_len: float,
+    postings: Mapping[str, Sequence[tuple[int, int]]] | None = None,
     *,
     k1: float = BM25_K1,
     b: float = BM25_B,
 ) -> list[float]:
-    """``bm25_counted`` with the claim's ``claim_weights`` computed once by the caller."""
-    return bm25_postings(query, build_postings(counts), lengths, avg_len, k1=k1, b=b)
-
-
-def bm25_direct(
-    query: Sequence[tuple[str, float]],
-    counts: Sequence[Mapping[str, int]],
-    lengths: Sequence[int],
-    avg_len: float,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """``bm25_postings`` without postings: each unit's term counts looked up for the claim's terms, in
-    their order (the same sums to the last bit; cheaper for units scored once)."""
+    """BM25 score of each unit (its term counts and length) for the claim. With ``postings``
+    (``build_postings`` of the counts) only the units holding a claim term are visited; without, each
+    unit's counts are looked up (cheaper for units scored once). Each unit's sum runs over the claim's
+    terms in their order either way, so both give the same scores to the last bit."""
     scale = b / avg_len if avg_len else 0.0
     k1_plus_1 = k1 + 1
+    if postings is not None:
+        scores = [0.0] * len(lengths)
+        get_posting = postings.get
+        for term, idf in claim.weights:
+            posting = get_posting(term)
+            if posting is not None:
+                for index, f in posting:
+                    scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
+        return scores
     scores = []
     for unit, length in zip(counts, lengths):
         score = 0.0
         get = unit.get
-        for term, idf in query:
-            f = get(term)
-            if f is not None:
-                score += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * length))
+        for term, idf in claim.weights:
+            count = get(term)
+            if count is not None:
+                score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
         scores.append(score)
     return scores
 
@@ -290,96 +270,45 @@ def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[
     return postings
 
 
-def bm25_postings(
-    query: Sequence[tuple[str, float]],
-    postings: Mapping[str, Sequence[tuple[int, int]]],
-    lengths: Sequence[int],
-    avg_len: float,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 of each unit from its postings: only the units holding a claim term are visited (a claim of
-    6 terms against 11 sentences is about 15 steps, not 66); each unit's sum runs over the claim's terms
-    in their order."""
-    scale = b / avg_len if avg_len else 0.0
-    k1_plus_1 = k1 + 1
-    scores = [0.0] * len(lengths)
-    get = postings.get
-    for term, idf in query:
-        posting = get(term)
-        if posting is not None:
-            for index, f in posting:
-                scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
-    return scores
-
-
-def coverage(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
-    """Idf-weighted share of the claim's distinct terms that occur in the cited text (0..1)."""
-    weights = claim_weights(claim, stats)
-    return weighted_coverage(weights, weights_total(weights), set(cited))
-
-
-def weights_total(weights: Sequence[tuple[str, float]]) -> float:
-    """The sum of the idf of ``claim_weights``, in their order (not ``sum()``: Python 3.12 compensates)."""
-    total = 0.0
-    for _, idf in weights:
-        total += idf
-    return total
-
-
-def weighted_coverage(weights: Sequence[tuple[str, float]], total: float, have: Container[str]) -> float:
-    """``coverage`` from the claim's ``claim_weights`` and their ``weights_total``, against a set of terms."""
-    if not total:
+def coverage(claim: ClaimTerms, have: Container[str]) -> float:
+    """Idf-weighted share of the claim's distinct terms found in ``have`` (a set of terms), 0..1."""
+    if not claim.total:
         return 0.0
     found = 0.0
-    for term, idf in weights:
+    for term, idf in claim.weights:
         if term in have:
             found += idf
-    return found / total
+    return found / claim.total
 
 
-def support_features(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> tuple[float, ...]:
+def support_features(claim: ClaimTerms, cited: Sequence[str]) -> tuple[float, ...]:
     """The features ``support`` weighs, for a claim and a cited text: (idf-weighted coverage, share of
     the claim's ordered term pairs found, share of its numbers missing, log of its number of distinct
     terms, unweighted share of its distinct terms found, log of one plus the number missing)."""
-    weights = claim_weights(claim, stats)
-    return weighted_support_features(claim, weights, weights_total(weights), cited)
-
-
-def weighted_support_features(
-    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
-) -> tuple[float, ...]:
-    """``support_features`` from the claim's ``claim_weights`` and their ``weights_total``."""
     have = set(cited)
     found_idf = 0.0
     found = 0
-    for term, idf in weights:  # weighted_coverage's loop, also counting the terms found
+    for term, idf in claim.weights:  # coverage's loop, also counting the terms found
         if term in have:
             found_idf += idf
             found += 1
+    total = claim.total
     cov = found_idf / total if total else 0.0
-    pairs = set(zip(claim, claim[1:]))
+    terms = claim.terms
+    pairs = set(zip(terms, terms[1:]))
     pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
-    numbers = {t for t in claim if t[:1].isdigit()}
+    numbers = {t for t in terms if t[:1].isdigit()}
     missing = len(numbers - have) / len(numbers) if numbers else 0.0
-    distinct = len(weights)
+    distinct = len(claim.weights)
     share = found / distinct if distinct else 0.0
     return cov, pair_share, missing, math.log1p(distinct), share, math.log1p(distinct - found)
 
 
-def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
-    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``)."""
-    if not claim:
+def support(claim: ClaimTerms, cited: Sequence[str]) -> float:
+    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``);
+    0 for a claim without terms."""
+    if not claim.terms:
         return 0.0
-    weights = claim_weights(claim, stats)
-    return weighted_support(claim, weights, weights_total(weights), cited)
-
-
-def weighted_support(
-    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
-) -> float:
-    """``support`` from the claim's ``claim_weights`` and their ``weights_total`` (``claim`` not empty)."""
-    bias, *weights_ = SUPPORT_WEIGHTS
-    z = bias + sum(w * x for w, x in zip(weights_, weighted_support_features(claim, weights, total, cited)))
+    bias, *weights = SUPPORT_WEIGHTS
+    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited)))
     return round(1.0 / (1.0 + math.exp(-z)), 4)

@@ -15,7 +15,7 @@ from typing import Any
 
 from cite_core import parse_answer
 from cite_core._localize import Corpus
-from cite_core._scoring import analyze, support_features
+from cite_core._scoring import ClaimTerms, analyze, support_features
 
 from ._data import available
 from ._metrics import auroc, balanced_accuracy, best_threshold
@@ -39,7 +39,9 @@ def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
                 terms = analyze(block.text)
                 for citation in block.citations or []:
                     if terms:
-                        feats.append(support_features(terms, analyze(citation.cited_text), stats))
+                        feats.append(
+                            support_features(ClaimTerms.of(terms, stats), analyze(citation.cited_text))
+                        )
         xs.append(feats)
     return xs, ys
 

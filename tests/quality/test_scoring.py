@@ -1,13 +1,15 @@
 """Scoring: terms, BM25, coverage and the calibrated support score."""
 
 import math
+from collections import Counter
 
 from cite_core._scoring import (
     SUPPORT_THRESHOLD,
+    ClaimTerms,
     TermStats,
     analyze,
-    bm25_counted,
-    bm25_scores,
+    bm25,
+    build_postings,
     coverage,
     support,
     support_features,
@@ -16,6 +18,10 @@ from cite_core._scoring import (
 
 def _stats(*texts: str) -> TermStats:
     return TermStats.from_units(analyze(t) for t in texts)
+
+
+def _claim(text: str, stats: TermStats) -> ClaimTerms:
+    return ClaimTerms.of(analyze(text), stats)
 
 
 def test_analyze_drops_stop_words_and_stems() -> None:
@@ -30,19 +36,30 @@ def test_analyze_cjk_gives_characters_and_bigrams() -> None:
 def test_bm25_prefers_the_matching_unit() -> None:
     units = ["The sky is blue.", "The grass is green and lush.", "Water is wet."]
     stats = _stats(*units)
-    scores = bm25_scores(analyze("grass green"), [analyze(u) for u in units], stats)
+    terms = [analyze(u) for u in units]
+    scores = bm25(
+        _claim("grass green", stats), [Counter(t) for t in terms], [len(t) for t in terms], stats.avg_len
+    )
     assert max(range(3), key=scores.__getitem__) == 1
 
 
-def test_bm25_counted_equals_bm25_scores() -> None:
-    from collections import Counter
-
+def test_bm25_with_postings_equals_bm25_over_counts() -> None:
     units = [analyze(u) for u in ("a b c cats", "cats cats dogs", "")]
     stats = TermStats.from_units(units)
-    claim = analyze("cats dogs")
-    assert bm25_counted(claim, [Counter(u) for u in units], [len(u) for u in units], stats) == bm25_scores(
-        claim, units, stats
-    )
+    claim = _claim("cats dogs", stats)
+    counts, lengths = [Counter(u) for u in units], [len(u) for u in units]
+    direct = bm25(claim, counts, lengths, stats.avg_len)
+    assert bm25(claim, counts, lengths, stats.avg_len, build_postings(counts)) == direct
+    assert direct[1] > direct[0] > direct[2] == 0.0
+
+
+def test_claim_terms_hold_each_distinct_term_once_with_its_idf() -> None:
+    stats = _stats("grass green", "sky blue")
+    claim = _claim("green grass, green fields", stats)
+    assert claim.terms == tuple(analyze("green grass, green fields"))
+    assert sorted(t for t, _ in claim.weights) == sorted(set(claim.terms))
+    assert all(idf == stats.idf(t) for t, idf in claim.weights)
+    assert abs(claim.total - sum(idf for _, idf in claim.weights)) < 1e-12
 
 
 def test_merged_stats_equal_stats_over_the_union() -> None:
@@ -56,26 +73,26 @@ def test_merged_stats_equal_stats_over_the_union() -> None:
 
 def test_coverage_is_idf_weighted_share() -> None:
     stats = _stats("grass green", "sky blue")
-    assert coverage(analyze("grass green"), analyze("the grass is green"), stats) == 1.0
-    assert coverage(analyze("grass green"), analyze("sky"), stats) == 0.0
-    assert coverage([], analyze("sky"), stats) == 0.0
+    assert coverage(_claim("grass green", stats), set(analyze("the grass is green"))) == 1.0
+    assert coverage(_claim("grass green", stats), set(analyze("sky"))) == 0.0
+    assert coverage(ClaimTerms.of([], stats), set(analyze("sky"))) == 0.0
 
 
 def test_support_separates_supported_from_unsupported() -> None:
     source = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
     stats = _stats(source, "Paris is the capital of France.")
-    good = support(analyze("The Eiffel Tower was completed in 1889."), analyze(source), stats)
-    wrong_year = support(analyze("The Eiffel Tower was completed in 1925."), analyze(source), stats)
-    unrelated = support(analyze("Bananas are rich in potassium."), analyze(source), stats)
+    good = support(_claim("The Eiffel Tower was completed in 1889.", stats), analyze(source))
+    wrong_year = support(_claim("The Eiffel Tower was completed in 1925.", stats), analyze(source))
+    unrelated = support(_claim("Bananas are rich in potassium.", stats), analyze(source))
     assert 0.0 <= unrelated < SUPPORT_THRESHOLD <= good <= 1.0
     assert wrong_year < good
-    assert support([], analyze(source), stats) == 0.0
+    assert support(ClaimTerms.of([], stats), analyze(source)) == 0.0
 
 
 def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
     cov, _pairs, missing, length, share, absent = support_features(
-        analyze("built in 1925"), analyze("built in 1889"), stats
+        _claim("built in 1925", stats), analyze("built in 1889")
     )
     assert missing == 1.0 and 0 < cov < 1 and length > 0
     assert share == 0.5 and absent == math.log1p(1)
@@ -83,12 +100,12 @@ def test_support_features_count_missing_numbers() -> None:
 
 def test_support_features_count_terms_found_and_missing() -> None:
     stats = _stats("the grass is green and lush", "the sky is blue")
-    claim = analyze("green grass grows tall")  # green, grass, grow, tall
-    feats = support_features(claim, analyze("The grass is green and lush."), stats)
+    claim = _claim("green grass grows tall", stats)  # green, grass, grow, tall
+    feats = support_features(claim, analyze("The grass is green and lush."))
     assert feats[3] == math.log1p(4)  # distinct claim terms
     assert feats[4] == 0.5  # grass and green found, unweighted
     assert feats[5] == math.log1p(2)  # grow and tall missing
-    assert feats[0] == coverage(claim, analyze("The grass is green and lush."), stats)
+    assert feats[0] == coverage(claim, set(analyze("The grass is green and lush.")))
 
 
 def test_support_features_match_the_weights() -> None:
@@ -96,7 +113,7 @@ def test_support_features_match_the_weights() -> None:
 
     stats = _stats("built in 1889")
     assert (
-        len(support_features(analyze("built in 1889"), analyze("built in 1889"), stats))
+        len(support_features(_claim("built in 1889", stats), analyze("built in 1889")))
         == len(SUPPORT_WEIGHTS) - 1
     )
 
@@ -106,7 +123,7 @@ def test_support_falls_with_each_missing_term() -> None:
     stats = _stats(source, "Kansas City Royals baseball.")
     cited = analyze(source)
     scores = [
-        support(analyze(claim), cited, stats)
+        support(_claim(claim, stats), cited)
         for claim in (
             "Amos Otis scored the final run in Municipal Stadium history.",
             "Amos Otis scored the final run in Municipal Stadium history, batting third.",
