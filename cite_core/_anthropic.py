@@ -221,7 +221,7 @@ class AnthropicCitationStream:
         start, end = span
         cited = source.text[start:end]
         reference = display_number(self._display_no, index + 1)
-        score = support(ClaimTerms.of(analyze(claim), self._corpus.stats), analyze(cited))
+        score = support(ClaimTerms.from_text(claim, self._corpus.stats), analyze(cited))
         return citation_for_span(source, start, end, reference=reference, support=score)
 
 

@@ -12,7 +12,7 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import ClaimTerms, TermStats, _analyze, analyze, bm25, build_postings, coverage, support
+from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_units"]
@@ -160,6 +160,15 @@ def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
     return counted
 
 
+def _source_terms(source: Source) -> set[str]:
+    """Every term of the source (for support: claim names and numbers found nowhere in it), cached."""
+    cache = _cache(source)
+    terms = cache.get("terms")
+    if terms is None:
+        terms = cache["terms"] = {t for c in _unit_counts(source)[0] for t in c}
+    return terms
+
+
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
     """Term -> count. Most sentences (4 in 5) repeat no term, and ``dict.fromkeys`` (in C) then gives
     the counts; a plain loop counts the others. Both beat ``Counter``'s Python-level constructor."""
@@ -203,7 +212,7 @@ class Corpus:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
         units = source_units(source)
         # the claim's terms and their idf, computed once for BM25, coverage and support
-        claim_terms = ClaimTerms.of(analyze(claim), self.stats)
+        claim_terms = ClaimTerms.from_text(claim, self.stats)
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
@@ -232,11 +241,12 @@ class Corpus:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
-        score = support(claim_terms, cited_terms)
+        every = _source_terms(source)
+        score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
-            score = max(score, support(claim_terms, terms))
+            score = max(score, support(claim_terms, terms, every))
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]

@@ -4,6 +4,7 @@ import math
 from collections import Counter
 
 from cite_core._scoring import (
+    SUPPORT_FEATURES,
     SUPPORT_THRESHOLD,
     ClaimTerms,
     TermStats,
@@ -91,7 +92,7 @@ def test_support_separates_supported_from_unsupported() -> None:
 
 def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
-    cov, _pairs, missing, length, share, absent = support_features(
+    cov, _pairs, missing, length, share, absent, *_ = support_features(
         _claim("built in 1925", stats), analyze("built in 1889")
     )
     assert missing == 1.0 and 0 < cov < 1 and length > 0
@@ -189,3 +190,51 @@ def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
     answer = attribute("The grass is green. Paris hosts many museums.", ["The grass is green.", "Rome."])
     assert [c.document_index for c in answer.citations] == [0]
     assert answer.unsupported_threshold == SUPPORT_THRESHOLD
+
+
+# -- the flag's features beyond term coverage (issue 13.2) --------------------------------------------
+
+
+def test_claim_names_are_capitalised_words_inside_a_sentence() -> None:
+    from cite_core._scoring import claim_names
+
+    assert claim_names("The tower in Paris was built by Gustave Eiffel.") == {"pari", "gustave", "eiffel"}
+    assert claim_names("However, it rained.\nMost days were dry: Sunny ones too.") == set()
+    assert claim_names("She said “Hello” to NASA staff") == {"nasa"}
+
+
+def test_a_name_found_nowhere_in_the_source_lowers_support() -> None:
+    source = "The bridge was opened in 1932 by the city council after six years of work."
+    stats = _stats(source, "Rivers flow to the sea.")
+    cited = analyze(source)
+    plain = ClaimTerms.from_text("The bridge was opened in 1932 by the city council.", stats)
+    named = ClaimTerms.from_text("The bridge was opened in 1932 by the mayor Jack Lang.", stats)
+    other = ClaimTerms.from_text("The bridge was opened in 1932 by the council, said Jack Lang.", stats)
+    feats = support_features(named, cited, set(cited))
+    names_absent = feats[SUPPORT_FEATURES.index("names_absent_from_source")]
+    assert names_absent == 1.0 and feats[SUPPORT_FEATURES.index("has_names")] == 1.0
+    assert support(plain, cited, set(cited)) >= SUPPORT_THRESHOLD > support(named, cited, set(cited))
+    # the same name present elsewhere in the source is not held against the cited sentence
+    whole = set(cited) | {"jack", "lang"}
+    assert support(other, cited, whole) > support(other, cited, set(cited))
+
+
+def test_a_number_found_nowhere_in_the_source_counts_beyond_the_cited_text() -> None:
+    source = "The bridge was opened in 1932 by the city council."
+    stats = _stats(source, "Rivers flow to the sea.")
+    claim = ClaimTerms.from_text("The bridge was opened in 1933 by the city council.", stats)
+    cited = analyze(source)
+    absent = support_features(claim, cited, set(cited))[SUPPORT_FEATURES.index("numbers_absent_from_source")]
+    present = support_features(claim, cited, set(cited) | {"1933"})
+    assert absent == 1.0 and present[SUPPORT_FEATURES.index("numbers_absent_from_source")] == 0.0
+    assert support(claim, cited, set(cited)) < support(claim, cited, set(cited) | {"1933"})
+
+
+def test_rare_terms_missing_is_the_share_of_the_rarest_third_not_cited() -> None:
+    units = ["alpha beta gamma", "alpha beta", "alpha beta", "alpha delta", "alpha"]
+    stats = _stats(*units)
+    claim = ClaimTerms.of(analyze("alpha beta gamma delta epsilon zeta"), stats)
+    # the rarest third (2 of 6 distinct terms, by idf): epsilon and zeta (never seen); neither cited
+    rare = SUPPORT_FEATURES.index("rare_terms_missing")
+    assert support_features(claim, analyze("alpha beta gamma delta"))[rare] == 1.0
+    assert support_features(claim, analyze("epsilon zeta"))[rare] == 0.0
