@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from cite_core import _scoring as scoring  # the recording hook wraps the library's own features
+from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
+from cite_core import _scoring as scoring
 from cite_core import number_sources, parse_answer
 
 from ._data import available, load_jsonl, split
@@ -41,27 +42,37 @@ Claim = tuple[str, list[tuple[float, ...]]]
 
 
 @contextmanager
-def _recording(into: list[tuple[float, ...]]) -> Iterator[None]:
-    """Record every feature tuple ``support`` computes while the block runs."""
-    original = scoring.support_features
+def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[None]:
+    """Record every feature tuple ``support`` computes while the block runs (``hybrid``: the logit of
+    the lexical support and the dense similarity ``hybrid_support`` combines)."""
+    module: Any = localize if hybrid else scoring
+    name = "hybrid_support" if hybrid else "support_features"
+    original = getattr(module, name)
 
-    def record(*args: Any) -> tuple[float, ...]:
-        features = original(*args)
-        into.append(features)
-        return features
+    def record(*args: Any) -> Any:
+        if hybrid:
+            into.append(_hybrid_features(*args))
+        else:
+            into.append(original(*args))
+        return original(*args)
 
-    scoring.support_features = record  # type: ignore[assignment]
+    setattr(module, name, record)
     try:
         yield
     finally:
-        scoring.support_features = original  # type: ignore[assignment]
+        setattr(module, name, original)
 
 
-def _claim(label: str, text: str | None, sources: list[Any]) -> Claim:
+def _hybrid_features(lexical: float, similarity: float) -> tuple[float, float]:
+    p = min(max(lexical, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p)), similarity
+
+
+def _claim(label: str, text: str | None, sources: list[Any], embeddings: Any = None) -> Claim:
     features: list[tuple[float, ...]] = []
     if text is not None:
-        with _recording(features):
-            parse_answer(text, sources)
+        with _recording(features, hybrid=embeddings is not None):
+            parse_answer(text, sources, embeddings=embeddings)
     return label, features
 
 
@@ -151,10 +162,11 @@ def score(w: Sequence[float], features: Sequence[Sequence[float]]) -> float:
     )
 
 
-def fit(sets: dict[str, list[Claim]], rounds: int = 3) -> list[float]:
+def fit(sets: dict[str, list[Claim]], rounds: int = 3, start: Sequence[float] | None = None) -> list[float]:
     """Weights fitted on the given datasets, each claim read by its best-scoring reading (re-chosen with
-    the weights of the previous round; the first round starts from the library's current weights)."""
-    w: list[float] = list(scoring.SUPPORT_WEIGHTS)
+    the weights of the previous round; the first round starts from ``start``, by default the library's
+    current ``SUPPORT_WEIGHTS``)."""
+    w: list[float] = list(scoring.SUPPORT_WEIGHTS if start is None else start)
     for _ in range(rounds):
         xs, ys, sw = [], [], []
         for claims in sets.values():
@@ -208,7 +220,14 @@ def leave_one_out(
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m bench.eval.calibrate", description=__doc__)
-    parser.parse_args(argv)
+    parser.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="fit HYBRID_WEIGHTS with the real embedding model (the eval extra), at SUPPORT_THRESHOLD",
+    )
+    args = parser.parse_args(argv)
+    if args.hybrid:
+        return main_hybrid()
     dev = dataset_features("dev")
     if not dev:
         print("skipped: no dev data found")
@@ -226,6 +245,41 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for name, row in held.items():
         print(f"held out {name}", {k: round(v, 3) for k, v in row.items()})
     return {"weights": w, "threshold": threshold, "supported_level": level, "leave_one_out": held}
+
+
+def _at_threshold(w: list[float], sets: list[dict[str, list[float]]], threshold: float) -> list[float]:
+    """``w`` with its bias moved so that the highest safe threshold of its scores becomes ``threshold``."""
+    t = min(max(_highest_safe(sets), 1e-4), 1 - 1e-4)
+    shift = math.log(threshold / (1 - threshold)) - math.log(t / (1 - t))
+    return [round(w[0] + shift, 3), *w[1:]]
+
+
+def fit_hybrid(sets: dict[str, list[Claim]]) -> list[float]:
+    """``HYBRID_WEIGHTS`` fitted on ``sets``, with the bias moved so the lexical flag threshold
+    ``SUPPORT_THRESHOLD`` is the highest safe one for the hybrid score too (one threshold for both)."""
+    w = fit(sets, start=localize.HYBRID_WEIGHTS)
+    return _at_threshold(w, [_scores(w, claims) for claims in sets.values()], scoring.SUPPORT_THRESHOLD)
+
+
+def main_hybrid() -> dict[str, Any]:
+    """Fit and report ``HYBRID_WEIGHTS`` (dev), with each dataset held out."""
+    from ._model import load_embeddings, save_vectors
+
+    embeddings, why = load_embeddings()
+    if embeddings is None:
+        print(f"skipped: {why}")
+        return {}
+    dev = dataset_features("dev", embeddings)
+    save_vectors()
+    w = fit_hybrid(dev)
+    threshold = scoring.SUPPORT_THRESHOLD
+    print(f"HYBRID_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
+    for name, claims in dev.items():
+        print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(_scores(w, claims), threshold).items()})
+    held = leave_one_out(dev, fit_hybrid)
+    for name, row in held.items():
+        print(f"held out {name}", {k: round(v, 3) for k, v in row.items()})
+    return {"weights": w, "leave_one_out": held}
 
 
 if __name__ == "__main__":

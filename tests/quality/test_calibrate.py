@@ -63,3 +63,22 @@ def test_supported_level_lets_at_most_a_tenth_of_unsupported_claims_through() ->
     level = calibrate.supported_level([scores])
     assert sum(s >= level for s in scores["not_supported"]) <= 2
     assert sum(s >= level - 0.06 for s in scores["not_supported"]) > 2
+
+
+def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
+    from cite_core._scoring import SUPPORT_THRESHOLD
+
+    rng = random.Random(2)
+    sets: dict[str, list[calibrate.Claim]] = {}
+    for name in ("a", "b"):
+        claims: list[calibrate.Claim] = []
+        for i in range(80):
+            supported = i % 2 == 0
+            similarity = (0.7 if supported else 0.3) + rng.uniform(-0.25, 0.25)
+            logit = rng.uniform(-2, 2)  # the lexical reading says nothing here
+            claims.append(("supported" if supported else "not_supported", [(logit, similarity)]))
+        sets[name] = claims
+    w = calibrate.fit_hybrid(sets)
+    assert w[2] > 0  # similarity carries the signal
+    scores = [calibrate._scores(w, claims) for claims in sets.values()]
+    assert abs(calibrate._highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01
