@@ -91,11 +91,12 @@ def _cases(name: str, which: str) -> Iterator[tuple[str, str | None, list[Any]]]
             yield ("supported" if label else "partial"), text, sources
 
 
-def dataset_features(which: str = "dev") -> dict[str, list[Claim]]:
-    """Per available dataset, each claim's label and the features of every reading parse_answer scores."""
+def dataset_features(which: str = "dev", embeddings: Any = None) -> dict[str, list[Claim]]:
+    """Per available dataset, each claim's label and the features of every reading parse_answer scores
+    (with ``embeddings``: the two inputs of ``hybrid_support`` for each citation)."""
     files = {"attributionbench": ATTRIBUTIONBENCH, "wice": WICE, "expertqa": EXPERTQA}
     return {
-        name: [_claim(*case) for case in _cases(name, which)]
+        name: [_claim(*case, embeddings) for case in _cases(name, which)]
         for name, file in files.items()
         if available(file)
     }
