@@ -15,7 +15,7 @@ from ._models import Citation, Source
 from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
 from ._segment import split_sentences
 
-__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_units"]
+__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
 
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
@@ -160,7 +160,7 @@ def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
     return counted
 
 
-def _source_terms(source: Source) -> set[str]:
+def source_terms(source: Source) -> set[str]:
     """Every term of the source (for support: claim names and numbers found nowhere in it), cached."""
     cache = _cache(source)
     terms = cache.get("terms")
@@ -241,7 +241,7 @@ class Corpus:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
-        every = _source_terms(source)
+        every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]

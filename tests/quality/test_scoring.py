@@ -238,3 +238,30 @@ def test_rare_terms_missing_is_the_share_of_the_rarest_third_not_cited() -> None
     rare = SUPPORT_FEATURES.index("rare_terms_missing")
     assert support_features(claim, analyze("alpha beta gamma delta"))[rare] == 1.0
     assert support_features(claim, analyze("epsilon zeta"))[rare] == 0.0
+
+
+def test_claude_citations_read_names_against_the_whole_document_as_markers_do() -> None:
+    from cite_core import from_anthropic_content, number_sources
+
+    text = "Gustave Eiffel's company designed it. The tower was finished in 1889 for the fair."
+    sources = number_sources([text])
+    start = text.index("The tower")
+    claim = "The tower of Gustave Eiffel was finished in 1889."
+    block = {
+        "type": "text",
+        "text": claim,
+        "citations": [
+            {
+                "type": "char_location",
+                "cited_text": text[start:],
+                "document_index": 0,
+                "start_char_index": start,
+                "end_char_index": len(text),
+            }
+        ],
+    }
+    citation = from_anthropic_content([block], sources).citations[0]
+    stats = TermStats.from_units(analyze(u) for u in ("Gustave Eiffel's company designed it.", text[start:]))
+    terms = ClaimTerms.from_text(claim, stats)
+    # the names are in the document, only not in the cited sentence: not held against the citation
+    assert citation.support > support(terms, analyze(text[start:]))
