@@ -17,7 +17,7 @@ from typing import Any
 
 from ._citations import build_answer, citation_for_span, display_number
 from ._exceptions import ArgumentError, StreamClosedError
-from ._localize import Corpus
+from ._localize import Corpus, source_terms
 from ._models import (
     Citation,
     CitationsDelta,
@@ -29,7 +29,7 @@ from ._models import (
     ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
-from ._scoring import analyze, support
+from ._scoring import ClaimTerms, analyze, support
 from ._sources import number_sources
 
 __all__ = ["AnthropicCitationStream", "from_anthropic_content", "to_anthropic_documents"]
@@ -221,7 +221,7 @@ class AnthropicCitationStream:
         start, end = span
         cited = source.text[start:end]
         reference = display_number(self._display_no, index + 1)
-        score = support(analyze(claim), analyze(cited), self._corpus.stats)
+        score = support(ClaimTerms.from_text(claim, self._corpus.stats), analyze(cited), source_terms(source))
         return citation_for_span(source, start, end, reference=reference, support=score)
 
 

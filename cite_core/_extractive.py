@@ -9,13 +9,14 @@ marker of that source. ``parse_answer`` on the result cites each sentence exactl
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from ._exceptions import ArgumentError, PromptError
 from ._localize import source_units
 from ._models import Source
-from ._scoring import TermStats, analyze, bm25_scores, support
+from ._scoring import ClaimTerms, TermStats, analyze, bm25, support
 from ._sources import number_sources
 from ._text import CJK_RE
 
@@ -91,7 +92,10 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     if not query or not units:
         return NO_ANSWER[lang]
     stats = TermStats.from_units(unit.terms for _, unit in units)
-    scores = bm25_scores(query, [unit.terms for _, unit in units], stats)
+    claim = ClaimTerms.of(query, stats)
+    scores = bm25(
+        claim, [Counter(unit.terms) for _, unit in units], [len(u.terms) for _, u in units], stats.avg_len
+    )
     ranked = []
     for (source, unit), score in zip(units, scores):
         text = source.text[unit.start : unit.end]
@@ -104,7 +108,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
             or _is_question(text)
         ):
             continue
-        coverage = support(query, unit.terms, stats)
+        coverage = support(claim, unit.terms)
         ranked.append((score * (0.5 + coverage), source.number, unit.start, source, unit))
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
     if ranked:

@@ -12,21 +12,10 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import (
-    TermStats,
-    _analyze,
-    analyze,
-    bm25_direct,
-    bm25_postings,
-    build_postings,
-    claim_weights,
-    weighted_coverage,
-    weighted_support,
-    weights_total,
-)
+from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
 from ._segment import split_sentences
 
-__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_units"]
+__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
 
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
@@ -143,7 +132,7 @@ answer) are never indexed, and chunks retrieved again and again are after their 
 
 
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
-    """Term -> [(unit index, count)] over the source's units (for ``bm25_postings``), kept with the
+    """Term -> [(unit index, count)] over the source's units (for ``bm25``), kept with the
     chunk's analysis or on the source; None on a first use (score the counts directly)."""
     cache = _cache(source)
     postings = cache.get("postings")
@@ -177,6 +166,15 @@ def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
         source_units(source)
         counted = _cache(source)["unit_counts"]
     return counted
+
+
+def source_terms(source: Source) -> set[str]:
+    """Every term of the source (for support: claim names and numbers found nowhere in it), cached."""
+    cache = _cache(source)
+    terms = cache.get("terms")
+    if terms is None:
+        terms = cache["terms"] = {t for c in _unit_counts(source)[0] for t in c}
+    return terms
 
 
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
@@ -221,10 +219,8 @@ class Corpus:
     ) -> Citation:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
         units = source_units(source)
-        claim_terms = analyze(claim)
-        # the claim's (term, idf) pairs and their sum, computed once for BM25, coverage and support
-        weights = claim_weights(claim_terms, self.stats) if claim_terms else []
-        total = weights_total(weights)
+        # the claim's terms and their idf, computed once for BM25, coverage and support
+        claim_terms = ClaimTerms.from_text(claim, self.stats)
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
@@ -240,7 +236,7 @@ class Corpus:
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
             first, last, scores = self._best(
-                source.text, weights, total, units, *_unit_counts(source), _postings(source), dense
+                source.text, claim_terms, units, *_unit_counts(source), _postings(source), dense
             )
         cited_terms: Sequence[str]
         if first is None or last is None:  # _best gives both or neither
@@ -253,11 +249,12 @@ class Corpus:
                 cited_terms = units[first].terms
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
-        score = weighted_support(claim_terms, weights, total, cited_terms) if claim_terms else 0.0
-        if claim_terms and self.source_units > 1 and len(units) > 1 and scores is not None:
+        every = source_terms(source)
+        score = support(claim_terms, cited_terms, every)
+        if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
-            score = max(score, weighted_support(claim_terms, weights, total, terms))
+            score = max(score, support(claim_terms, terms, every))
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
@@ -267,20 +264,16 @@ class Corpus:
     def _best(
         self,
         text: str,
-        weights: list[tuple[str, float]],
-        total: float,
+        claim: ClaimTerms,
         units: list[Unit],
         counts: list[dict[str, int]],
         lengths: list[int],
         postings: dict[str, list[tuple[int, int]]] | None,
         dense: list[float] | None = None,
     ) -> tuple[int | None, int | None, list[float] | None]:
-        if not units or not (weights or dense):
+        if not units or not (claim.weights or dense):
             return None, None, None
-        if postings is not None:
-            scores = bm25_postings(weights, postings, lengths, self.stats.avg_len)
-        else:
-            scores = bm25_direct(weights, counts, lengths, self.stats.avg_len)
+        scores = bm25(claim, counts, lengths, self.stats.avg_len, postings)
         if dense is not None:
             scores = mix_scores(scores, dense)
         elif max(scores) <= 0:
@@ -288,7 +281,7 @@ class Corpus:
         best = _pick(scores, _fragments(text, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
-        base = weighted_coverage(weights, total, counts[best].keys())
+        base = coverage(claim, counts[best].keys())
         for neighbour in (best - 1, best + 1):
             if (
                 0 <= neighbour < len(units)
@@ -301,7 +294,7 @@ class Corpus:
                     if hi - lo == 1
                     else {t for c in counts[lo : hi + 1] for t in c}
                 )
-                gain = weighted_coverage(weights, total, terms) - base
+                gain = coverage(claim, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
         return first, last, scores
@@ -364,9 +357,12 @@ def _mean(vectors: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
     return tuple(x / norm for x in summed) if norm else ()
 
 
-HYBRID_WEIGHTS = (-3.0, 1.0, 6.0)
+HYBRID_WEIGHTS = (-1.142, 0.676, 1.694)
 """Logistic weights of (bias, logit of the lexical support, cosine of claim and cited text) for the
-support score with an embedding model."""
+support score with an embedding model: fitted with all-MiniLM-L6-v2 on the dev halves of
+AttributionBench, WiCE and ExpertQA as the lexical weights are, the bias moved so that
+``SUPPORT_THRESHOLD`` flags at most 10% of every set's supported claims
+(``python -m bench.eval.calibrate --hybrid``)."""
 
 
 def hybrid_support(lexical: float, similarity: float) -> float:

@@ -3,13 +3,12 @@
 No model download: terms are lower-cased words with English/Spanish stop words removed and light
 suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
 
-``support`` says how well a cited text supports a claim, 0..1: a logistic function of six lexical
-features (idf-weighted share of the claim's terms found, share of the claim's adjacent term pairs
-found in order, share of the claim's numbers missing, claim length, unweighted share of the claim's
-terms found, number of terms missing). Its weights were fitted on the dev half of AttributionBench only
-(``python -m bench.eval.calibrate``). ``SUPPORT_THRESHOLD`` (the weak-support flag) and
-``SUPPORTED_LEVEL`` were chosen across the dev halves of three datasets (``python -m bench.eval.flag
---calibrate``); the test halves measure them (docs/quality.md).
+``support`` says how well a cited text supports a claim, 0..1: a logistic function of ten lexical
+features (``SUPPORT_FEATURES``: how much of the claim's terms, term pairs, numbers and rarest terms the
+cited text holds, and whether the claim's names and numbers occur in the source at all). Its weights,
+``SUPPORT_THRESHOLD`` (the weak-support flag) and ``SUPPORTED_LEVEL`` were fitted together on the dev
+halves of AttributionBench, WiCE and ExpertQA and checked holding one dataset out at a time
+(``python -m bench.eval.calibrate``); the test halves measure them (docs/quality.md).
 """
 
 from __future__ import annotations
@@ -31,26 +30,20 @@ __all__ = [
     "BM25_B",
     "BM25_K1",
     "SUPPORTED_LEVEL",
+    "SUPPORT_FEATURES",
     "SUPPORT_THRESHOLD",
     "SUPPORT_WEIGHTS",
+    "ClaimTerms",
     "SupportLevel",
     "TermStats",
     "analyze",
-    "bm25_counted",
-    "bm25_direct",
-    "bm25_postings",
-    "bm25_scores",
-    "bm25_weighted",
+    "bm25",
     "build_postings",
-    "claim_weights",
+    "claim_names",
     "coverage",
     "support",
     "support_features",
     "support_level",
-    "weighted_coverage",
-    "weighted_support",
-    "weighted_support_features",
-    "weights_total",
 ]
 
 BM25_K1 = 1.2
@@ -58,20 +51,38 @@ BM25_K1 = 1.2
 BM25_B = 0.2
 """BM25 length normalisation (low: a sentence is not preferred for being short; chosen on WiCE dev)."""
 
-SUPPORT_WEIGHTS = (-3.191, 0.677, 0.056, -0.895, 1.577, 2.241, -0.998)
-"""Logistic weights of (bias, coverage, ordered pairs, missing numbers, log claim length, share of terms
-found, log terms missing): ``support_features`` in order (``python -m bench.eval.calibrate``)."""
-SUPPORT_THRESHOLD = 0.3156
+SUPPORT_FEATURES = (
+    "coverage",
+    "ordered_pairs",
+    "numbers_missing",
+    "log_claim_terms",
+    "share_found",
+    "log_terms_missing",
+    "rare_terms_missing",
+    "names_absent_from_source",
+    "numbers_absent_from_source",
+    "has_names",
+)
+"""What ``support_features`` returns, in order: idf-weighted share of the claim's distinct terms in the
+cited text; share of its adjacent term pairs found in order; share of its numbers missing from the
+cited text; log(1 + distinct terms); unweighted share found; log(1 + terms missing); share of its
+rarest third of terms (by idf) missing; share of its names (``claim_names``) and of its numbers found
+nowhere in the source; whether it names anything."""
+SUPPORT_WEIGHTS = (-0.450, 0.949, 0.732, 0.431, 0.565, 1.038, -0.132, -0.700, -1.769, -0.556, -0.700)
+"""Logistic weights of (bias, *SUPPORT_FEATURES) (``python -m bench.eval.calibrate``)."""
+SUPPORT_THRESHOLD = 0.4073
 """A citation whose ``support`` is below this is flagged as weak support: the highest threshold that
 flags at most 10% of the claims judged supported in every dev half (AttributionBench attributable,
-WiCE supported, ExpertQA Complete), chosen holding one dataset out at a time
-(``python -m bench.eval.flag --calibrate``)."""
-SUPPORTED_LEVEL = 0.7241
+WiCE supported, ExpertQA Complete), fitted with the weights (``python -m bench.eval.calibrate``,
+which also reports each dataset held out: weights and threshold from the other two)."""
+SUPPORTED_LEVEL = 0.7457
 """At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
 not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
-ATTRIBUTION_THRESHOLD = 0.493
-"""The sentence-level support at which ``attribute()`` cites a source (balanced accuracy 0.795 on
-AttributionBench dev, AUROC 0.853; the flag threshold was this before it was recalibrated)."""
+ATTRIBUTION_THRESHOLD = 0.69
+"""The sentence-level support at which ``attribute()`` cites a source, chosen on ExpertQA dev when the
+support weights were refitted: original citations recovered 0.321 with 17 citations on claims experts
+judged ``Missing`` (the previous weights at 0.493: 0.300 and 18; 0.68: 0.355 and 19; 0.70: 0.292 and
+13)."""
 
 SupportLevel = Literal["supported", "uncertain", "weak"]
 
@@ -210,75 +221,89 @@ class _IdfTable(dict[str, float]):
         return value
 
 
-def claim_weights(claim: Sequence[str], stats: TermStats) -> list[tuple[str, float]]:
-    """(term, idf) of the claim's distinct terms, in ``set(claim)`` order. Computed once per citation and
-    shared by BM25, coverage and support; every sum runs in this order, so results match those of the
-    public functions below to the last bit."""
-    idf = stats.idf_table
-    return [(t, idf[t]) for t in set(claim)]
+@dataclass(frozen=True)
+class ClaimTerms:
+    """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
+    (term, idf) pairs of its distinct terms in ``set(terms)`` order and the sum of those idfs. Every
+    sum runs in this order, so BM25, coverage and support agree to the last bit wherever computed."""
+
+    terms: tuple[str, ...]
+    """The claim's terms (``analyze``), order and duplicates kept."""
+    weights: tuple[tuple[str, float], ...]
+    """(term, idf) of each distinct term."""
+    total: float
+    """The sum of the idfs, in ``weights`` order (not ``sum()``: Python 3.12 compensates)."""
+    names: frozenset[str] = frozenset()
+    """The terms of the claim's names: capitalised words inside a sentence (``claim_names``)."""
+
+    @classmethod
+    def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
+        """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
+        idf = stats.idf_table
+        weights = tuple((t, idf[t]) for t in set(terms))
+        total = 0.0
+        for _, value in weights:
+            total += value
+        return cls(tuple(terms), weights, total, frozenset(names))
+
+    @classmethod
+    def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
+        """The claim terms of a claim's text, with its names."""
+        return cls.of(_analyze(text), stats, claim_names(text))
 
 
-def bm25_scores(
-    claim: Sequence[str],
-    units: Sequence[Sequence[str]],
-    stats: TermStats,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 score of each unit for the claim's terms."""
-    return bm25_counted(
-        claim, [Counter(terms) for terms in units], [len(t) for t in units], stats, k1=k1, b=b
-    )
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")
+"""A capitalised word right after one of these (or first in the text) starts a sentence or list item,
+so its capital says nothing."""
 
 
-def bm25_counted(
-    claim: Sequence[str],
-    counts: Sequence[Mapping[str, int]],
-    lengths: Sequence[int],
-    stats: TermStats,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 from precomputed term counts and lengths of the units (what ``source_units`` caches)."""
-    return bm25_weighted(claim_weights(claim, stats), counts, lengths, stats.avg_len, k1=k1, b=b)
+def claim_names(text: str) -> set[str]:
+    """The terms of the names in a claim: words that start with a capital letter anywhere but at the
+    start of a sentence, a line or a quotation ("the Eiffel Tower in Paris" gives eiffel, tower, paris)."""
+    names: set[str] = set()
+    for m in _WORD.finditer(text):
+        if not m.group()[0].isupper():
+            continue
+        before = text[: m.start()].rstrip(" \t")
+        if before and before[-1] not in _NAME_AFTER:
+            names.update(_analyze(m.group()))
+    return names
 
 
-def bm25_weighted(
-    query: Sequence[tuple[str, float]],
+def bm25(
+    claim: ClaimTerms,
     counts: Sequence[Mapping[str, int]],
     lengths: Sequence[int],
     avg_len: float,
+    postings: Mapping[str, Sequence[tuple[int, int]]] | None = None,
     *,
     k1: float = BM25_K1,
     b: float = BM25_B,
 ) -> list[float]:
-    """``bm25_counted`` with the claim's ``claim_weights`` computed once by the caller."""
-    return bm25_postings(query, build_postings(counts), lengths, avg_len, k1=k1, b=b)
-
-
-def bm25_direct(
-    query: Sequence[tuple[str, float]],
-    counts: Sequence[Mapping[str, int]],
-    lengths: Sequence[int],
-    avg_len: float,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """``bm25_postings`` without postings: each unit's term counts looked up for the claim's terms, in
-    their order (the same sums to the last bit; cheaper for units scored once)."""
+    """BM25 score of each unit (its term counts and length) for the claim. With ``postings``
+    (``build_postings`` of the counts) only the units holding a claim term are visited; without, each
+    unit's counts are looked up (cheaper for units scored once). Each unit's sum runs over the claim's
+    terms in their order either way, so both give the same scores to the last bit."""
     scale = b / avg_len if avg_len else 0.0
     k1_plus_1 = k1 + 1
+    if postings is not None:
+        scores = [0.0] * len(lengths)
+        get_posting = postings.get
+        for term, idf in claim.weights:
+            posting = get_posting(term)
+            if posting is not None:
+                for index, f in posting:
+                    scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
+        return scores
     scores = []
     for unit, length in zip(counts, lengths):
         score = 0.0
         get = unit.get
-        for term, idf in query:
-            f = get(term)
-            if f is not None:
-                score += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * length))
+        for term, idf in claim.weights:
+            count = get(term)
+            if count is not None:
+                score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
         scores.append(score)
     return scores
 
@@ -296,96 +321,65 @@ def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[
     return postings
 
 
-def bm25_postings(
-    query: Sequence[tuple[str, float]],
-    postings: Mapping[str, Sequence[tuple[int, int]]],
-    lengths: Sequence[int],
-    avg_len: float,
-    *,
-    k1: float = BM25_K1,
-    b: float = BM25_B,
-) -> list[float]:
-    """BM25 of each unit from its postings: only the units holding a claim term are visited (a claim of
-    6 terms against 11 sentences is about 15 steps, not 66); each unit's sum runs over the claim's terms
-    in their order."""
-    scale = b / avg_len if avg_len else 0.0
-    k1_plus_1 = k1 + 1
-    scores = [0.0] * len(lengths)
-    get = postings.get
-    for term, idf in query:
-        posting = get(term)
-        if posting is not None:
-            for index, f in posting:
-                scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
-    return scores
-
-
-def coverage(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
-    """Idf-weighted share of the claim's distinct terms that occur in the cited text (0..1)."""
-    weights = claim_weights(claim, stats)
-    return weighted_coverage(weights, weights_total(weights), set(cited))
-
-
-def weights_total(weights: Sequence[tuple[str, float]]) -> float:
-    """The sum of the idf of ``claim_weights``, in their order (not ``sum()``: Python 3.12 compensates)."""
-    total = 0.0
-    for _, idf in weights:
-        total += idf
-    return total
-
-
-def weighted_coverage(weights: Sequence[tuple[str, float]], total: float, have: Container[str]) -> float:
-    """``coverage`` from the claim's ``claim_weights`` and their ``weights_total``, against a set of terms."""
-    if not total:
+def coverage(claim: ClaimTerms, have: Container[str]) -> float:
+    """Idf-weighted share of the claim's distinct terms found in ``have`` (a set of terms), 0..1."""
+    if not claim.total:
         return 0.0
     found = 0.0
-    for term, idf in weights:
+    for term, idf in claim.weights:
         if term in have:
             found += idf
-    return found / total
+    return found / claim.total
 
 
-def support_features(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> tuple[float, ...]:
-    """The features ``support`` weighs, for a claim and a cited text: (idf-weighted coverage, share of
-    the claim's ordered term pairs found, share of its numbers missing, log of its number of distinct
-    terms, unweighted share of its distinct terms found, log of one plus the number missing)."""
-    weights = claim_weights(claim, stats)
-    return weighted_support_features(claim, weights, weights_total(weights), cited)
-
-
-def weighted_support_features(
-    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
+def support_features(
+    claim: ClaimTerms, cited: Sequence[str], source: Container[str] | None = None
 ) -> tuple[float, ...]:
-    """``support_features`` from the claim's ``claim_weights`` and their ``weights_total``."""
+    """The features ``support`` weighs (``SUPPORT_FEATURES``), for a claim, a cited text and the terms
+    of the whole source (default: the cited text's)."""
     have = set(cited)
+    if source is None:
+        source = have
     found_idf = 0.0
     found = 0
-    for term, idf in weights:  # weighted_coverage's loop, also counting the terms found
+    for term, idf in claim.weights:  # coverage's loop, also counting the terms found
         if term in have:
             found_idf += idf
             found += 1
+    total = claim.total
     cov = found_idf / total if total else 0.0
-    pairs = set(zip(claim, claim[1:]))
+    terms = claim.terms
+    pairs = set(zip(terms, terms[1:]))
     pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
-    numbers = {t for t in claim if t[:1].isdigit()}
+    numbers = {t for t in terms if t[:1].isdigit()}
     missing = len(numbers - have) / len(numbers) if numbers else 0.0
-    distinct = len(weights)
+    distinct = len(claim.weights)
     share = found / distinct if distinct else 0.0
-    return cov, pair_share, missing, math.log1p(distinct), share, math.log1p(distinct - found)
+    rare = sorted(claim.weights, key=lambda w: (-w[1], w[0]))[: max(1, distinct // 3)]
+    rare_missing = sum(t not in have for t, _ in rare) / len(rare) if rare else 0.0
+    names = claim.names
+    names_absent = sum(t not in source for t in names) / len(names) if names else 0.0
+    numbers_absent = sum(t not in source for t in numbers) / len(numbers) if numbers else 0.0
+    return (
+        cov,
+        pair_share,
+        missing,
+        math.log1p(distinct),
+        share,
+        math.log1p(distinct - found),
+        rare_missing,
+        names_absent,
+        numbers_absent,
+        1.0 if names else 0.0,
+    )
 
 
-def support(claim: Sequence[str], cited: Sequence[str], stats: TermStats) -> float:
-    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``)."""
-    if not claim:
+def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | None = None) -> float:
+    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``);
+    0 for a claim without terms. ``source``: the terms of the whole cited source (names and numbers
+    of the claim found nowhere in it count against it)."""
+    if not claim.terms:
         return 0.0
-    weights = claim_weights(claim, stats)
-    return weighted_support(claim, weights, weights_total(weights), cited)
-
-
-def weighted_support(
-    claim: Sequence[str], weights: Sequence[tuple[str, float]], total: float, cited: Sequence[str]
-) -> float:
-    """``support`` from the claim's ``claim_weights`` and their ``weights_total`` (``claim`` not empty)."""
-    bias, *weights_ = SUPPORT_WEIGHTS
-    z = bias + sum(w * x for w, x in zip(weights_, weighted_support_features(claim, weights, total, cited)))
+    bias, *weights = SUPPORT_WEIGHTS
+    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited, source)))
     return round(1.0 / (1.0 + math.exp(-z)), 4)

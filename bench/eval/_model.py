@@ -21,10 +21,7 @@ VECTOR_FILE = Path(
 model is deterministic on CPU, so the figures are the same."""
 _VECTORS: dict[str, list[float]] = {}
 
-INSTALL = (
-    "python3 -m venv /work/venvs/eval && /work/venvs/eval/bin/pip install torch && "
-    "/work/venvs/eval/bin/pip install -e '.[eval]'"
-)
+INSTALL = "pip install torch && pip install -e '.[eval]'"
 """How to get the model (see docs/quality.md)."""
 
 Embed = Callable[[list[str]], list[list[float]]]

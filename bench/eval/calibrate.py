@@ -1,136 +1,286 @@
-"""Fit the support score's weights and threshold on the dev half of AttributionBench (pure Python).
+"""Fit the support score's weights, the flag threshold and the supported level on the dev halves.
 
-``python -m bench.eval.calibrate`` prints ``SUPPORT_WEIGHTS`` and ``SUPPORT_THRESHOLD`` to paste into
-``cite_core/_scoring.py``. Only dev records (even positions) are read; the test half never is.
-``python -m bench.eval.calibrate --cv`` cross-validates inside dev instead (how the features were
-chosen); ``--features 4`` uses only the first four (the score before the last two were added).
+``python -m bench.eval.calibrate`` reads the dev halves (even positions) of AttributionBench, WiCE and
+ExpertQA, records the support features of every reading ``parse_answer`` scores for each claim (the
+cited span and the source's best units, per citation), and fits one logistic model over all three
+(pure Python, Newton steps on standardised features with an L2 penalty ``L2``): a claim is represented
+by its best-scoring reading, as the flag reads it, and each dataset's supported and not-supported claims
+weigh the same in total (ExpertQA ``Partial`` claims are left out: partly supported is not "not
+supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest threshold that flags at
+most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
+not-supported claims score this high) to paste into ``cite_core/_scoring.py``, then the same fit
+with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
+one). The test halves are never read.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import random
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from cite_core import parse_answer
-from cite_core._localize import Corpus
-from cite_core._scoring import analyze, support_features
+from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
+from cite_core import _scoring as scoring
+from cite_core import number_sources, parse_answer
 
-from ._data import available
-from ._metrics import auroc, balanced_accuracy, best_threshold
-from .verification import ATTRIBUTIONBENCH, attributionbench_cases
+from ._data import available, load_jsonl, split
+from .flag import MAX_FALSE_FLAGS, flag_rates
+from .localisation import WICE, _as_answer
+from .markers import FILE as EXPERTQA
+from .verification import ATTRIBUTIONBENCH, attributionbench_cases, expertqa_cases
 
-__all__ = ["cross_validate", "dev_features", "fit_logistic", "main"]
+__all__ = ["L2", "Claim", "dataset_features", "fit", "fit_logistic", "leave_one_out", "main", "score"]
+
+L2 = 0.1
+"""L2 penalty on the standardised weights (chosen on dev by the leave-one-dataset-out rates among
+0.001, 0.01 and 0.1: the worst held-out false-flag rate is lowest at 0.1)."""
+
+Claim = tuple[str, list[tuple[float, ...]]]
+"""A claim's label ("supported", "not_supported", "partial") and the features of each reading."""
 
 
-def dev_features() -> tuple[list[list[tuple[float, ...]]], list[bool]]:
-    """The support features of every citation the evaluation makes for each dev pair (the claim parsed
-    as in ``verification.attributionbench_pairs``: the text a marker cites, so the last sentence of a
-    longer claim), and the pairs' labels. A pair with no reference or no cited term has none (the
-    evaluation scores it 0)."""
-    xs, ys = [], []
-    for text, sources, label, _, _ in attributionbench_cases("dev"):
-        ys.append(label)
-        feats: list[tuple[float, ...]] = []
-        if text is not None:
-            stats = Corpus(sources).stats  # the statistics parse_answer's own corpus computes
-            for block in parse_answer(text, sources).content:
-                terms = analyze(block.text)
-                for citation in block.citations or []:
-                    if terms:
-                        feats.append(support_features(terms, analyze(citation.cited_text), stats))
-        xs.append(feats)
-    return xs, ys
+@contextmanager
+def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[None]:
+    """Record every feature tuple ``support`` computes while the block runs (``hybrid``: the logit of
+    the lexical support and the dense similarity ``hybrid_support`` combines)."""
+    module: Any = localize if hybrid else scoring
+    name = "hybrid_support" if hybrid else "support_features"
+    original = getattr(module, name)
+
+    def record(*args: Any) -> Any:
+        if hybrid:
+            into.append(_hybrid_features(*args))
+        else:
+            into.append(original(*args))
+        return original(*args)
+
+    setattr(module, name, record)
+    try:
+        yield
+    finally:
+        setattr(module, name, original)
+
+
+def _hybrid_features(lexical: float, similarity: float) -> tuple[float, float]:
+    p = min(max(lexical, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p)), similarity
+
+
+def _claim(label: str, text: str | None, sources: list[Any], embeddings: Any = None) -> Claim:
+    features: list[tuple[float, ...]] = []
+    if text is not None:
+        with _recording(features, hybrid=embeddings is not None):
+            parse_answer(text, sources, embeddings=embeddings)
+    return label, features
+
+
+def _cases(name: str, which: str) -> Iterator[tuple[str, str | None, list[Any]]]:
+    if name == "attributionbench":
+        for text, sources, label, _, _ in attributionbench_cases(which):
+            yield ("supported" if label else "not_supported"), text, sources
+    elif name == "wice":
+        for record in split(load_jsonl(WICE), which):  # type: ignore[arg-type]
+            label = {"supported": "supported", "not_supported": "not_supported"}.get(
+                record["label"], "partial"
+            )
+            yield label, _as_answer(record["claim"]), number_sources(["\n".join(record["evidence"])])
+    else:
+        for text, sources, label, _, _ in expertqa_cases(which):
+            yield ("supported" if label else "partial"), text, sources
+
+
+def dataset_features(which: str = "dev", embeddings: Any = None) -> dict[str, list[Claim]]:
+    """Per available dataset, each claim's label and the features of every reading parse_answer scores
+    (with ``embeddings``: the two inputs of ``hybrid_support`` for each citation)."""
+    files = {"attributionbench": ATTRIBUTIONBENCH, "wice": WICE, "expertqa": EXPERTQA}
+    return {
+        name: [_claim(*case, embeddings) for case in _cases(name, which)]
+        for name, file in files.items()
+        if available(file)
+    }
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (the Newton step)."""
+    n = len(b)
+    m = [row[:] + [v] for row, v in zip(a, b)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(n):
+            if r != col and m[col][col]:
+                f = m[r][col] / m[col][col]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col])]
+    return [m[i][n] / m[i][i] if m[i][i] else 0.0 for i in range(n)]
 
 
 def fit_logistic(
-    xs: list[tuple[float, ...]], ys: list[bool], *, l2: float = 1e-3, steps: int = 4000, rate: float = 0.5
+    xs: Sequence[Sequence[float]],
+    ys: Sequence[bool],
+    weights: Sequence[float] | None = None,
+    *,
+    l2: float = L2,
 ) -> list[float]:
-    """Logistic regression by batch gradient descent: [bias, w1, ...]."""
-    w = [0.0] * (len(xs[0]) + 1)
-    n = len(xs)
-    for _ in range(steps):
-        grad = [0.0] * len(w)
-        for x, y in zip(xs, ys):
-            z = w[0] + sum(wi * xi for wi, xi in zip(w[1:], x))
-            p = 1.0 / (1.0 + math.exp(-z))
-            err = p - (1.0 if y else 0.0)
-            grad[0] += err
-            for i, xi in enumerate(x):
-                grad[i + 1] += err * xi
-        w = [wi - rate * (g / n + (l2 * wi if i else 0.0)) for i, (wi, g) in enumerate(zip(w, grad))]
+    """Weighted logistic regression, [bias, w1, ...] in the features' own units: Newton steps on the
+    standardised features with ``l2`` on the (standardised) weights, not on the bias."""
+    n, k = len(xs), len(xs[0])
+    sw = list(weights) if weights is not None else [1.0] * n
+    mean_w = sum(sw) / n
+    sw = [w / mean_w for w in sw]
+    mu = [sum(x[j] for x in xs) / n for j in range(k)]
+    sd = [math.sqrt(sum((x[j] - mu[j]) ** 2 for x in xs) / n) or 1.0 for j in range(k)]
+    zs = [[1.0] + [(x[j] - mu[j]) / sd[j] for j in range(k)] for x in xs]
+    v = [0.0] * (k + 1)
+    for _ in range(25):
+        grad = [l2 * vi if i else 0.0 for i, vi in enumerate(v)]
+        hess = [[(l2 if i == j and i else 0.0) for j in range(k + 1)] for i in range(k + 1)]
+        for z, y, w in zip(zs, ys, sw):
+            p = _sigmoid(sum(a * b for a, b in zip(v, z)))
+            err, curv = w * (p - (1.0 if y else 0.0)) / n, w * p * (1 - p) / n
+            for i in range(k + 1):
+                grad[i] += err * z[i]
+                row = hess[i]
+                for j in range(k + 1):
+                    row[j] += curv * z[i] * z[j]
+        step = _solve(hess, grad)
+        v = [a - b for a, b in zip(v, step)]
+        if max(map(abs, step)) < 1e-9:
+            break
+    coef = [v[j + 1] / sd[j] for j in range(k)]
+    return [v[0] - sum(c * m for c, m in zip(coef, mu)), *coef]
+
+
+def score(w: Sequence[float], features: Sequence[Sequence[float]]) -> float:
+    """A claim's score: the best support of its readings, as ``support`` computes and rounds it."""
+    return max(
+        (round(_sigmoid(w[0] + sum(a * b for a, b in zip(w[1:], f))), 4) for f in features), default=0.0
+    )
+
+
+def fit(sets: dict[str, list[Claim]], rounds: int = 3, start: Sequence[float] | None = None) -> list[float]:
+    """Weights fitted on the given datasets, each claim read by its best-scoring reading (re-chosen with
+    the weights of the previous round; the first round starts from ``start``, by default the library's
+    current ``SUPPORT_WEIGHTS``)."""
+    w: list[float] = list(scoring.SUPPORT_WEIGHTS if start is None else start)
+    for _ in range(rounds):
+        xs, ys, sw = [], [], []
+        for claims in sets.values():
+            for label, value in (("supported", True), ("not_supported", False)):
+                group = [f for lab, f in claims if lab == label and f]
+                for features in group:
+                    xs.append(max(features, key=lambda f: score(w, [f])))
+                    ys.append(value)
+                    sw.append(1.0 / len(group))
+        w = [round(v, 3) for v in fit_logistic(xs, ys, sw)]
     return w
 
 
-def _support(w: list[float], x: tuple[float, ...]) -> float:
-    return round(1.0 / (1.0 + math.exp(-(w[0] + sum(a * b for a, b in zip(w[1:], x))))), 4)
+def _scores(w: Sequence[float], claims: list[Claim]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"supported": [], "not_supported": [], "partial": []}
+    for label, features in claims:
+        out[label].append(score(w, features))
+    return out
 
 
-def _fit(xs: list[list[tuple[float, ...]]], ys: list[bool], steps: int = 4000) -> list[float]:
-    """Weights fitted on the best-covering citation of each pair that has one (coverage comes first)."""
-    fit_x, fit_y = zip(*[(max(x), y) for x, y in zip(xs, ys) if x])
-    return [round(v, 3) for v in fit_logistic(list(fit_x), list(fit_y), steps=steps)]  # as pasted
+def _highest_safe(sets: list[dict[str, list[float]]]) -> float:
+    candidates = sorted({s for scores in sets for s in scores["supported"]} | {0.0})
+    best = 0.0
+    for t in candidates:
+        if all(flag_rates(scores, t)["false_flags"] <= MAX_FALSE_FLAGS for scores in sets):  # type: ignore[operator]
+            best = t
+    return best
 
 
-def _scores(w: list[float], xs: list[list[tuple[float, ...]]]) -> list[float]:
-    """The score the evaluation reads: the best support of the pair's citations (none: 0)."""
-    return [max((_support(w, f) for f in x), default=0.0) for x in xs]
+def supported_level(sets: list[dict[str, list[float]]], share: float = MAX_FALSE_FLAGS) -> float:
+    """The lowest score that at most ``share`` of the pooled not-supported claims reach."""
+    negatives = sorted((s for scores in sets for s in scores["not_supported"]), reverse=True)
+    if not negatives:
+        return 1.0
+    allowed = int(share * len(negatives))
+    return round(negatives[allowed] + 1e-4, 4) if allowed < len(negatives) else 0.0
 
 
-def cross_validate(
-    xs: list[list[tuple[float, ...]]],
-    ys: list[bool],
-    *,
-    folds: int = 10,
-    shuffles: int = 3,
-    steps: int = 2000,
-) -> tuple[float, float]:
-    """Mean balanced accuracy and AUROC over ``shuffles`` k-fold splits of dev: weights and threshold
-    fitted on the training folds, scored on the held-out fold (all folds pooled, each shifted by its
-    threshold)."""
-    baccs, aurocs = [], []
-    for seed in range(shuffles):
-        order = list(range(len(xs)))
-        random.Random(seed).shuffle(order)
-        shifted, labels = [], []
-        for k in range(folds):
-            held = set(order[k::folds])
-            train = [i for i in range(len(xs)) if i not in held]
-            w = _fit([xs[i] for i in train], [ys[i] for i in train], steps)
-            threshold, _ = best_threshold(_scores(w, [xs[i] for i in train]), [ys[i] for i in train])
-            test = sorted(held)
-            shifted += [s - threshold for s in _scores(w, [xs[i] for i in test])]
-            labels += [ys[i] for i in test]
-        baccs.append(balanced_accuracy(shifted, labels, 0.0))
-        aurocs.append(auroc(shifted, labels))
-    return sum(baccs) / shuffles, sum(aurocs) / shuffles
+def leave_one_out(
+    dev: dict[str, list[Claim]], fitter: Callable[[dict[str, list[Claim]]], list[float]] = fit
+) -> dict[str, dict[str, Any]]:
+    """For each dataset: weights and threshold from the others, its rates at that threshold."""
+    out = {}
+    for held in dev:
+        others = {k: v for k, v in dev.items() if k != held}
+        w = fitter(others)
+        t = _highest_safe([_scores(w, v) for v in others.values()])
+        out[held] = {"threshold": t, **flag_rates(_scores(w, dev[held]), t)}
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m bench.eval.calibrate", description=__doc__)
-    parser.add_argument("--cv", action="store_true", help="10-fold cross-validation inside dev instead")
-    parser.add_argument("--features", type=int, default=0, help="use only the first N features")
-    args = parser.parse_args(argv)
-    if not available(ATTRIBUTIONBENCH):
-        print(f"skipped: {ATTRIBUTIONBENCH} not found")
-        return {}
-    xs, ys = dev_features()
-    if args.features:
-        xs = [[f[: args.features] for f in x] for x in xs]
-    if args.cv:
-        bacc, area = cross_validate(xs, ys)
-        print(f"dev 10-fold cross-validation: balanced accuracy {bacc:.3f}, AUROC {area:.3f}")
-        return {"cv_balanced_accuracy": bacc, "cv_auroc": area}
-    w = _fit(xs, ys)
-    scores = _scores(w, xs)
-    threshold, bacc = best_threshold(scores, ys)
-    print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
-    print(
-        f"balanced threshold {threshold:.3f}  # dev balanced accuracy {bacc:.3f}, "
-        f"dev AUROC {auroc(scores, ys):.3f} (the flag threshold: python -m bench.eval.flag --calibrate)"
+    parser.add_argument(
+        "--hybrid",
+        action="store_true",
+        help="fit HYBRID_WEIGHTS with the real embedding model (the eval extra), at SUPPORT_THRESHOLD",
     )
-    return {"weights": w, "threshold": threshold}
+    args = parser.parse_args(argv)
+    if args.hybrid:
+        return main_hybrid()
+    dev = dataset_features("dev")
+    if not dev:
+        print("skipped: no dev data found")
+        return {}
+    w = fit(dev)
+    sets = [_scores(w, claims) for claims in dev.values()]
+    threshold = _highest_safe(sets)
+    level = supported_level(sets)
+    print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
+    print(f"SUPPORT_THRESHOLD = {threshold}")
+    print(f"SUPPORTED_LEVEL = {level}")
+    for name, scores in zip(dev, sets):
+        print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(scores, threshold).items()})
+    held = leave_one_out(dev)
+    for name, row in held.items():
+        print(f"held out {name}", {k: round(v, 3) for k, v in row.items()})
+    return {"weights": w, "threshold": threshold, "supported_level": level, "leave_one_out": held}
+
+
+def _at_threshold(w: list[float], sets: list[dict[str, list[float]]], threshold: float) -> list[float]:
+    """``w`` with its bias moved so that the highest safe threshold of its scores becomes ``threshold``."""
+    t = min(max(_highest_safe(sets), 1e-4), 1 - 1e-4)
+    shift = math.log(threshold / (1 - threshold)) - math.log(t / (1 - t))
+    return [round(w[0] + shift, 3), *w[1:]]
+
+
+def fit_hybrid(sets: dict[str, list[Claim]]) -> list[float]:
+    """``HYBRID_WEIGHTS`` fitted on ``sets``, with the bias moved so the lexical flag threshold
+    ``SUPPORT_THRESHOLD`` is the highest safe one for the hybrid score too (one threshold for both)."""
+    w = fit(sets, start=localize.HYBRID_WEIGHTS)
+    return _at_threshold(w, [_scores(w, claims) for claims in sets.values()], scoring.SUPPORT_THRESHOLD)
+
+
+def main_hybrid() -> dict[str, Any]:
+    """Fit and report ``HYBRID_WEIGHTS`` (dev), with each dataset held out."""
+    from ._model import load_embeddings, save_vectors
+
+    embeddings, why = load_embeddings()
+    if embeddings is None:
+        print(f"skipped: {why}")
+        return {}
+    dev = dataset_features("dev", embeddings)
+    save_vectors()
+    w = fit_hybrid(dev)
+    threshold = scoring.SUPPORT_THRESHOLD
+    print(f"HYBRID_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
+    for name, claims in dev.items():
+        print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(_scores(w, claims), threshold).items()})
+    held = leave_one_out(dev, fit_hybrid)
+    for name, row in held.items():
+        print(f"held out {name}", {k: round(v, 3) for k, v in row.items()})
+    return {"weights": w, "leave_one_out": held}
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ Per dataset (each claim's score is the best ``support`` of its citations, parsed
 * ExpertQA: ``Complete`` (supported); ``Partial`` / ``Incomplete`` are not "not supported" (experts found
   some support), so ExpertQA only gives a false-flag rate.
 
-``python -m bench.eval.flag --calibrate`` chooses the threshold on the dev halves, holding one dataset
-out at a time: on the other datasets, the highest threshold whose false-flag rate is at most
+``python -m bench.eval.flag --calibrate`` chooses a threshold for the current support score on the dev
+halves, holding one dataset out at a time (``python -m bench.eval.calibrate`` fits the weights and the
+threshold together): on the other datasets, the highest threshold whose false-flag rate is at most
 ``MAX_FALSE_FLAGS`` in each, then reports the held-out dataset at that threshold.
 """
 

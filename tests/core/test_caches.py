@@ -150,7 +150,8 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
     units: list[list[str]], claim: list[str]
 ) -> None:
     stats = _scoring.TermStats.from_units(units)
-    weights = _scoring.claim_weights(claim, stats)
+    claim_terms = _scoring.ClaimTerms.of(claim, stats)
+    weights = claim_terms.weights
     counts = [_localize._counts(tuple(u)) for u in units]
     lengths = [len(u) for u in units]
     expected = []  # BM25 summed unit by unit over every claim term, as it was before postings
@@ -165,11 +166,9 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
                 if f:
                     score += idf * f * (k1 + 1) / (f + norm)
         expected.append(score)
-    assert (
-        _scoring.bm25_postings(weights, _scoring.build_postings(counts), lengths, stats.avg_len) == expected
-    )
-    assert _scoring.bm25_weighted(weights, counts, lengths, stats.avg_len) == expected
-    assert _scoring.bm25_direct(weights, counts, lengths, stats.avg_len) == expected
+    postings = _scoring.build_postings(counts)
+    assert _scoring.bm25(claim_terms, counts, lengths, stats.avg_len, postings) == expected
+    assert _scoring.bm25(claim_terms, counts, lengths, stats.avg_len) == expected
 
 
 def test_chunk_postings_are_built_after_some_uses_and_give_the_same_answer() -> None:

@@ -1,5 +1,5 @@
-"""The support calibration: its features are the ones the evaluation scores, and its fit and
-cross-validation work on data with a known answer."""
+"""The support calibration: its features are the ones the evaluation scores, and its fit, threshold
+and leave-one-dataset-out check work on data with a known answer."""
 
 import random
 
@@ -16,31 +16,69 @@ def test_features_reproduce_the_evaluated_support(monkeypatch: pytest.MonkeyPatc
         pytest.skip("AttributionBench not found")
     records = _data.load_jsonl(verification.ATTRIBUTIONBENCH)[:12]
     monkeypatch.setattr(verification, "load_jsonl", lambda name: records)
-    # the weights are fitted on the support of the cited span alone (no source-level reading)
-    from cite_core._localize import Corpus
-
-    monkeypatch.setitem(Corpus.__init__.__kwdefaults__, "source_units", 1)
-    xs, ys = calibrate.dev_features()
+    claims = [calibrate._claim(*case) for case in calibrate._cases("attributionbench", "dev")]
     pairs = verification.attributionbench_pairs("dev")
-    assert len(xs) == len(pairs) == 6
-    assert ys == [label for _, label, _ in pairs]
-    weights = list(SUPPORT_WEIGHTS)
-    for feats, (score, _, _) in zip(xs, pairs):
-        assert all(len(f) == len(weights) - 1 for f in feats)
-        # the calibration fits exactly the score parse_answer gives the pair
-        assert max((calibrate._support(weights, f) for f in feats), default=0.0) == score
+    assert len(claims) == len(pairs) == 6
+    assert [label == "supported" for label, _ in claims] == [label for _, label, _ in pairs]
+    for (_, features), (score, _, _) in zip(claims, pairs):
+        assert all(len(f) == len(SUPPORT_WEIGHTS) - 1 for f in features)
+        # the calibration fits exactly the score parse_answer gives the pair: the best of its readings
+        assert calibrate.score(SUPPORT_WEIGHTS, features) == score
 
 
-def test_fit_and_cross_validation_separate_a_separable_set() -> None:
+def _synthetic(rng: random.Random, n: int, noise: float) -> list[calibrate.Claim]:
+    claims: list[calibrate.Claim] = []
+    for i in range(n):
+        supported = i % 2 == 0
+        centre = 0.8 if supported else 0.2
+        readings = [(centre + rng.uniform(-noise, noise), rng.random()) for _ in range(2)]
+        claims.append(("supported" if supported else "not_supported", readings))
+    return claims
+
+
+def test_fit_separates_a_separable_set_and_weighs_the_informative_feature() -> None:
     rng = random.Random(0)
-    xs: list[list[tuple[float, ...]]] = []
-    ys: list[bool] = []
-    for i in range(80):
-        label = i % 2 == 0
-        centre = 0.8 if label else 0.2
-        xs.append([(centre + rng.uniform(-0.15, 0.15), rng.random())])
-        ys.append(label)
-    w = calibrate.fit_logistic([x[0] for x in xs], ys, steps=500)
-    assert w[1] > 0  # the informative feature gets a positive weight
-    bacc, area = calibrate.cross_validate(xs, ys, folds=4, shuffles=1, steps=300)
-    assert bacc == 1.0 and area == 1.0
+    xs = [
+        (0.8 + rng.uniform(-0.15, 0.15), rng.random()) if i % 2 == 0 else (0.2, rng.random())
+        for i in range(60)
+    ]
+    ys = [i % 2 == 0 for i in range(60)]
+    w = calibrate.fit_logistic(xs, ys)
+    assert w[1] > 0 and abs(w[2]) < w[1] / 5
+
+
+def test_leave_one_out_reports_each_held_out_set_at_the_others_threshold() -> None:
+    rng = random.Random(1)
+    dev = {name: _synthetic(rng, 60, 0.2) for name in ("a", "b", "c")}
+    held = calibrate.leave_one_out(dev, lambda sets: calibrate.fit(sets, rounds=2))
+    for row in held.values():
+        # the others' threshold flags about a tenth of their supported claims, and so of this one's;
+        # the sets are separable, so it catches every unsupported claim
+        assert row["false_flags"] <= 0.2 and row["caught"] == 1.0
+    assert set(held) == {"a", "b", "c"}
+
+
+def test_supported_level_lets_at_most_a_tenth_of_unsupported_claims_through() -> None:
+    scores = {"supported": [0.9], "not_supported": [i / 20 for i in range(20)]}
+    level = calibrate.supported_level([scores])
+    assert sum(s >= level for s in scores["not_supported"]) <= 2
+    assert sum(s >= level - 0.06 for s in scores["not_supported"]) > 2
+
+
+def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
+    from cite_core._scoring import SUPPORT_THRESHOLD
+
+    rng = random.Random(2)
+    sets: dict[str, list[calibrate.Claim]] = {}
+    for name in ("a", "b"):
+        claims: list[calibrate.Claim] = []
+        for i in range(80):
+            supported = i % 2 == 0
+            similarity = (0.7 if supported else 0.3) + rng.uniform(-0.25, 0.25)
+            logit = rng.uniform(-2, 2)  # the lexical reading says nothing here
+            claims.append(("supported" if supported else "not_supported", [(logit, similarity)]))
+        sets[name] = claims
+    w = calibrate.fit_hybrid(sets)
+    assert w[2] > 0  # similarity carries the signal
+    scores = [calibrate._scores(w, claims) for claims in sets.values()]
+    assert abs(calibrate._highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01

@@ -129,3 +129,13 @@ def test_a_model_returning_the_wrong_number_of_vectors_is_a_clear_error() -> Non
 def test_something_that_is_not_a_model_is_refused() -> None:
     with pytest.raises(TypeError, match="embeddings must be"):
         parse_answer(ANSWER, number_sources([SOURCE]), embeddings=42)
+
+
+def test_hybrid_support_does_not_let_an_orthogonal_vector_flag_a_clear_lexical_match() -> None:
+    from cite_core._localize import hybrid_support
+    from cite_core._scoring import SUPPORT_THRESHOLD
+
+    assert hybrid_support(0.8, 0.0) >= SUPPORT_THRESHOLD  # words all found, the model unsure
+    assert hybrid_support(0.2, 0.1) < SUPPORT_THRESHOLD  # neither reading supports it
+    assert hybrid_support(0.35, 0.9) >= SUPPORT_THRESHOLD  # a paraphrase the model recognises
+    assert hybrid_support(0.5, 0.8) > hybrid_support(0.5, 0.3)

@@ -2,6 +2,7 @@
 
 from cite_core import number_sources, parse_answer
 from cite_core._localize import Corpus, source_stats, source_units
+from cite_core._scoring import SUPPORT_THRESHOLD
 
 
 def test_cites_the_supporting_sentence() -> None:
@@ -41,10 +42,12 @@ def test_blocks_stay_whole() -> None:
     assert len(source_units(source)) == 2
 
 
-def test_no_match_cites_the_first_segment_with_zero_support() -> None:
+def test_no_match_cites_the_first_segment_flagged_weak() -> None:
     sources = number_sources(["Alpha beta gamma."])
-    citation = parse_answer("Completely unrelated words [1].", sources).citations[0]
-    assert citation.cited_text == "Alpha beta gamma." and citation.support < 0.3
+    answer = parse_answer("Completely unrelated words [1].", sources)
+    citation = answer.citations[0]
+    assert citation.cited_text == "Alpha beta gamma." and citation.support < SUPPORT_THRESHOLD
+    assert answer.unsupported_citations == [citation]
 
 
 def test_chinese_and_spanish_sentences_are_localised() -> None:

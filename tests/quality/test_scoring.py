@@ -1,13 +1,16 @@
 """Scoring: terms, BM25, coverage and the calibrated support score."""
 
 import math
+from collections import Counter
 
 from cite_core._scoring import (
+    SUPPORT_FEATURES,
     SUPPORT_THRESHOLD,
+    ClaimTerms,
     TermStats,
     analyze,
-    bm25_counted,
-    bm25_scores,
+    bm25,
+    build_postings,
     coverage,
     support,
     support_features,
@@ -16,6 +19,10 @@ from cite_core._scoring import (
 
 def _stats(*texts: str) -> TermStats:
     return TermStats.from_units(analyze(t) for t in texts)
+
+
+def _claim(text: str, stats: TermStats) -> ClaimTerms:
+    return ClaimTerms.of(analyze(text), stats)
 
 
 def test_analyze_drops_stop_words_and_stems() -> None:
@@ -30,19 +37,30 @@ def test_analyze_cjk_gives_characters_and_bigrams() -> None:
 def test_bm25_prefers_the_matching_unit() -> None:
     units = ["The sky is blue.", "The grass is green and lush.", "Water is wet."]
     stats = _stats(*units)
-    scores = bm25_scores(analyze("grass green"), [analyze(u) for u in units], stats)
+    terms = [analyze(u) for u in units]
+    scores = bm25(
+        _claim("grass green", stats), [Counter(t) for t in terms], [len(t) for t in terms], stats.avg_len
+    )
     assert max(range(3), key=scores.__getitem__) == 1
 
 
-def test_bm25_counted_equals_bm25_scores() -> None:
-    from collections import Counter
-
+def test_bm25_with_postings_equals_bm25_over_counts() -> None:
     units = [analyze(u) for u in ("a b c cats", "cats cats dogs", "")]
     stats = TermStats.from_units(units)
-    claim = analyze("cats dogs")
-    assert bm25_counted(claim, [Counter(u) for u in units], [len(u) for u in units], stats) == bm25_scores(
-        claim, units, stats
-    )
+    claim = _claim("cats dogs", stats)
+    counts, lengths = [Counter(u) for u in units], [len(u) for u in units]
+    direct = bm25(claim, counts, lengths, stats.avg_len)
+    assert bm25(claim, counts, lengths, stats.avg_len, build_postings(counts)) == direct
+    assert direct[1] > direct[0] > direct[2] == 0.0
+
+
+def test_claim_terms_hold_each_distinct_term_once_with_its_idf() -> None:
+    stats = _stats("grass green", "sky blue")
+    claim = _claim("green grass, green fields", stats)
+    assert claim.terms == tuple(analyze("green grass, green fields"))
+    assert sorted(t for t, _ in claim.weights) == sorted(set(claim.terms))
+    assert all(idf == stats.idf(t) for t, idf in claim.weights)
+    assert abs(claim.total - sum(idf for _, idf in claim.weights)) < 1e-12
 
 
 def test_merged_stats_equal_stats_over_the_union() -> None:
@@ -56,26 +74,26 @@ def test_merged_stats_equal_stats_over_the_union() -> None:
 
 def test_coverage_is_idf_weighted_share() -> None:
     stats = _stats("grass green", "sky blue")
-    assert coverage(analyze("grass green"), analyze("the grass is green"), stats) == 1.0
-    assert coverage(analyze("grass green"), analyze("sky"), stats) == 0.0
-    assert coverage([], analyze("sky"), stats) == 0.0
+    assert coverage(_claim("grass green", stats), set(analyze("the grass is green"))) == 1.0
+    assert coverage(_claim("grass green", stats), set(analyze("sky"))) == 0.0
+    assert coverage(ClaimTerms.of([], stats), set(analyze("sky"))) == 0.0
 
 
 def test_support_separates_supported_from_unsupported() -> None:
     source = "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."
     stats = _stats(source, "Paris is the capital of France.")
-    good = support(analyze("The Eiffel Tower was completed in 1889."), analyze(source), stats)
-    wrong_year = support(analyze("The Eiffel Tower was completed in 1925."), analyze(source), stats)
-    unrelated = support(analyze("Bananas are rich in potassium."), analyze(source), stats)
+    good = support(_claim("The Eiffel Tower was completed in 1889.", stats), analyze(source))
+    wrong_year = support(_claim("The Eiffel Tower was completed in 1925.", stats), analyze(source))
+    unrelated = support(_claim("Bananas are rich in potassium.", stats), analyze(source))
     assert 0.0 <= unrelated < SUPPORT_THRESHOLD <= good <= 1.0
     assert wrong_year < good
-    assert support([], analyze(source), stats) == 0.0
+    assert support(ClaimTerms.of([], stats), analyze(source)) == 0.0
 
 
 def test_support_features_count_missing_numbers() -> None:
     stats = _stats("built in 1889")
-    cov, _pairs, missing, length, share, absent = support_features(
-        analyze("built in 1925"), analyze("built in 1889"), stats
+    cov, _pairs, missing, length, share, absent, *_ = support_features(
+        _claim("built in 1925", stats), analyze("built in 1889")
     )
     assert missing == 1.0 and 0 < cov < 1 and length > 0
     assert share == 0.5 and absent == math.log1p(1)
@@ -83,12 +101,12 @@ def test_support_features_count_missing_numbers() -> None:
 
 def test_support_features_count_terms_found_and_missing() -> None:
     stats = _stats("the grass is green and lush", "the sky is blue")
-    claim = analyze("green grass grows tall")  # green, grass, grow, tall
-    feats = support_features(claim, analyze("The grass is green and lush."), stats)
+    claim = _claim("green grass grows tall", stats)  # green, grass, grow, tall
+    feats = support_features(claim, analyze("The grass is green and lush."))
     assert feats[3] == math.log1p(4)  # distinct claim terms
     assert feats[4] == 0.5  # grass and green found, unweighted
     assert feats[5] == math.log1p(2)  # grow and tall missing
-    assert feats[0] == coverage(claim, analyze("The grass is green and lush."), stats)
+    assert feats[0] == coverage(claim, set(analyze("The grass is green and lush.")))
 
 
 def test_support_features_match_the_weights() -> None:
@@ -96,7 +114,7 @@ def test_support_features_match_the_weights() -> None:
 
     stats = _stats("built in 1889")
     assert (
-        len(support_features(analyze("built in 1889"), analyze("built in 1889"), stats))
+        len(support_features(_claim("built in 1889", stats), analyze("built in 1889")))
         == len(SUPPORT_WEIGHTS) - 1
     )
 
@@ -106,7 +124,7 @@ def test_support_falls_with_each_missing_term() -> None:
     stats = _stats(source, "Kansas City Royals baseball.")
     cited = analyze(source)
     scores = [
-        support(analyze(claim), cited, stats)
+        support(_claim(claim, stats), cited)
         for claim in (
             "Amos Otis scored the final run in Municipal Stadium history.",
             "Amos Otis scored the final run in Municipal Stadium history, batting third.",
@@ -172,3 +190,78 @@ def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
     answer = attribute("The grass is green. Paris hosts many museums.", ["The grass is green.", "Rome."])
     assert [c.document_index for c in answer.citations] == [0]
     assert answer.unsupported_threshold == SUPPORT_THRESHOLD
+
+
+# -- the flag's features beyond term coverage (issue 13.2) --------------------------------------------
+
+
+def test_claim_names_are_capitalised_words_inside_a_sentence() -> None:
+    from cite_core._scoring import claim_names
+
+    assert claim_names("The tower in Paris was built by Gustave Eiffel.") == {"pari", "gustave", "eiffel"}
+    assert claim_names("However, it rained.\nMost days were dry: Sunny ones too.") == set()
+    assert claim_names("She said “Hello” to NASA staff") == {"nasa"}
+
+
+def test_a_name_found_nowhere_in_the_source_lowers_support() -> None:
+    source = "The bridge was opened in 1932 by the city council after six years of work."
+    stats = _stats(source, "Rivers flow to the sea.")
+    cited = analyze(source)
+    plain = ClaimTerms.from_text("The bridge was opened in 1932 by the city council.", stats)
+    named = ClaimTerms.from_text("The bridge was opened in 1932 by the mayor Jack Lang.", stats)
+    other = ClaimTerms.from_text("The bridge was opened in 1932 by the council, said Jack Lang.", stats)
+    feats = support_features(named, cited, set(cited))
+    names_absent = feats[SUPPORT_FEATURES.index("names_absent_from_source")]
+    assert names_absent == 1.0 and feats[SUPPORT_FEATURES.index("has_names")] == 1.0
+    assert support(plain, cited, set(cited)) >= SUPPORT_THRESHOLD > support(named, cited, set(cited))
+    # the same name present elsewhere in the source is not held against the cited sentence
+    whole = set(cited) | {"jack", "lang"}
+    assert support(other, cited, whole) > support(other, cited, set(cited))
+
+
+def test_a_number_found_nowhere_in_the_source_counts_beyond_the_cited_text() -> None:
+    source = "The bridge was opened in 1932 by the city council."
+    stats = _stats(source, "Rivers flow to the sea.")
+    claim = ClaimTerms.from_text("The bridge was opened in 1933 by the city council.", stats)
+    cited = analyze(source)
+    absent = support_features(claim, cited, set(cited))[SUPPORT_FEATURES.index("numbers_absent_from_source")]
+    present = support_features(claim, cited, set(cited) | {"1933"})
+    assert absent == 1.0 and present[SUPPORT_FEATURES.index("numbers_absent_from_source")] == 0.0
+    assert support(claim, cited, set(cited)) < support(claim, cited, set(cited) | {"1933"})
+
+
+def test_rare_terms_missing_is_the_share_of_the_rarest_third_not_cited() -> None:
+    units = ["alpha beta gamma", "alpha beta", "alpha beta", "alpha delta", "alpha"]
+    stats = _stats(*units)
+    claim = ClaimTerms.of(analyze("alpha beta gamma delta epsilon zeta"), stats)
+    # the rarest third (2 of 6 distinct terms, by idf): epsilon and zeta (never seen); neither cited
+    rare = SUPPORT_FEATURES.index("rare_terms_missing")
+    assert support_features(claim, analyze("alpha beta gamma delta"))[rare] == 1.0
+    assert support_features(claim, analyze("epsilon zeta"))[rare] == 0.0
+
+
+def test_claude_citations_read_names_against_the_whole_document_as_markers_do() -> None:
+    from cite_core import from_anthropic_content, number_sources
+
+    text = "Gustave Eiffel's company designed it. The tower was finished in 1889 for the fair."
+    sources = number_sources([text])
+    start = text.index("The tower")
+    claim = "The tower of Gustave Eiffel was finished in 1889."
+    block = {
+        "type": "text",
+        "text": claim,
+        "citations": [
+            {
+                "type": "char_location",
+                "cited_text": text[start:],
+                "document_index": 0,
+                "start_char_index": start,
+                "end_char_index": len(text),
+            }
+        ],
+    }
+    citation = from_anthropic_content([block], sources).citations[0]
+    stats = TermStats.from_units(analyze(u) for u in ("Gustave Eiffel's company designed it.", text[start:]))
+    terms = ClaimTerms.from_text(claim, stats)
+    # the names are in the document, only not in the cited sentence: not held against the citation
+    assert citation.support > support(terms, analyze(text[start:]))
