@@ -37,9 +37,9 @@ FILES = {
     "cof_sentence": "longcite_prompts/CoF_prompt_sentence_level_citation.txt",
 }
 LABELS = {
-    "longbench": "LongBench-Cite one-shot ([s-e] sentence ranges)",
-    "cof_chunk": "CoF chunk-level ([n] snippets)",
-    "cof_sentence": "CoF sentence-level ([s-e] per statement)",
+    "longbench": "LongBench-Cite [s-e]",
+    "cof_chunk": "CoF chunk [n]",
+    "cof_sentence": "CoF sentence [s-e]",
 }
 
 _STATEMENT = re.compile(r"<statement>(.*?)<cite>(.*?)</cite></statement>", re.DOTALL)
@@ -258,7 +258,7 @@ def rows(result: dict[str, Any]) -> list[tuple[str, str, str]]:
             p = r["plain_text"]
             out.append(
                 (
-                    f"LongCite {label}, as plain text numbered by our prompt: exact",
+                    f"LongCite {label}, our own <Ci> numbering: exact",
                     f"{p['exact']}/{p['cited_statements']}",
                     f"our <Ci> numbering equals LongCite's on {r['numbering_agrees']}/{r['chunks']} chunks",
                 )
