@@ -5,6 +5,10 @@ answers with text blocks carrying ``citations`` (char / page / content-block loc
 streaming, ``citations_delta`` events. ``from_anthropic_content`` and ``AnthropicCitationStream`` map
 that to the same ``CitedAnswer`` and ``TextDelta`` / ``CitationsDelta`` events that ``parse_answer`` and
 ``CitationStream`` give for ``[n]`` markers, so an application can switch models without changing code.
+With ``display=True`` it also yields ``DisplayDelta`` events, as ``CitationStream(..., display=True)``
+does: a text block's text as it streams, less its trailing whitespace, and where the block closes its
+display markers (final numbers: a block's citations get their numbers when it closes, in order) then
+that whitespace. They join to ``CitedAnswer.text`` exactly, for any chunking of the events.
 
 ``from_anthropic_content(blocks, sources)`` is ``AnthropicCitationStream(sources)`` fed the blocks as
 ``content_block_start`` events, then finished: the two cannot disagree.
@@ -16,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._citations import build_answer, citation_for_span, display_number
+from ._events import display_delta
 from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus, source_terms
 from ._models import (
@@ -87,8 +92,13 @@ class AnthropicCitationStream:
     """
 
     def __init__(
-        self, sources: Sequence[Any], *, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD
+        self,
+        sources: Sequence[Any],
+        *,
+        unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+        display: bool = False,
     ) -> None:
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -105,6 +115,8 @@ class AnthropicCitationStream:
         self._invalid: list[str] = []
         self._events: list[StreamEvent] = []
         self._reasoning: list[str] = []
+        self._show = display  # emit DisplayDelta events
+        self._held = ""  # the open block's trailing whitespace, shown after its markers
         self._finished: CitedAnswer | None = None
 
     def feed(self, event: Any) -> list[StreamEvent]:
@@ -177,10 +189,16 @@ class AnthropicCitationStream:
         if text:
             self._text.append(text)
             self._events.append(TextDelta(text=text))
+            if self._show:
+                whole = self._held + text
+                body = whole.rstrip()
+                self._held = whole[len(body) :]
+                if body:
+                    self._events.append(display_delta(body))
 
     def _close(self) -> None:
         text, raw = "".join(self._text), self._raw
-        self._text, self._raw, self._index = [], [], None
+        self._text, self._raw, self._index, self._held = [], [], None, ""
         if not text and not raw:
             return
         start = self._plain_len
@@ -202,6 +220,10 @@ class AnthropicCitationStream:
             self._events.append(
                 CitationsDelta(citation=citation, claim_start=start, claim_end=self._plain_len)
             )
+        if self._show:  # the rest of the block as shown: its markers, then the whitespace held back
+            rest = self._display[-1][len(text.rstrip()) :]
+            if rest:
+                self._events.append(display_delta(rest))
 
     def _take(self) -> list[StreamEvent]:
         events, self._events = self._events, []

@@ -18,9 +18,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from cite_core import (
     AnthropicCitationStream,
-    CitationsDelta,
     CitedAnswer,
-    DisplayDelta,
     Source,
     StreamEvent,
     TextDelta,
@@ -31,7 +29,6 @@ from cite_core import (
 __all__ = ["ClaudeSources", "ClaudeStream", "is_claude"]
 
 _KEPT_BLOCKS = frozenset({"text", "thinking", "redacted_thinking"})
-_TEXT_EVENTS = frozenset({"text_delta", "citations_delta"})
 
 
 def is_claude(llm: Any) -> bool:
@@ -119,70 +116,32 @@ class ClaudeSources:
 
 
 class ClaudeStream:
-    """``AnthropicCitationStream`` over streamed events, plus display deltas: each text block's text as
-    it streams, and the display markers of its citations where the block closes (before the block's
-    trailing whitespace, where ``CitedAnswer.text`` has them), so the deltas join to the answer's text."""
+    """``AnthropicCitationStream(..., display=True)`` over streamed events with their citations mapped:
+    its display deltas join to the answer's text, markers in place with their final numbers."""
 
     def __init__(self, claude: ClaudeSources, *, unsupported_threshold: float) -> None:
         self.claude = claude
-        self.inner = AnthropicCitationStream(claude.sources, unsupported_threshold=unsupported_threshold)
+        self.inner = AnthropicCitationStream(
+            claude.sources, unsupported_threshold=unsupported_threshold, display=True
+        )
         self.text: list[str] = []
         """Claude's text as it came (no markers)."""
-        self._index: Any = None
-        self._held = ""
-        self._pending: list[StreamEvent] = []
 
     def feed(self, raw: Any) -> list[StreamEvent]:
-        """Add one streamed event; returns the core's events plus display deltas."""
-        event = self.claude.event(raw)
-        closes = self._closes(event)
-        events = self.inner.feed(event)
-        cited = [e for e in events if isinstance(e, CitationsDelta)]
-        out: list[StreamEvent] = [*events]
-        if closes:
-            out += self._close(cited)
-        for text in (e.text for e in events if isinstance(e, TextDelta)):
-            self.text.append(text)
-            whole = self._held + text
-            body = whole.rstrip()
-            self._held = whole[len(body) :]
-            if body:
-                out.append(DisplayDelta(text=body))
-        return out
+        """Add one streamed event; returns the core's events (display deltas included)."""
+        return self._seen(self.inner.feed(self.claude.event(raw)))
 
     def finish(self) -> CitedAnswer:
         """Close the last block; returns the cited answer."""
-        answer = self.inner.finish()
-        events = self.inner.pending_events()
-        self._pending = [*events, *self._close([e for e in events if isinstance(e, CitationsDelta)])]
-        return answer
+        return self.inner.finish()
 
     def pending_events(self) -> list[StreamEvent]:
         """The events ``finish()`` produced."""
-        events, self._pending = self._pending, []
+        return self._seen(self.inner.pending_events())
+
+    def _seen(self, events: list[StreamEvent]) -> list[StreamEvent]:
+        self.text.extend(e.text for e in events if isinstance(e, TextDelta))
         return events
-
-    def _closes(self, event: dict[str, Any]) -> bool:
-        """Whether ``event`` closes the open text block (as ``AnthropicCitationStream`` decides)."""
-        kind = event.get("type")
-        if kind == "content_block_stop":
-            self._index = None
-            return True
-        delta = event.get("delta") or {}
-        opens = (kind == "content_block_delta" and delta.get("type") in _TEXT_EVENTS) or (
-            kind == "content_block_start" and (event.get("content_block") or {}).get("type") == "text"
-        )
-        if not opens:
-            return False
-        closes = self._index is not None and event.get("index") != self._index
-        self._index = event.get("index")
-        return closes
-
-    def _close(self, cited: list[CitationsDelta]) -> list[StreamEvent]:
-        numbers = dict.fromkeys(e.citation.reference for e in cited)
-        shown = (" " + "".join(f"[{n}]" for n in numbers) if numbers else "") + self._held
-        self._held = ""
-        return [DisplayDelta(text=shown)] if shown else []
 
 
 def _plain(value: Any) -> dict[str, Any]:
