@@ -76,8 +76,6 @@ class ParseRun:
         if self.parser.output == "answer":
             return [*self._shown(events), final]
         text = "".join(e.text for e in events if e.type == "display_delta")
-        if self.native:  # Claude's own citations: the display text is known once the answer is
-            text = final.text
         if self.parser.output == "text":
             return [text] if text else []
         return [answer_chunk(final, text, id=self.message_id)]
@@ -87,19 +85,17 @@ class ParseRun:
         output = self.parser.output
         if output == "answer":
             return [e for e in events if e.type in ("text_delta", "citations_delta")]
-        if self.native:
-            return []
         texts = [e.text for e in events if e.type == "display_delta" and e.text]
         return texts if output == "text" else [text_chunk(t, id=self.message_id) for t in texts]
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:
             options: dict[str, Any] = {"unsupported_threshold": self.parser.unsupported_threshold}
+            if self.parser.output != "answer":
+                options["display"] = True  # the text as shown, markers in place with final numbers
             if self.native:
                 self.stream = AnthropicCitationStream(self.sources or [], **options)
             else:
-                if self.parser.output != "answer":
-                    options["display"] = True
                 embeddings = self.parser.embeddings
                 options["style"] = self.style
                 self.stream = CitationStream(self.sources or [], embeddings=embeddings, **options)
