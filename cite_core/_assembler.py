@@ -14,7 +14,7 @@ from ._blocks import blocks_with_markers
 from ._citations import build_answer, display_number
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus
-from ._markers import Item, Marker, Tag
+from ._match_types import Item, Marker, Tag
 from ._models import Citation, CitedAnswer, Source, StreamEvent
 from ._scoring import analyze
 from ._segment import split_sentences

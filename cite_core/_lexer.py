@@ -3,142 +3,40 @@
 It finds markers, ``<CIT>`` tags, code spans and fences, thinking sections and a reference list the
 model wrote, and holds back only what may still become one of them (an unfinished marker, a short run
 of spaces before a possible marker, the first characters of a line that may open a fence or a list).
+``Lexer`` is the scanning state machine; its state between chunks, the text tokens and the plain-text
+fast path are ``LexerState`` (``_lexer_state.py``), the tokens ``_lexer_tokens.py``, and what a position
+of the text holds is answered by ``_markers.py``, ``_tags.py`` and ``_line_starts.py``.
 """
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Generator, Iterator
 
-from ._markers import (
-    MAX_FENCE,
-    NEED,
-    Marker,
-    Tag,
-    ThinkTag,
-    match_line_start,
-    match_marker,
-    match_think,
-)
+from ._lexer_state import MAX_WS, TEXT_STOP, LexerState
+from ._lexer_tokens import Kind, Mode, Token
+from ._line_starts import MAX_FENCE, match_line_start
+from ._markers import match_marker
+from ._match_types import NEED, Marker, Tag, ThinkTag
+from ._tags import match_think
 
-__all__ = ["MAX_WS", "Kind", "Lexer", "Mode", "Token"]
+__all__ = ["Lexer"]
 
 _Scan = Generator["Token", None, tuple[int, bool]]
 """A sub-scanner: yields tokens, returns the position reached and whether it needs more input."""
-
-MAX_WS = 64
-"""A run of spaces before a marker is dropped from the answer text only up to this length."""
-
-_TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
 _OPENERS = frozenset("[【［〔(<")
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
 _BACKTICKS = re.compile(r"`+")
 _SPACE = re.compile(r"\s*")
 
 
-class Mode(enum.Enum):
-    """What the lexer is inside."""
-
-    TEXT = "text"
-    CODE = "code"
-    """Inline code, up to a backtick run of the opener's length or the end of the line."""
-    FENCE = "fence"
-    """A fenced code block, up to its closing fence line."""
-    REFLIST = "reflist"
-    """A reference list the model wrote: everything to the end is removed."""
-    THINK = "think"
-    """A thinking section, up to its closing tag."""
-
-
-class Kind(enum.Enum):
-    """What a token is."""
-
-    TEXT = "text"
-    """Answer text (``text``)."""
-    CODE = "code"
-    """Answer text inside a code span or fence (``text``): never scanned for markers."""
-    MARKER = "marker"
-    """A citation marker (``marker``); ``opens`` when it starts a group, ``pre_ws`` the spaces before it."""
-    SEPARATOR = "separator"
-    """Text right after a marker group (``text``); ``space_follows`` when a space or the end follows."""
-    TAG = "tag"
-    """An opening or closing ``<CIT>`` tag (``tag``)."""
-    THINKING = "thinking"
-    """Reasoning text of a thinking section (``text``)."""
-    REFLIST = "reflist"
-    """Text of a reference list the model wrote (``text``): removed from the answer."""
-    NEED = "need"
-    """The lexer stopped: ``text`` is held until more input (or the end) decides it."""
-
-
-class Token:
-    """One lexer token."""
-
-    __slots__ = ("kind", "marker", "opens", "pre_ws", "space_follows", "tag", "text")
-
-    def __init__(
-        self,
-        kind: Kind,
-        text: str = "",
-        *,
-        marker: Marker | None = None,
-        tag: Tag | None = None,
-        opens: bool = False,
-        pre_ws: str = "",
-        space_follows: bool = False,
-    ) -> None:
-        """A token of ``kind``; the other fields as the kind says."""
-        self.kind = kind
-        self.text = text
-        self.marker = marker
-        self.tag = tag
-        self.opens = opens
-        self.pre_ws = pre_ws
-        self.space_follows = space_follows
-
-    def _key(self) -> tuple[object, ...]:
-        return (self.kind, self.text, self.marker, self.tag, self.opens, self.pre_ws, self.space_follows)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Token) and self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        fields = [f"{k}={getattr(self, k)!r}" for k in self.__slots__ if k != "kind" and getattr(self, k)]
-        return f"Token({self.kind.name}{', ' if fields else ''}{', '.join(fields)})"
-
-
-class Lexer:
+class Lexer(LexerState):
     """Scan model output chunk by chunk: ``feed(chunk)`` and ``finish()`` yield tokens.
 
     The lexer tracks its own output (line starts, runs of spaces) from the tokens it makes; the
     consumer never reports back. ``plain(chunk)`` is the fast path of ``feed`` for a chunk of plain
     text that decides nothing (most chunks of a stream).
     """
-
-    def __init__(self, names: dict[int, tuple[str, ...]] | None = None) -> None:
-        """``names``: lower-cased titles and URLs per source number (a reference list names them)."""
-        self._names = names or {}
-        self._buf = ""
-        self._eof = False
-        self.mode = Mode.TEXT
-        self._code_ticks = 0
-        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
-        self._fence = ""
-        self._line_start = True
-        self._line_checked = False
-        self._held = ""
-        self._ws_run = 0
-        self._group_open = False
-        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
-        self._written = False  # any answer text so far
-
-    @property
-    def held(self) -> int:
-        """Characters received but not yet released as tokens."""
-        return len(self._buf) + len(self._held)
 
     def feed(self, chunk: str) -> Iterator[Token]:
         """Add a chunk; yields the tokens it completes."""
@@ -151,50 +49,6 @@ class Lexer:
         self._eof = True
         yield from self._run()
         yield from self._release()
-
-    def plain(self, chunk: str) -> tuple[str, ...] | None:
-        """``feed``'s fast path: a chunk of plain text (nothing pending; no ``[ 【 ［ 〔 ( <``, backtick or
-        newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
-        its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
-        otherwise."""
-        if (
-            self._buf
-            or _TEXT_STOP.search(chunk) is not None
-            or self.mode is not Mode.TEXT
-            or self._group_open
-            or self._skip_space
-            or (self._line_start and not self._line_checked)
-        ):
-            return None
-        body = chunk.rstrip(" \t")
-        # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
-        if not body:
-            if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
-                return None  # too many spaces to hold: feed releases them
-            self._tick_run = False
-            self._held += chunk
-            return ()
-        self._tick_run = False
-        self._line_start = False
-        self._written = True
-        released, self._held = self._held, ""
-        trailing = len(chunk) - len(body)
-        if trailing and trailing <= MAX_WS:
-            self._held = chunk[len(body) :]
-            self._ws_run = 0
-            return (released, body) if released else (body,)
-        self._ws_run = trailing
-        return (released, chunk) if released else (chunk,)
-
-    def _wrote(self, text: str) -> None:
-        """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""
-        body = text.rstrip(" \t")
-        self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
-        self._group_open = False
-        self._line_start = text.endswith("\n")
-        if self._line_start:
-            self._line_checked = False
-        self._written = True
 
     def _run(self) -> Iterator[Token]:
         buf, pos, eof = self._buf, 0, self._eof
@@ -310,7 +164,7 @@ class Lexer:
                 yield from self._text("\n")
                 pos += 1
                 continue
-            stop = _TEXT_STOP.search(buf, pos)
+            stop = TEXT_STOP.search(buf, pos)
             end = stop.start() if stop else n
             hold = (end < n and buf[end] in _OPENERS) or (end == n and not eof)
             yield from self._text_run(buf[pos:end], hold)
@@ -403,35 +257,3 @@ class Lexer:
         end = len(buf) if newline < 0 else newline + 1
         yield from self._text(buf[pos:end], Kind.CODE)
         return end, False
-
-    def _marker(self, marker: Marker) -> Token:
-        opens = not self._group_open
-        pre_ws, self._held = (self._held, "") if opens else ("", "")
-        self._group_open = True
-        return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
-
-    def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
-        """Plain text; trailing spaces are held when a marker may follow them."""
-        if hold:
-            body = run.rstrip(" \t")
-            trailing = len(run) - len(body)
-            ws_before = self._ws_run + len(self._held) if not body else 0
-            if trailing and ws_before + trailing <= MAX_WS:
-                if body:
-                    yield from self._text(body)
-                self._held += run[len(body) :]
-                return
-        yield from self._text(run)
-
-    def _release(self) -> Iterator[Token]:
-        if self._held:
-            held, self._held = self._held, ""
-            self._wrote(held)
-            yield Token(Kind.TEXT, held)
-
-    def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
-        if self._held:
-            yield from self._release()
-        if text:
-            self._wrote(text)
-            yield Token(kind, text)

@@ -15,8 +15,8 @@ from typing import Any
 
 from ._assembler import Assembler
 from ._exceptions import ArgumentError, StreamClosedError
-from ._lexer import MAX_WS as MAX_WS  # re-exported: the hold-back bound tests read it here
-from ._lexer import Kind, Lexer, Token
+from ._lexer import Lexer
+from ._lexer_tokens import Kind, Token
 from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
 from ._prompt import PromptStyle
 from ._scoring import SUPPORT_THRESHOLD

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._citations import display_number
 from ._localize import source_units
-from ._markers import Item, Marker, Tag
+from ._match_types import Item, Marker, Tag
 from ._models import Source
 
 __all__ = ["SentenceMap", "SentenceRange", "StatementTags", "first_sentences", "sentence_ranges"]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from cite_core import CitationStream, number_sources, split_sentences
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
-from cite_core._lexer import Kind, Lexer
+from cite_core._lexer import Lexer
+from cite_core._lexer_tokens import Kind
 from cite_core._localize import _analyse_segment, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._scoring import _analyze, _stem

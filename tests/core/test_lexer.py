@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cite_core._lexer import Kind, Lexer, Mode, Token
-from cite_core._markers import Item, Marker
+from cite_core._lexer import Lexer
+from cite_core._lexer_tokens import Kind, Mode, Token
+from cite_core._match_types import Item, Marker
 
 
 def lex(*chunks: str) -> list[Token]:

@@ -206,7 +206,7 @@ HOLD_TOKENS = st.sampled_from(
 
 @given(st.lists(HOLD_TOKENS, max_size=80).map("".join))
 def test_the_stream_holds_back_a_bounded_number_of_characters(text: str) -> None:
-    from bench.fuzz import HOLD_BOUND
+    from bench.fuzz_checks import HOLD_BOUND
     from cite_core import CitationStream
 
     stream = CitationStream(SOURCES)
@@ -217,9 +217,11 @@ def test_the_stream_holds_back_a_bounded_number_of_characters(text: str) -> None
 
 
 def test_measured_hold_back_per_construct_is_within_its_bound() -> None:
-    from bench.fuzz import measure_holdback
-    from cite_core._markers import MAX_FENCE, MAX_HOLD, MAX_THINK_TAG, MAX_URL
-    from cite_core._parser import MAX_WS
+    from bench.fuzz_checks import measure_holdback
+    from cite_core._lexer_state import MAX_WS
+    from cite_core._line_starts import MAX_FENCE
+    from cite_core._markers import MAX_HOLD, MAX_URL
+    from cite_core._tags import MAX_THINK_TAG
 
     bounds = {
         "marker": MAX_HOLD,

@@ -110,7 +110,7 @@ def _fed_in_pieces(text: str, piece: str, times: int) -> tuple[object, int]:
 def test_backtick_and_tilde_runs_are_decided_without_waiting() -> None:
     # attack run (issue 16): a run of backticks anywhere, or of "~" at a line start, held back
     # everything (quadratic: 100,000 backticks fed two at a time took 3.2 s)
-    from cite_core._markers import MAX_FENCE
+    from cite_core._line_starts import MAX_FENCE
 
     for text, piece in (("Answer: ", "``"), ("Hello\n", "~"), ("x `code ", "``"), ("```\nx\n", "`")):
         answer, held = _fed_in_pieces(text, piece, 2_000)

@@ -1,0 +1,126 @@
+"""The lexer's state and the answer text it writes: held spaces, line starts, the plain-text fast path.
+
+``LexerState`` holds everything the lexer knows between chunks and makes the text tokens: spaces
+before a possible marker are held (at most ``MAX_WS``), released as text when no marker follows, or
+handed to the marker as ``pre_ws``; line starts and runs of spaces are tracked from the lexer's own
+tokens. ``plain(chunk)`` takes a chunk of plain text without scanning it (most chunks of a stream).
+The scanning state machine is ``Lexer`` (``_lexer.py``), built on this class.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ._lexer_tokens import Kind, Mode, Token
+from ._match_types import Marker
+
+__all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
+
+MAX_WS = 64
+"""A run of spaces before a marker is dropped from the answer text only up to this length."""
+
+TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
+"""Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
+
+
+class LexerState:
+    """The lexer's state between chunks, and the text tokens it makes (``Lexer`` scans)."""
+
+    def __init__(self, names: dict[int, tuple[str, ...]] | None = None) -> None:
+        """``names``: lower-cased titles and URLs per source number (a reference list names them)."""
+        self._names = names or {}
+        self._buf = ""
+        self._eof = False
+        self.mode = Mode.TEXT
+        self._code_ticks = 0
+        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
+        self._fence = ""
+        self._line_start = True
+        self._line_checked = False
+        self._held = ""
+        self._ws_run = 0
+        self._group_open = False
+        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
+        self._written = False  # any answer text so far
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released as tokens."""
+        return len(self._buf) + len(self._held)
+
+    def plain(self, chunk: str) -> tuple[str, ...] | None:
+        """``feed``'s fast path: a chunk of plain text (nothing pending; no ``[ 【 ［ 〔 ( <``, backtick or
+        newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
+        its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
+        otherwise."""
+        if (
+            self._buf
+            or TEXT_STOP.search(chunk) is not None
+            or self.mode is not Mode.TEXT
+            or self._group_open
+            or self._skip_space
+            or (self._line_start and not self._line_checked)
+        ):
+            return None
+        body = chunk.rstrip(" \t")
+        # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
+        if not body:
+            if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
+                return None  # too many spaces to hold: feed releases them
+            self._tick_run = False
+            self._held += chunk
+            return ()
+        self._tick_run = False
+        self._line_start = False
+        self._written = True
+        released, self._held = self._held, ""
+        trailing = len(chunk) - len(body)
+        if trailing and trailing <= MAX_WS:
+            self._held = chunk[len(body) :]
+            self._ws_run = 0
+            return (released, body) if released else (body,)
+        self._ws_run = trailing
+        return (released, chunk) if released else (chunk,)
+
+    def _wrote(self, text: str) -> None:
+        """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""
+        body = text.rstrip(" \t")
+        self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
+        self._group_open = False
+        self._line_start = text.endswith("\n")
+        if self._line_start:
+            self._line_checked = False
+        self._written = True
+
+    def _marker(self, marker: Marker) -> Token:
+        opens = not self._group_open
+        pre_ws, self._held = (self._held, "") if opens else ("", "")
+        self._group_open = True
+        return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
+
+    def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
+        """Plain text; trailing spaces are held when a marker may follow them."""
+        if hold:
+            body = run.rstrip(" \t")
+            trailing = len(run) - len(body)
+            ws_before = self._ws_run + len(self._held) if not body else 0
+            if trailing and ws_before + trailing <= MAX_WS:
+                if body:
+                    yield from self._text(body)
+                self._held += run[len(body) :]
+                return
+        yield from self._text(run)
+
+    def _release(self) -> Iterator[Token]:
+        if self._held:
+            held, self._held = self._held, ""
+            self._wrote(held)
+            yield Token(Kind.TEXT, held)
+
+    def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
+        if self._held:
+            yield from self._release()
+        if text:
+            self._wrote(text)
+            yield Token(kind, text)

@@ -1,0 +1,86 @@
+"""The tokens the lexer hands the assembler: what each is (``Kind``) and what the lexer is inside (``Mode``).
+
+A ``Token`` carries the text, marker or tag its kind says; the lexer (``_lexer.py``) makes them, the
+parser (``_parser.py``) hands each to the ``Assembler``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ._match_types import Marker, Tag
+
+__all__ = ["Kind", "Mode", "Token"]
+
+
+class Mode(enum.Enum):
+    """What the lexer is inside."""
+
+    TEXT = "text"
+    CODE = "code"
+    """Inline code, up to a backtick run of the opener's length or the end of the line."""
+    FENCE = "fence"
+    """A fenced code block, up to its closing fence line."""
+    REFLIST = "reflist"
+    """A reference list the model wrote: everything to the end is removed."""
+    THINK = "think"
+    """A thinking section, up to its closing tag."""
+
+
+class Kind(enum.Enum):
+    """What a token is."""
+
+    TEXT = "text"
+    """Answer text (``text``)."""
+    CODE = "code"
+    """Answer text inside a code span or fence (``text``): never scanned for markers."""
+    MARKER = "marker"
+    """A citation marker (``marker``); ``opens`` when it starts a group, ``pre_ws`` the spaces before it."""
+    SEPARATOR = "separator"
+    """Text right after a marker group (``text``); ``space_follows`` when a space or the end follows."""
+    TAG = "tag"
+    """An opening or closing ``<CIT>`` tag (``tag``)."""
+    THINKING = "thinking"
+    """Reasoning text of a thinking section (``text``)."""
+    REFLIST = "reflist"
+    """Text of a reference list the model wrote (``text``): removed from the answer."""
+    NEED = "need"
+    """The lexer stopped: ``text`` is held until more input (or the end) decides it."""
+
+
+class Token:
+    """One lexer token."""
+
+    __slots__ = ("kind", "marker", "opens", "pre_ws", "space_follows", "tag", "text")
+
+    def __init__(
+        self,
+        kind: Kind,
+        text: str = "",
+        *,
+        marker: Marker | None = None,
+        tag: Tag | None = None,
+        opens: bool = False,
+        pre_ws: str = "",
+        space_follows: bool = False,
+    ) -> None:
+        """A token of ``kind``; the other fields as the kind says."""
+        self.kind = kind
+        self.text = text
+        self.marker = marker
+        self.tag = tag
+        self.opens = opens
+        self.pre_ws = pre_ws
+        self.space_follows = space_follows
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.kind, self.text, self.marker, self.tag, self.opens, self.pre_ws, self.space_follows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Token) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = [f"{k}={getattr(self, k)!r}" for k in self.__slots__ if k != "kind" and getattr(self, k)]
+        return f"Token({self.kind.name}{', ' if fields else ''}{', '.join(fields)})"
