@@ -109,19 +109,24 @@ _CJK_STOP = CJK_STOP
 _SUFFIXES = SUFFIXES
 
 
-_SUFFIXES_BY_LAST = {c: tuple(s for s in SUFFIXES if s[-1] == c) for c in {s[-1] for s in SUFFIXES}}
-"""The suffixes by their last character, in ``SUFFIXES`` order (only those can end a word)."""
+_SUFFIXES_BY_END = {
+    end: tuple(s for s in SUFFIXES if len(s) > 1 and s.endswith(end))
+    for end in {s[-2:] for s in SUFFIXES if len(s) > 1}
+}
+"""The suffixes of two or more letters by their last two letters, in ``SUFFIXES`` order (only those can
+end a word); one-letter suffixes come last in their family and are tried after them."""
+_ONE_LETTER = frozenset(s for s in SUFFIXES if len(s) == 1)
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if len(word) <= 3 or not word.endswith(_SUFFIXES) or word.isdigit():
+    if len(word) <= 3:
         return word
-    for suffix in _SUFFIXES_BY_LAST[word[-1]]:
+    for suffix in _SUFFIXES_BY_END.get(word[-2:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             stem = word[: -len(suffix)]
             return stem + "y" if suffix in ("ies", "ied") else stem
-    return word
+    return word[:-1] if word[-1] in _ONE_LETTER else word
 
 
 def analyze(text: str) -> list[str]:

@@ -204,6 +204,14 @@ def test_the_stemmer_tries_only_suffixes_with_the_last_letter_and_gives_the_same
         assert _stem(word) == _stem_reference(word)
 
 
+@given(st.text(alphabet="0123456789²sdeylgnotaió", max_size=9) | st.text(max_size=9))
+@example("1234s")
+@example("ness")
+@example("ions")
+def test_the_stemmer_keyed_by_the_last_two_letters_gives_the_reference_stems(word: str) -> None:
+    assert _stem.__wrapped__(word) == _stem_reference(word)
+
+
 _STOP_REFERENCE = frozenset(STOP)
 
 
