@@ -11,7 +11,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, _scoring, clear_caches, number_sources, split_sentences
+from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_sources, split_sentences
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Kind, Lexer
@@ -286,3 +286,32 @@ def test_support_features_with_kept_claim_parts_equal_the_reference(
     for _ in range(2):  # the claim's parts built on the first call, read on the second
         for seen in (cited, tuple(cited)):
             assert support_features(terms, seen, source) == _support_features_reference(terms, seen, source)
+
+
+class _Key(str):
+    """A str subclass as a metadata key."""
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=6),
+    st.sampled_from(["ok", "bad \ud800 string", "", "x" * 40]),
+)
+FLAT_METADATA = st.dictionaries(
+    st.text(max_size=5) | st.sampled_from(["title", "\udfff key"]) | st.text(max_size=3).map(_Key),
+    SCALARS,
+    max_size=6,
+)
+
+
+@given(FLAT_METADATA, st.sampled_from([10, 25, 10_000_000]))
+@example({"a": "bad \ud800 string", "\udfff key": 1}, 10_000_000)  # the key's surrogate is reported first
+def test_flat_metadata_check_equals_the_general_walk(metadata: dict[str, Any], limit: int) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_metadata, "MAX_METADATA_SIZE", limit)
+        fast = _metadata.metadata_problem(metadata)
+        patch.setattr(_metadata, "_SCALARS", frozenset())  # every dict takes the general walk
+        assert fast == _metadata.metadata_problem(metadata)
