@@ -15,7 +15,7 @@ from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Kind, Lexer
-from cite_core._localize import _analyse_segment, split_lines
+from cite_core._localize import _analyse_segment, source_terms, source_units, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._scoring import ClaimTerms, TermStats, _analyze, _stem, support_features
 from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
@@ -315,3 +315,9 @@ def test_flat_metadata_check_equals_the_general_walk(metadata: dict[str, Any], l
         fast = _metadata.metadata_problem(metadata)
         patch.setattr(_metadata, "_SCALARS", frozenset())  # every dict takes the general walk
         assert fast == _metadata.metadata_problem(metadata)
+
+
+@given(st.lists(st.lists(WORDS, max_size=20).map(" ".join).filter(str.strip), min_size=1, max_size=4))
+def test_source_terms_are_every_term_of_every_unit(texts: list[str]) -> None:
+    for source in number_sources([{"text": t, "document_id": "d"} for t in texts]):
+        assert source_terms(source) == {t for unit in source_units(source) for t in unit.terms}
