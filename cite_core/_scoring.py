@@ -271,7 +271,7 @@ class ClaimTerms:
                 frozenset([t for t in terms if t[:1].isdigit()]),
                 tuple([t for t, _ in rare[: max(1, len(rare) // 3)]]),
             )
-        return parts  # type: ignore[no-any-return]
+        return parts
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
