@@ -73,6 +73,8 @@ def metadata_problem(metadata: dict[Any, Any]) -> str | None:
     for key in metadata:
         if not isinstance(key, str):
             return f"metadata keys must be strings, got {type(key).__name__} {key!r}"
+    if type(metadata) is dict and all(type(v) in _SCALARS for v in metadata.values()):
+        return _flat_problem(metadata)
     sizes: dict[int, int] = {}  # id -> size written out, once per object
     open_ids: set[int] = set()  # the containers on the current path: a second visit is a cycle
     stack: list[tuple[Any, bool]] = [(metadata, False)]
@@ -110,6 +112,30 @@ def metadata_problem(metadata: dict[Any, Any]) -> str | None:
                 "as JSON (shared references are written each time they appear)"
             )
         sizes[key] = size
+    return None
+
+
+_SCALARS = frozenset([str, int, float, bool, type(None)])
+"""Value types of flat metadata (the common case), checked without the general walk."""
+
+
+def _flat_problem(metadata: dict[str, Any]) -> str | None:
+    """``metadata_problem`` of a dict whose values are all plain scalars: what the walk finds, in its
+    order (the surrogates of keys, then of string values, then the size)."""
+    size = 1
+    for child in (*metadata, *metadata.values()):
+        if isinstance(child, str):  # keys may be str subclasses
+            size += len(child) or 1
+            problem = surrogate_problem(child, "a metadata string")
+            if problem:
+                return problem
+        else:
+            size += 1
+    if size > MAX_METADATA_SIZE:
+        return (
+            f"metadata would hold more than {MAX_METADATA_SIZE:,} values and characters written out "
+            "as JSON (shared references are written each time they appear)"
+        )
     return None
 
 

@@ -19,7 +19,8 @@ from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, islice
+from operator import itemgetter
 from typing import Literal
 
 from ._stopwords import CJK_STOP, STOP, SUFFIXES
@@ -108,19 +109,24 @@ _CJK_STOP = CJK_STOP
 _SUFFIXES = SUFFIXES
 
 
-_SUFFIXES_BY_LAST = {c: tuple(s for s in SUFFIXES if s[-1] == c) for c in {s[-1] for s in SUFFIXES}}
-"""The suffixes by their last character, in ``SUFFIXES`` order (only those can end a word)."""
+_SUFFIXES_BY_END = {
+    end: tuple(s for s in SUFFIXES if len(s) > 1 and s.endswith(end))
+    for end in {s[-2:] for s in SUFFIXES if len(s) > 1}
+}
+"""The suffixes of two or more letters by their last two letters, in ``SUFFIXES`` order (only those can
+end a word); one-letter suffixes come last in their family and are tried after them."""
+_ONE_LETTER = frozenset(s for s in SUFFIXES if len(s) == 1)
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    if len(word) <= 3 or not word.endswith(_SUFFIXES) or word.isdigit():
+    if len(word) <= 3:
         return word
-    for suffix in _SUFFIXES_BY_LAST[word[-1]]:
+    for suffix in _SUFFIXES_BY_END.get(word[-2:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             stem = word[: -len(suffix)]
             return stem + "y" if suffix in ("ies", "ied") else stem
-    return word
+    return word[:-1] if word[-1] in _ONE_LETTER else word
 
 
 def analyze(text: str) -> list[str]:
@@ -251,6 +257,22 @@ class ClaimTerms:
         """The claim terms of a claim's text, with its names."""
         return cls.of(_analyze(text), stats, claim_names(text))
 
+    def support_parts(self) -> tuple[frozenset[tuple[str, str]], frozenset[str], tuple[str, ...]]:
+        """What ``support_features`` reads of the claim alone, built on the first call and kept: the
+        adjacent term pairs, the numbers, and the rarest third of the distinct terms (highest idf
+        first, ties by term)."""
+        parts = self.__dict__.get("_support_parts")
+        if parts is None:
+            terms = self.terms
+            rare = sorted(self.weights, key=itemgetter(0))
+            rare.sort(key=itemgetter(1), reverse=True)  # stable: the order of (-idf, term)
+            parts = self.__dict__["_support_parts"] = (
+                frozenset(zip(terms, terms[1:])),
+                frozenset([t for t in terms if t[:1].isdigit()]),
+                tuple([t for t, _ in rare[: max(1, len(rare) // 3)]]),
+            )
+        return parts
+
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")
@@ -348,15 +370,13 @@ def support_features(
             found += 1
     total = claim.total
     cov = found_idf / total if total else 0.0
-    terms = claim.terms
-    pairs = set(zip(terms, terms[1:]))
-    pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
-    numbers = {t for t in terms if t[:1].isdigit()}
+    pairs, numbers, rare = claim.support_parts()
+    # the claim's pairs found among the cited text's adjacent pairs (no set of those is built)
+    pair_share = len(pairs.intersection(zip(cited, islice(cited, 1, None)))) / len(pairs) if pairs else cov
     missing = len(numbers - have) / len(numbers) if numbers else 0.0
     distinct = len(claim.weights)
     share = found / distinct if distinct else 0.0
-    rare = sorted(claim.weights, key=lambda w: (-w[1], w[0]))[: max(1, distinct // 3)]
-    rare_missing = sum(t not in have for t, _ in rare) / len(rare) if rare else 0.0
+    rare_missing = sum(t not in have for t in rare) / len(rare) if rare else 0.0
     names = claim.names
     names_absent = sum(t not in source for t in names) / len(names) if names else 0.0
     numbers_absent = sum(t not in source for t in numbers) / len(numbers) if numbers else 0.0

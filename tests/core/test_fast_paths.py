@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Container, Sequence
 from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, number_sources, split_sentences
+from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_sources, split_sentences
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Lexer
 from cite_core._lexer_tokens import Kind
-from cite_core._localize import _analyse_segment, split_lines
+from cite_core._localize import _analyse_segment, source_terms, source_units, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
-from cite_core._scoring import _analyze, _stem
-from cite_core._stopwords import SUFFIXES
+from cite_core._scoring import ClaimTerms, TermStats, _analyze, _stem, support_features
+from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
 
 SOURCES = number_sources(
     [
@@ -201,3 +203,122 @@ def test_the_stemmer_tries_only_suffixes_with_the_last_letter_and_gives_the_same
 ) -> None:
     for word in (stem + suffix, suffix, stem + suffix + "s", stem + "ies", stem + "ings"):
         assert _stem(word) == _stem_reference(word)
+
+
+@given(st.text(alphabet="0123456789²sdeylgnotaió", max_size=9) | st.text(max_size=9))
+@example("1234s")
+@example("ness")
+@example("ions")
+def test_the_stemmer_keyed_by_the_last_two_letters_gives_the_reference_stems(word: str) -> None:
+    assert _stem.__wrapped__(word) == _stem_reference(word)
+
+
+_STOP_REFERENCE = frozenset(STOP)
+
+
+def _analyze_reference(text: str) -> tuple[str, ...]:
+    """The analyser as first written: one Unicode tokeniser, each word stemmed unless a stop word."""
+    terms: list[str] = []
+    for token in _scoring._TOKEN.findall(text.lower()):
+        if _scoring._CJK.match(token):
+            terms.extend(c for c in token if c not in CJK_STOP)
+            terms.extend(a + b for a, b in zip(token, token[1:]))
+        elif token not in _STOP_REFERENCE:
+            terms.append(_stem_reference(token))
+    return tuple(terms)
+
+
+ANALYSED_WORDS = st.sampled_from(
+    ["The", "studies", "of", "nations", "Ärzte", "estaciones", "rápidamente", "中文的数据", "阿Q正传",
+     "2019s", "x-ray", "it's", "naïve", "İstanbul", "ORGANIZATIONS", "y", "los", "año", "1.5", "e.g.",
+     "¿Qué?", "https://example.org/a_b", "\u212aelvin", "ｆｕｌｌ", "とても", "ß", "ǅemal"]
+)  # fmt: skip
+
+
+@given(st.lists(ANALYSED_WORDS | st.text(max_size=8), max_size=30).map(" ".join), st.booleans())
+@example("İİİİİİ is big. The grass is greener.", False)
+def test_analyze_equals_the_reference_analyser(text: str, clear: bool) -> None:
+    if clear:
+        clear_caches()
+    assert _analyze.__wrapped__(text) == _analyze_reference(text)
+    assert _analyze.__wrapped__(text) == _analyze_reference(text)  # every word's stem now cached
+
+
+def _support_features_reference(
+    claim: ClaimTerms, cited: Sequence[str], source: Container[str] | None = None
+) -> tuple[float, ...]:
+    """``support_features`` as first written: every claim-side set built on each call."""
+    have = set(cited)
+    source = have if source is None else source
+    found_idf, found = 0.0, 0
+    for term, idf in claim.weights:
+        if term in have:
+            found_idf += idf
+            found += 1
+    cov = found_idf / claim.total if claim.total else 0.0
+    terms = claim.terms
+    pairs = set(zip(terms, terms[1:]))
+    pair_share = len(pairs & set(zip(cited, cited[1:]))) / len(pairs) if pairs else cov
+    numbers = {t for t in terms if t[:1].isdigit()}
+    missing = len(numbers - have) / len(numbers) if numbers else 0.0
+    distinct = len(claim.weights)
+    share = found / distinct if distinct else 0.0
+    rare = sorted(claim.weights, key=lambda w: (-w[1], w[0]))[: max(1, distinct // 3)]
+    rare_missing = sum(t not in have for t, _ in rare) / len(rare) if rare else 0.0
+    names = claim.names
+    names_absent = sum(t not in source for t in names) / len(names) if names else 0.0
+    numbers_absent = sum(t not in source for t in numbers) / len(numbers) if numbers else 0.0
+    return (cov, pair_share, missing, math.log1p(distinct), share, math.log1p(distinct - found),
+            rare_missing, names_absent, numbers_absent, 1.0 if names else 0.0)  # fmt: skip
+
+
+CLAIM_TERMS = st.lists(
+    st.sampled_from(["grass", "green", "sky", "blue", "1889", "2", "tower", "x"]), max_size=12
+)
+
+
+@given(CLAIM_TERMS, CLAIM_TERMS, CLAIM_TERMS, st.lists(CLAIM_TERMS, max_size=4), st.booleans())
+def test_support_features_with_kept_claim_parts_equal_the_reference(
+    claim: list[str], cited: list[str], names: list[str], units: list[list[str]], with_source: bool
+) -> None:
+    stats = TermStats.from_units([claim, cited, *units])  # idf ties between terms of equal frequency
+    terms = ClaimTerms.of(claim, stats, names)
+    source = set(cited).union(*units) if with_source else None
+    for _ in range(2):  # the claim's parts built on the first call, read on the second
+        for seen in (cited, tuple(cited)):
+            assert support_features(terms, seen, source) == _support_features_reference(terms, seen, source)
+
+
+class _Key(str):
+    """A str subclass as a metadata key."""
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=6),
+    st.sampled_from(["ok", "bad \ud800 string", "", "x" * 40]),
+)
+FLAT_METADATA = st.dictionaries(
+    st.text(max_size=5) | st.sampled_from(["title", "\udfff key"]) | st.text(max_size=3).map(_Key),
+    SCALARS,
+    max_size=6,
+)
+
+
+@given(FLAT_METADATA, st.sampled_from([10, 25, 10_000_000]))
+@example({"a": "bad \ud800 string", "\udfff key": 1}, 10_000_000)  # the key's surrogate is reported first
+def test_flat_metadata_check_equals_the_general_walk(metadata: dict[str, Any], limit: int) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_metadata, "MAX_METADATA_SIZE", limit)
+        fast = _metadata.metadata_problem(metadata)
+        patch.setattr(_metadata, "_SCALARS", frozenset())  # every dict takes the general walk
+        assert fast == _metadata.metadata_problem(metadata)
+
+
+@given(st.lists(st.lists(WORDS, max_size=20).map(" ".join).filter(str.strip), min_size=1, max_size=4))
+def test_source_terms_are_every_term_of_every_unit(texts: list[str]) -> None:
+    for source in number_sources([{"text": t, "document_id": "d"} for t in texts]):
+        assert source_terms(source) == {t for unit in source_units(source) for t in unit.terms}
