@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from ._models import Citation, TextBlock
 
 __all__ = ["blocks_with_markers"]
@@ -18,6 +20,7 @@ def blocks_with_markers(
     at: dict[int, str] = {}
     for offset, shown in inserts:
         at[offset] = at.get(offset, "") + shown
+    offsets = sorted(at)  # each span finds the markers inside it by bisection: linear in the answer
     blocks: list[TextBlock] = []
     for index, (start, end) in enumerate(spans):
         lists = attached.get(index)
@@ -29,7 +32,7 @@ def blocks_with_markers(
             citations = [c for _, cited in lists for c in cited]
         if index == 0 and start == 0 and end > 0 and 0 in at:
             blocks.append(TextBlock(text="", marker_text=at[0]))
-        cuts = sorted(o for o in at if start < o < end) if at else []
+        cuts = offsets[bisect_right(offsets, start) : bisect_left(offsets, end)]
         if not cuts:
             blocks.append(TextBlock(text=plain[start:end], citations=citations, marker_text=at.get(end, "")))
             continue

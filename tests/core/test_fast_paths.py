@@ -12,6 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_sources, split_sentences
+from cite_core._blocks import blocks_with_markers
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Lexer
@@ -322,3 +323,32 @@ def test_flat_metadata_check_equals_the_general_walk(metadata: dict[str, Any], l
 def test_source_terms_are_every_term_of_every_unit(texts: list[str]) -> None:
     for source in number_sources([{"text": t, "document_id": "d"} for t in texts]):
         assert source_terms(source) == {t for unit in source_units(source) for t in unit.terms}
+
+
+def _blocks_reference(plain: str, spans: list[tuple[int, int]], inserts: list[tuple[int, str]]) -> list:
+    """The block texts and markers as the scan over every marker offset per span gave them."""
+    at: dict[int, str] = {}
+    for offset, shown in inserts:
+        at[offset] = at.get(offset, "") + shown
+    out = []
+    for index, (start, end) in enumerate(spans):
+        if index == 0 and start == 0 and end > 0 and 0 in at:
+            out.append(("", at[0]))
+        bounds = [start, *sorted(o for o in at if start < o < end), end]
+        out.extend((plain[a:b], at.get(b, "")) for a, b in zip(bounds, bounds[1:]))
+    return out
+
+
+@given(st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=30), st.data())
+def test_blocks_find_the_markers_inside_each_span_by_bisection(
+    lengths: list[int], data: st.DataObject
+) -> None:
+    bounds = [0]
+    for length in lengths:
+        bounds.append(bounds[-1] + length)
+    plain = "x" * bounds[-1]
+    spans = list(zip(bounds, bounds[1:]))
+    offsets = data.draw(st.lists(st.integers(min_value=0, max_value=bounds[-1]), max_size=40))
+    inserts = [(offset, f" [{n}]") for n, offset in enumerate(sorted(offsets), start=1)]
+    blocks = blocks_with_markers(plain, spans, {}, inserts)
+    assert [(b.text, b.marker_text) for b in blocks] == _blocks_reference(plain, spans, inserts)
