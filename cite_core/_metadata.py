@@ -38,6 +38,10 @@ MAX_METADATA_SIZE = 10_000_000
 """Most values plus string characters metadata may hold when written out (shared objects counted each
 time they appear): ten million, about 10 MB of JSON per source. Bounds the cost of every later
 ``model_dump_json`` and HTML page, which write shared references out in full."""
+_TOO_LARGE = (
+    f"metadata would hold more than {MAX_METADATA_SIZE:,} values and characters written out "
+    "as JSON (shared references are written each time they appear)"
+)
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -107,10 +111,7 @@ def metadata_problem(metadata: dict[Any, Any]) -> str | None:
             else:
                 size += 1
         if size > MAX_METADATA_SIZE:
-            return (
-                f"metadata would hold more than {MAX_METADATA_SIZE:,} values and characters written out "
-                "as JSON (shared references are written each time they appear)"
-            )
+            return _TOO_LARGE
         sizes[key] = size
     return None
 
@@ -132,10 +133,7 @@ def _flat_problem(metadata: dict[str, Any]) -> str | None:
         else:
             size += 1
     if size > MAX_METADATA_SIZE:
-        return (
-            f"metadata would hold more than {MAX_METADATA_SIZE:,} values and characters written out "
-            "as JSON (shared references are written each time they appear)"
-        )
+        return _TOO_LARGE
     return None
 
 

@@ -26,7 +26,7 @@ from cite_core import _scoring as scoring
 from cite_core import number_sources, parse_answer
 
 from ._data import available, load_jsonl, split
-from .flag import MAX_FALSE_FLAGS, flag_rates
+from .flag import MAX_FALSE_FLAGS, flag_rates, highest_safe
 from .localisation import WICE, _as_answer
 from .markers import FILE as EXPERTQA
 from .verification import ATTRIBUTIONBENCH, attributionbench_cases, expertqa_cases
@@ -188,15 +188,6 @@ def _scores(w: Sequence[float], claims: list[Claim]) -> dict[str, list[float]]:
     return out
 
 
-def _highest_safe(sets: list[dict[str, list[float]]]) -> float:
-    candidates = sorted({s for scores in sets for s in scores["supported"]} | {0.0})
-    best = 0.0
-    for t in candidates:
-        if all(flag_rates(scores, t)["false_flags"] <= MAX_FALSE_FLAGS for scores in sets):  # type: ignore[operator]
-            best = t
-    return best
-
-
 def supported_level(sets: list[dict[str, list[float]]], share: float = MAX_FALSE_FLAGS) -> float:
     """The lowest score that at most ``share`` of the pooled not-supported claims reach."""
     negatives = sorted((s for scores in sets for s in scores["not_supported"]), reverse=True)
@@ -214,7 +205,7 @@ def leave_one_out(
     for held in dev:
         others = {k: v for k, v in dev.items() if k != held}
         w = fitter(others)
-        t = _highest_safe([_scores(w, v) for v in others.values()])
+        t = highest_safe([_scores(w, v) for v in others.values()])
         out[held] = {"threshold": t, **flag_rates(_scores(w, dev[held]), t)}
     return out
 
@@ -235,7 +226,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return {}
     w = fit(dev)
     sets = [_scores(w, claims) for claims in dev.values()]
-    threshold = _highest_safe(sets)
+    threshold = highest_safe(sets)
     level = supported_level(sets)
     print(f"SUPPORT_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
     print(f"SUPPORT_THRESHOLD = {threshold}")
@@ -250,7 +241,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 def _at_threshold(w: list[float], sets: list[dict[str, list[float]]], threshold: float) -> list[float]:
     """``w`` with its bias moved so that the highest safe threshold of its scores becomes ``threshold``."""
-    t = min(max(_highest_safe(sets), 1e-4), 1 - 1e-4)
+    t = min(max(highest_safe(sets), 1e-4), 1 - 1e-4)
     shift = math.log(threshold / (1 - threshold)) - math.log(t / (1 - t))
     return [round(w[0] + shift, 3), *w[1:]]
 

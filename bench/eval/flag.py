@@ -84,7 +84,7 @@ def flag_rates(scores: Scores, threshold: float) -> dict[str, float | int]:
     return out
 
 
-def _highest_safe(sets: list[Scores], limit: float = MAX_FALSE_FLAGS) -> float:
+def highest_safe(sets: list[Scores], limit: float = MAX_FALSE_FLAGS) -> float:
     """The highest threshold flagging at most ``limit`` of the supported claims of every set."""
     candidates = sorted({s for scores in sets for s in scores["supported"]} | {0.0})
     best = 0.0
@@ -99,9 +99,9 @@ def leave_one_out(dev: dict[str, Scores]) -> dict[str, Any]:
     out = {}
     for held in dev:
         others = [dev[k] for k in dev if k != held]
-        t = _highest_safe(others)
+        t = highest_safe(others)
         out[held] = {"threshold": t, **flag_rates(dev[held], t)}
-    out["all"] = {"threshold": _highest_safe(list(dev.values()))}
+    out["all"] = {"threshold": highest_safe(list(dev.values()))}
     return out
 
 

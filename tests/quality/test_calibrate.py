@@ -81,4 +81,4 @@ def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
     w = calibrate.fit_hybrid(sets)
     assert w[2] > 0  # similarity carries the signal
     scores = [calibrate._scores(w, claims) for claims in sets.values()]
-    assert abs(calibrate._highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01
+    assert abs(calibrate.highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01
