@@ -216,10 +216,7 @@ class Assembler(StatementTags):
             display = display_number(self._display_no, source.number)
             shown = f"{self._pre_ws}[{display}]"
             self._pre_ws = ""
-            self._display.append(shown)
-            if self._show and self.emit:
-                self._pending_display.append(shown)
-            self._inserts.append((self._plain_len, shown))
+            self._show_only(shown)
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
@@ -349,11 +346,7 @@ class Assembler(StatementTags):
             group.claim = text.strip()
             self._groups.append(group)
             group.items.append((source, item))
-            display = display_number(self._display_no, source.number)
-            self._display.append(f"[{display}]")
-            if self._show and self.emit:
-                self._pending_display.append(f"[{display}]")
-            self._inserts.append((self._plain_len, f"[{display}]"))
+            self._show_only(f"[{display_number(self._display_no, source.number)}]")
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
 

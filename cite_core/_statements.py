@@ -117,11 +117,6 @@ class StatementTags:
     _invalid: list[str]
     _by_number: dict[int, Source]
     _display_no: dict[int, int]
-    _display: list[str]
-    _pending_display: list[str]
-    _inserts: list[tuple[int, str]]
-    _show: bool
-    emit: bool
 
     if TYPE_CHECKING:  # the assembler's methods this mixin calls
 
@@ -132,6 +127,7 @@ class StatementTags:
         def _backward_claim(self, group: Any) -> None: ...
         def _move_boundary(self, offset: int) -> None: ...
         def _cite(self, group: Any, source: Source, item: Item) -> None: ...
+        def _show_only(self, text: str) -> None: ...
 
     def _statement_tag(self, tag: Tag) -> None:
         """``<statement>`` opens a claim as ``<CIT>`` does (with no items); ``</statement>`` closes it;
@@ -195,10 +191,6 @@ class StatementTags:
         if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):
             return
         if not any(s.number == source.number for s, _ in group.items):
-            shown = f"[{display_number(self._display_no, source.number)}]"
-            self._display.append(shown)
-            if self._show and self.emit:
-                self._pending_display.append(shown)
-            self._inserts.append((self._plain_len, shown))
+            self._show_only(f"[{display_number(self._display_no, source.number)}]")
         group.items.append((source, item))
         self._cite(group, source, item)
