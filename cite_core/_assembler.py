@@ -327,23 +327,28 @@ class Assembler(StatementTags):
             self._tag = (self._plain_len, tag.items)
             self._tag_text = []
 
+    def _tag_claim(self, start: int) -> tuple[int, int, str]:
+        """The claim of the tag opened at ``start``: its text so far, stripped, as (start, end, text)."""
+        # not the claim tail: markers inside the tag may have moved its boundary past the tag's start
+        text = "".join(self._tag_text)
+        lead = len(text) - len(text.lstrip())
+        return start + lead, max(start + len(text.rstrip()), start + lead), text.strip()
+
     def _close_tag(self) -> None:
         if self._tag is None:
             return
         start, items = self._tag
         self._tag = None
-        # not the claim tail: markers inside the tag may have moved its boundary past the tag's start
-        text, self._tag_text = "".join(self._tag_text), []
-        lead = len(text) - len(text.lstrip())
-        end = start + len(text.rstrip())
+        claim = self._tag_claim(start)
+        self._tag_text = []
         for item in items:
             source = self._by_number.get(item.number)
             if source is None:
                 self._invalid.append(item.raw)
                 continue
             group = _Group()
-            group.start, group.end, group.resolved = start + lead, max(end, start + lead), True
-            group.claim = text.strip()
+            group.start, group.end, group.claim = claim
+            group.resolved = True
             self._groups.append(group)
             group.items.append((source, item))
             self._show_only(f"[{display_number(self._display_no, source.number)}]")
