@@ -18,7 +18,7 @@ from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
 from ._lexer_tokens import Kind, Token
 from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
-from ._prompt import PromptStyle
+from ._prompt import PROMPT_STYLES, PromptStyle
 from ._scoring import SUPPORT_THRESHOLD
 from ._sources import number_sources
 
@@ -46,7 +46,7 @@ class CitationStream:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
         ``style``: the prompt style the model was given; with ``statements`` the numbers inside
         ``<cite>`` are the global sentence numbers that prompt showed."""
-        if style not in ("markers", "sentences", "statements"):
+        if style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):

@@ -6,7 +6,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ._delimiters import clean_attribute, clean_text
 from ._exceptions import PromptError, TokenBudgetError
@@ -35,7 +35,8 @@ PromptStyle = Literal["markers", "sentences", "statements"]
 """``markers``: cite sources ``[n]``; ``sentences``: numbered sentences per source, cite ``[n:s]``;
 ``statements``: sentences numbered ``<C0>``, ``<C1>``, ... across all sources, answer in the LongCite
 format ``<statement>S<cite>[a-b]</cite></statement>`` (parse with the same ``style``)."""
-_STYLES = ("markers", "sentences", "statements")
+PROMPT_STYLES: tuple[str, ...] = get_args(PromptStyle)
+"""The prompt styles, for the checks of ``style`` arguments."""
 
 _MARKER_RULES = """\
 - After each claim that uses a source, cite it with its number in square brackets, right after the claim \
@@ -108,7 +109,7 @@ class Messages(list[dict[str, str]]):
 
 def citation_instructions(count: int, *, style: PromptStyle = "markers", template: str | None = None) -> str:
     """The system instructions telling a model to cite ``count`` sources with markers."""
-    if style not in _STYLES:
+    if style not in PROMPT_STYLES:
         raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
     if count == 0:
         rules = _NO_SOURCE_RULES
