@@ -102,12 +102,6 @@ def support_level(
 
 _TOKEN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # _TOKEN on lower-cased ASCII text
-_CJK = CJK_RE
-
-_STOP = STOP
-_CJK_STOP = CJK_STOP
-_SUFFIXES = SUFFIXES
-
 
 _SUFFIXES_BY_END = {
     end: tuple(s for s in SUFFIXES if len(s) > 1 and s.endswith(end))
@@ -140,15 +134,15 @@ def _analyze(text: str) -> tuple[str, ...]:
     if text.isascii():
         # ASCII text (most of it) has only [a-z0-9] words, never CJK: a plain range class runs 1.7x
         # faster than the Unicode one and finds the same tokens
-        return tuple([_stem(t) for t in _ASCII_TOKEN.findall(text) if t not in _STOP])
+        return tuple([_stem(t) for t in _ASCII_TOKEN.findall(text) if t not in STOP])
     terms: list[str] = []
     for token in _TOKEN.findall(text):
         # every CJK range starts at U+3040: other words skip the regex call
-        if token[0] >= "\u3040" and _CJK.match(token):
-            chars = [c for c in token if c not in _CJK_STOP]
+        if token[0] >= "\u3040" and CJK_RE.match(token):
+            chars = [c for c in token if c not in CJK_STOP]
             terms.extend(chars)
             terms.extend(a + b for a, b in zip(token, token[1:]))
-        elif token not in _STOP:
+        elif token not in STOP:
             terms.append(_stem(token))
     return tuple(terms)
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cite_core import _cache, _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
 from cite_core._cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._localize import source_units
+from cite_core._stopwords import SUFFIXES
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
 CHUNKS = [
@@ -95,7 +96,7 @@ def test_ascii_tokeniser_finds_the_unicode_tokeniser_tokens(text: str) -> None:
 def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
     expected = word
     if not (word.isdigit() or len(word) <= 3):
-        for suffix in _scoring._SUFFIXES:
+        for suffix in SUFFIXES:
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 stem = word[: -len(suffix)]
                 expected = stem + "y" if suffix in ("ies", "ied") else stem

@@ -21,6 +21,7 @@ from cite_core._localize import _analyse_segment, source_terms, source_units, sp
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._scoring import ClaimTerms, TermStats, _analyze, _stem, support_features
 from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
+from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
     [
@@ -221,7 +222,7 @@ def _analyze_reference(text: str) -> tuple[str, ...]:
     """The analyser as first written: one Unicode tokeniser, each word stemmed unless a stop word."""
     terms: list[str] = []
     for token in _scoring._TOKEN.findall(text.lower()):
-        if _scoring._CJK.match(token):
+        if CJK_RE.match(token):
             terms.extend(c for c in token if c not in CJK_STOP)
             terms.extend(a + b for a, b in zip(token, token[1:]))
         elif token not in _STOP_REFERENCE:
