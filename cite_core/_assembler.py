@@ -60,7 +60,7 @@ class Assembler(StatementTags):
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
         ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
         self._corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
-        self._by_number = {s.number: s for s in sources}
+        self._by_number = self._corpus.by_number
         self._threshold = threshold
         # output
         self._plain: list[str] = []
