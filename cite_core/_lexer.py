@@ -241,19 +241,15 @@ class Lexer(LexerState):
 
     def _fence_line(self, buf: str, pos: int, eof: bool) -> _Scan:
         """Inside a fenced code block: whole lines, until a closing fence line."""
+        newline = buf.find("\n", pos)
         if self._line_start:
-            newline = buf.find("\n", pos)
             line = buf[pos:] if newline < 0 else buf[pos:newline]
             stripped = line.strip()
-            closing = len(self._fence) <= len(stripped) <= MAX_FENCE and stripped == self._fence[0] * len(
-                stripped
-            )
             could_close = stripped == self._fence[0] * len(stripped)
             if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
                 return pos, True
-            if closing:
+            if could_close and len(self._fence) <= len(stripped) <= MAX_FENCE:
                 self.mode = Mode.TEXT
-        newline = buf.find("\n", pos)
         end = len(buf) if newline < 0 else newline + 1
         yield from self._text(buf[pos:end], Kind.CODE)
         return end, False
