@@ -124,8 +124,14 @@ def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers")
     """The numbered sources as the model sees them, with their metadata."""
     if not sources:
         return NO_SOURCES_TEXT
+    return "\n\n".join(_source_blocks(sources, style)[0])
+
+
+def _source_blocks(sources: Sequence[Source], style: PromptStyle) -> tuple[list[str], list[int]]:
+    """Each source's ``<source>`` block, and the global number of each one's first sentence
+    (``statements``; zeros otherwise) with the total after them."""
     firsts = first_sentences(sources) if style == "statements" else [0] * (len(sources) + 1)
-    return "\n\n".join(_format_source(s, style, first) for s, first in zip(sources, firsts))
+    return [_format_source(s, style, first) for s, first in zip(sources, firsts)], firsts
 
 
 def _format_source(source: Source, style: PromptStyle, first: int = 0) -> str:
@@ -236,8 +242,7 @@ def build_prompt(
     if [s.number for s in numbered] != list(range(1, len(numbered) + 1)):
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")
     user_template = user_template or DEFAULT_USER_TEMPLATE
-    firsts = first_sentences(numbered) if style == "statements" else [0] * (len(numbered) + 1)
-    blocks = [_format_source(s, style, first) for s, first in zip(numbered, firsts)]
+    blocks, firsts = _source_blocks(numbered, style)
     shown, truncated, total = numbered, list[Source](), None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
