@@ -98,11 +98,23 @@ class NumberedNodes:
         dropped: Sequence[Source] = (),
     ) -> Response:
         """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
+        metadata = self.metadata(answer, raw=raw, shown=shown, dropped=dropped)
+        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+
+    def metadata(
+        self,
+        answer: CitedAnswer | None,
+        *,
+        raw: str | None,
+        shown: Sequence[Source] | None = None,
+        dropped: Sequence[Source] = (),
+    ) -> dict[str, Any]:
+        """A cited response's ``metadata``: ``answer_metadata`` and the dropped and repaired nodes."""
         sources = self.sources if shown is None else shown
         metadata = answer_metadata(answer, raw=raw, sources=sources, dropped=dropped)
         metadata["dropped_nodes"] = self.dropped_nodes(dropped)
         metadata["repaired_nodes"] = list(self.repaired)
-        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+        return metadata
 
 
 def answer_metadata(
