@@ -159,17 +159,16 @@ class CallPlan:
 
 @dataclass
 class Run:
-    """One synthesis: the question, the numbered nodes, the call plan, and the response once made."""
+    """One synthesis: the numbered nodes, the call plan, and the response once made."""
 
-    question: str
     numbered: NumberedNodes
     plan: CallPlan
     response: Any = None
 
-    def respond(self, synthesizer: CiteSynthesizer, text: Any, **options: Any) -> None:
+    def respond(self, text: Any, **options: Any) -> None:
         """The response of the final answer: ``text`` (a str), or its deltas when streaming."""
-        prompt, threshold = self.plan.prompt(), synthesizer.unsupported_threshold
-        numbered: NumberedNodes = self.numbered
+        synthesizer, prompt, numbered = self.plan.synthesizer, self.plan.prompt(), self.numbered
+        threshold = synthesizer.unsupported_threshold
         response: Any
         if not isinstance(text, str):
             kind = AsyncCitedStreamingResponse if hasattr(text, "__aiter__") else CitedStreamingResponse

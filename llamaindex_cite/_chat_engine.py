@@ -11,6 +11,7 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageR
 from llama_index.core.callbacks import trace_method
 from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
+from llama_index.core.tools import ToolOutput
 
 from ._synthesizer import CiteSynthesizer
 
@@ -73,12 +74,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         response = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
         self._memory.put(ChatMessage(content=str(response), role=MessageRole.ASSISTANT))
-        return AgentChatResponse(
-            response=str(response),
-            sources=[context_source],
-            source_nodes=response.source_nodes,
-            metadata=response.metadata,
-        )
+        return _agent_response(response, context_source)
 
     @trace_method("chat")
     async def achat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
@@ -86,12 +82,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         response = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
         await self._memory.aput(ChatMessage(content=str(response), role=MessageRole.ASSISTANT))
-        return AgentChatResponse(
-            response=str(response),
-            sources=[context_source],
-            source_nodes=response.source_nodes,
-            metadata=response.metadata,
-        )
+        return _agent_response(response, context_source)
 
     @trace_method("chat")
     def stream_chat(
@@ -131,6 +122,16 @@ class CiteChatEngine(CondensePlusContextChatEngine):
             chat_response.awrite_response_to_history(self._memory)
         )
         return chat_response
+
+
+def _agent_response(response: Any, context_source: ToolOutput) -> AgentChatResponse:
+    """The chat response of a turn's cited ``response``: its cited nodes and the cited answer's metadata."""
+    return AgentChatResponse(
+        response=str(response),
+        sources=[context_source],
+        source_nodes=response.source_nodes,
+        metadata=response.metadata,
+    )
 
 
 def _chat_stream(tokens: Iterator[str]) -> Generator[ChatResponse, None, None]:

@@ -38,6 +38,7 @@ REFERENCE_NUMBER_KEY = "reference_number"
 _HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
 _FORWARDED = ("file_name", "file_path", "page_label")
 logger = logging.getLogger("llamaindex_cite")
+_Checked = tuple[list[tuple[NodeWithScore, dict[str, Any]]], list[NodeWithScore], list[NodeWithScore]]
 
 
 @dataclass
@@ -98,11 +99,23 @@ class NumberedNodes:
         dropped: Sequence[Source] = (),
     ) -> Response:
         """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
+        metadata = self.metadata(answer, raw=raw, shown=shown, dropped=dropped)
+        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+
+    def metadata(
+        self,
+        answer: CitedAnswer | None,
+        *,
+        raw: str | None,
+        shown: Sequence[Source] | None = None,
+        dropped: Sequence[Source] = (),
+    ) -> dict[str, Any]:
+        """A cited response's ``metadata``: ``answer_metadata`` and the dropped and repaired nodes."""
         sources = self.sources if shown is None else shown
         metadata = answer_metadata(answer, raw=raw, sources=sources, dropped=dropped)
         metadata["dropped_nodes"] = self.dropped_nodes(dropped)
         metadata["repaired_nodes"] = list(self.repaired)
-        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+        return metadata
 
 
 def answer_metadata(
@@ -127,7 +140,15 @@ def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> Numbe
     field (a NaN score, a negative ``start_char_idx``) is kept without that field and listed in
     ``repaired``: one bad node never fails the whole query.
     """
-    items, kept, left_out, repaired = [], [], [], []
+    kept, left_out, repaired = checked_items(nodes)
+    sources = number_sources([item for _, item in kept], merge=merge)
+    owners = [[kept[i][0] for i in source.item_indices] for source in sources]
+    return NumberedNodes(sources, {s.number: group for s, group in zip(sources, owners)}, left_out, repaired)
+
+
+def checked_items(nodes: Sequence[NodeWithScore]) -> _Checked:
+    """The nodes with text the core accepts, with their source items; those it rejects; those repaired."""
+    kept, left_out, repaired = [], [], []
     for node in nodes:
         item, problems = source_item(node)
         if item is None:
@@ -141,13 +162,8 @@ def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> Numbe
         if problems:
             logger.warning("node %s: %s", node.node.node_id, "; ".join(problems))
             repaired.append(node)
-        items.append(item)
-        kept.append(node)
-    sources = number_sources(items, merge=merge)
-    owners = [[kept[i] for i in source.item_indices] for source in sources]
-    numbered = NumberedNodes(sources=sources, nodes={s.number: group for s, group in zip(sources, owners)})
-    numbered.left_out, numbered.repaired = left_out, repaired
-    return numbered
+        kept.append((node, item))
+    return kept, left_out, repaired
 
 
 def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:

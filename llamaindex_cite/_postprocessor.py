@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator
+from typing import Any
 
 from llama_index.core.base.response.schema import (
     RESPONSE_TYPE,
@@ -89,27 +90,23 @@ class CitePostprocessor(BaseNodePostprocessor):
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
         if isinstance(response, StreamingResponse) and response.response_txt is None and _unread(response):
-            numbered = renumber_nodes(response.source_nodes)
-            shown = CitationPrompt(messages=[], sources=numbered.sources)
-            threshold = self.unsupported_threshold
-            return CitedStreamingResponse.start(
-                response.response_gen, numbered, shown, unsupported_threshold=threshold
-            )
+            return self._stream(CitedStreamingResponse, response.response_gen, response.source_nodes)
         return self._cite(self._text(response), response.source_nodes)
 
     async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
             if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
-                numbered = renumber_nodes(response.source_nodes)
-                shown = CitationPrompt(messages=[], sources=numbered.sources)
                 tokens = _tokens_or_recorded(response.response_gen, _openings(response.source_nodes))
-                threshold = self.unsupported_threshold
-                return AsyncCitedStreamingResponse.start(
-                    tokens, numbered, shown, unsupported_threshold=threshold
-                )
+                return self._stream(AsyncCitedStreamingResponse, tokens, response.source_nodes)
             response = await response.get_response()
         return self.cite(response)
+
+    def _stream(self, kind: Any, tokens: Any, nodes: list[NodeWithScore]) -> Any:
+        """A cited streaming response (``kind``) whose ``tokens`` cite the numbered ``nodes``."""
+        numbered = renumber_nodes(nodes)
+        shown = CitationPrompt(messages=[], sources=numbered.sources)
+        return kind.start(tokens, numbered, shown, unsupported_threshold=self.unsupported_threshold)
 
     @staticmethod
     def _text(response: RESPONSE_TYPE) -> str:

@@ -195,10 +195,8 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
 
 
 def _metadata(numbered: NumberedNodes, prompt: CitationPrompt) -> dict[str, Any]:
-    metadata = answer_metadata(None, raw=None, sources=prompt.sources, dropped=prompt.dropped)
-    metadata["dropped_nodes"] = numbered.dropped_nodes(prompt.dropped)
-    metadata["repaired_nodes"] = list(numbered.repaired)
-    return metadata
+    """The metadata of a cited stream before its answer is known."""
+    return numbered.metadata(None, raw=None, shown=prompt.sources, dropped=prompt.dropped)
 
 
 def _empty_sync() -> Generator[str, None, None]:

@@ -157,23 +157,23 @@ class CiteSynthesizer(BaseSynthesizer):
                 claude, messages = self._claude(run)
                 if self._streaming:
                     stream = ClaudeStream(claude, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, (r.raw for r in llm.stream_chat(messages)), stream=stream)
+                    run.respond((r.raw for r in llm.stream_chat(messages)), stream=stream)
                 else:
                     reply = llm.chat(messages)
                     answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, raw, answer=answer)
+                    run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
                 raw = llm.chat(self.messages(prompt)).message.content or ""
                 following = run.plan.next(raw)
                 if following is None:  # nothing more fits beside the answer: it is final
-                    run.respond(self, raw if not self._streaming else iter([raw]))
+                    run.respond(raw if not self._streaming else iter([raw]))
                     return run.response
                 prompt = following
             if self._streaming:
-                run.respond(self, (r.delta or "" for r in llm.stream_chat(self.messages(prompt))))
+                run.respond(r.delta or "" for r in llm.stream_chat(self.messages(prompt)))
             else:
-                run.respond(self, llm.chat(self.messages(prompt)).message.content or "")
+                run.respond(llm.chat(self.messages(prompt)).message.content or "")
         return run.response
 
     @dispatcher.span
@@ -191,23 +191,23 @@ class CiteSynthesizer(BaseSynthesizer):
                 claude, messages = self._claude(run)
                 if self._streaming:
                     stream = ClaudeStream(claude, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, araw(await llm.astream_chat(messages)), stream=stream)
+                    run.respond(araw(await llm.astream_chat(messages)), stream=stream)
                 else:
                     reply = await llm.achat(messages)
                     answer, raw = claude.answer(reply, unsupported_threshold=self.unsupported_threshold)
-                    run.respond(self, raw, answer=answer)
+                    run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
                 raw = (await llm.achat(self.messages(prompt))).message.content or ""
                 following = run.plan.next(raw)
                 if following is None:
-                    run.respond(self, raw if not self._streaming else aiterate([raw]))
+                    run.respond(raw if not self._streaming else aiterate([raw]))
                     return run.response
                 prompt = following
             if self._streaming:
-                run.respond(self, adeltas(await llm.astream_chat(self.messages(prompt))))
+                run.respond(adeltas(await llm.astream_chat(self.messages(prompt))))
             else:
-                run.respond(self, (await llm.achat(self.messages(prompt))).message.content or "")
+                run.respond((await llm.achat(self.messages(prompt))).message.content or "")
         return run.response
 
     @contextmanager
@@ -221,7 +221,7 @@ class CiteSynthesizer(BaseSynthesizer):
             numbered = number_nodes(list(nodes), merge=self.merge_chunks)
             texts = [source.text for source in numbered.sources]
             dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=texts))
-            run = Run(bundle.query_str, numbered, CallPlan(self, bundle.query_str, numbered.sources))
+            run = Run(numbered, CallPlan(self, bundle.query_str, numbered.sources))
             yield run
             dispatcher.event(GetResponseEndEvent())
             event.on_end(payload={EventPayload.RESPONSE: run.response})
@@ -231,7 +231,7 @@ class CiteSynthesizer(BaseSynthesizer):
         """One call to Claude: the sources that fit the budget as search results, the rest dropped."""
         run.plan.drop_rest()
         claude = ClaudeSources(run.plan.shown)
-        return claude, claude.messages(run.question, self.chat_history)
+        return claude, claude.messages(run.plan.question, self.chat_history)
 
     def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
         """The cited ``Response`` for the model's ``raw`` answer, over the sources ``prompt`` shows."""

@@ -12,7 +12,7 @@ from llama_index.core.tools import FunctionTool
 import cite_core
 from cite_core import CitedAnswer, Source
 
-from ._convert import NumberedNodes, number_nodes, source_item
+from ._convert import NumberedNodes, checked_items
 
 __all__ = ["CitationSession", "cited_query_engine_tool"]
 
@@ -31,13 +31,10 @@ class CitationSession(cite_core.CitationSession):
 
     def add_nodes(self, nodes: Iterable[NodeWithScore]) -> list[Source]:
         """Number the nodes (repeats keep their number); returns their sources, in order of appearance."""
-        numbered = number_nodes(list(nodes), merge=False)  # valid nodes only, repaired where needed
-        kept = [node for group in numbered.nodes.values() for node in group]
-        items = []
-        for node in kept:
+        kept = checked_items(list(nodes))[0]  # valid nodes only, repaired where needed
+        for node, _ in kept:
             self._nodes.setdefault(node.node.node_id, node)
-            items.append(source_item(node)[0])
-        return self.add(items)
+        return self.add([item for _, item in kept])
 
     def cited_answer(self, text: str, **options: Any) -> CitedAnswer:
         """The ``CitedAnswer`` of a final answer over every source of the session."""
