@@ -17,7 +17,7 @@ from cite_core import CitedAnswer
 
 from ._compat import content_helpers
 
-__all__ = ["answer_chunk", "anthropic_events", "message_parts", "message_text", "to_ai_message"]
+__all__ = ["answer_chunk", "anthropic_events", "as_output", "message_parts", "message_text", "to_ai_message"]
 
 _REASONING = {"reasoning": "reasoning", "thinking": "thinking"}
 """Reasoning block types and the key holding their text."""
@@ -157,6 +157,14 @@ def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) 
     block = helpers.create_text_block(text, annotations=_annotations(answer, markers) or None)
     metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
     return AIMessage(content=[block], response_metadata=metadata, **kwargs)
+
+
+def as_output(answer: CitedAnswer, output: str) -> Any:
+    """The answer as ``output`` asks: itself (``answer``), an ``AIMessage`` with renumbered markers
+    (``message``) or its renumbered text (``text``)."""
+    if output == "message":
+        return to_ai_message(answer, markers=True)
+    return answer.text if output == "text" else answer
 
 
 def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChunk:
