@@ -19,8 +19,8 @@ from ._compat import content_helpers
 
 __all__ = ["answer_chunk", "anthropic_events", "as_output", "message_parts", "message_text", "to_ai_message"]
 
-_REASONING = {"reasoning": "reasoning", "thinking": "thinking"}
-"""Reasoning block types and the key holding their text."""
+_REASONING = frozenset({"reasoning", "thinking"})
+"""Reasoning block types; each holds its text under the key named like its type."""
 _TEXT = frozenset({"text", "output_text", "text_delta"})
 
 
@@ -53,7 +53,7 @@ def message_parts(output: Any) -> tuple[str, str]:
         elif isinstance(block, Mapping) and block.get("type") in _TEXT:
             parts.append(block.get("text") or "")
         elif isinstance(block, Mapping) and block.get("type") in _REASONING:
-            text = block.get(_REASONING[block["type"]])
+            text = block.get(block["type"])
             reasoning.append(text if isinstance(text, str) else "")
     return "".join(parts), "".join(reasoning)
 
