@@ -50,11 +50,9 @@ def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[
     original = getattr(module, name)
 
     def record(*args: Any) -> Any:
-        if hybrid:
-            into.append(_hybrid_features(*args))
-        else:
-            into.append(original(*args))
-        return original(*args)
+        result = original(*args)
+        into.append(_hybrid_features(*args) if hybrid else result)
+        return result
 
     setattr(module, name, record)
     try:
