@@ -125,10 +125,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for name, row in result.items():
             print(name, {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()})
         return result
-    result = {}
-    for name, scores in dataset_scores(args.split).items():
-        result[name] = scores if isinstance(scores, str) else flag_rates(scores, args.threshold)
-        print(name, result[name])
+    result = run(args.split, args.threshold)
+    for name, row in result.items():
+        print(name, row)
     return result
 
 
