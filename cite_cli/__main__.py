@@ -180,15 +180,11 @@ def _remove(args: argparse.Namespace) -> int:
         store.check_format(store.meta())
         records = store.files()
         targets = [Path(p).resolve() for p in args.paths]
-        chosen = [
-            r
-            for r in records.values()
-            if any(Path(r.document_id) == t or Path(r.document_id).is_relative_to(t) for t in targets)
-        ]
+        chosen = [r for r in records.values() if any(Path(r.document_id).is_relative_to(t) for t in targets)]
         unmatched = [
             p
             for p, t in zip(args.paths, targets)
-            if not any(Path(r.document_id) == t or Path(r.document_id).is_relative_to(t) for r in chosen)
+            if not any(Path(r.document_id).is_relative_to(t) for r in chosen)
         ]
         if unmatched:
             raise CliError(f"not in the index: {', '.join(unmatched)} (see `cite list`)")

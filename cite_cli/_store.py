@@ -149,9 +149,7 @@ class Store:
             except (OSError, ValueError) as exc:
                 raise CliError(f"cannot open the index at {folder}: {reason(exc)}") from exc
         if not url:
-            fast_commits(self.client, collection)
-            fast_commits(self.client, self.records_collection)
-            fast_commits(self.client, self.journal_collection)
+            self._fast_commits()
         if not create and not self.client.collection_exists(collection):
             self.client.close()
             raise CliError(
@@ -161,6 +159,14 @@ class Store:
 
     def close(self) -> None:
         self.client.close()
+
+    def _collections(self) -> tuple[str, str, str]:
+        """The chunks, file records and journal collections."""
+        return (self.collection, self.records_collection, self.journal_collection)
+
+    def _fast_commits(self) -> None:
+        for name in self._collections():
+            fast_commits(self.client, name)
 
     # -- collection ------------------------------------------------------------------------------
 
@@ -191,9 +197,7 @@ class Store:
             if not self.client.collection_exists(name):
                 self.client.create_collection(name, vectors_config={})
         if not self.url:
-            fast_commits(self.client, self.collection)
-            fast_commits(self.client, self.records_collection)
-            fast_commits(self.client, self.journal_collection)
+            self._fast_commits()
         else:  # payload indexes only exist on a server; the embedded mode never filters chunks by payload
             for field in ("document_id", "generation"):
                 self.client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD)
@@ -217,10 +221,7 @@ class Store:
 
     def count(self) -> int:
         """Points in the collection (chunks and file records)."""
-        return sum(
-            int(self.client.count(name, exact=True).count)
-            for name in (self.collection, self.records_collection, self.journal_collection)
-        )
+        return sum(int(self.client.count(name, exact=True).count) for name in self._collections())
 
     def size_hint(self) -> str | None:
         """One line advising a Qdrant server when an embedded index is past LOCAL_LIMIT points."""

@@ -17,10 +17,10 @@ from cite_core import CitedAnswer
 
 from ._compat import content_helpers
 
-__all__ = ["answer_chunk", "anthropic_events", "message_parts", "message_text", "to_ai_message"]
+__all__ = ["answer_chunk", "anthropic_events", "as_output", "message_parts", "message_text", "to_ai_message"]
 
-_REASONING = {"reasoning": "reasoning", "thinking": "thinking"}
-"""Reasoning block types and the key holding their text."""
+_REASONING = frozenset({"reasoning", "thinking"})
+"""Reasoning block types; each holds its text under the key named like its type."""
 _TEXT = frozenset({"text", "output_text", "text_delta"})
 
 
@@ -53,7 +53,7 @@ def message_parts(output: Any) -> tuple[str, str]:
         elif isinstance(block, Mapping) and block.get("type") in _TEXT:
             parts.append(block.get("text") or "")
         elif isinstance(block, Mapping) and block.get("type") in _REASONING:
-            text = block.get(_REASONING[block["type"]])
+            text = block.get(block["type"])
             reasoning.append(text if isinstance(text, str) else "")
     return "".join(parts), "".join(reasoning)
 
@@ -157,6 +157,14 @@ def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) 
     block = helpers.create_text_block(text, annotations=_annotations(answer, markers) or None)
     metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
     return AIMessage(content=[block], response_metadata=metadata, **kwargs)
+
+
+def as_output(answer: CitedAnswer, output: str) -> Any:
+    """The answer as ``output`` asks: itself (``answer``), an ``AIMessage`` with renumbered markers
+    (``message``) or its renumbered text (``text``)."""
+    if output == "message":
+        return to_ai_message(answer, markers=True)
+    return answer.text if output == "text" else answer
 
 
 def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChunk:

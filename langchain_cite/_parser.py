@@ -15,7 +15,7 @@ from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, TextDelta
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
 from ._compat import PublicSerializable, content_helpers
-from ._messages import to_ai_message
+from ._messages import as_output, to_ai_message
 from ._run import ParseRun
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
@@ -108,10 +108,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
         run = ParseRun(self)
         run.feed(input)
         run.finish()
-        answer = _answer(run)
-        if self.output == "message":
-            return to_ai_message(answer, markers=True)
-        return answer.text if self.output == "text" else answer
+        return as_output(_answer(run), self.output)
 
     async def _aparse(self, input: Any) -> Any:
         return self._parse(input)

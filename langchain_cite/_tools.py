@@ -16,7 +16,7 @@ import cite_core
 
 from ._answer import CitedRagAnswer, rag_answer
 from ._documents import document_to_item
-from ._messages import message_parts, to_ai_message
+from ._messages import as_output, message_parts
 
 __all__ = ["SESSION_CONFIG_KEY", "CitationSession", "create_cited_retriever_tool"]
 
@@ -73,10 +73,7 @@ class CitationSession(cite_core.CitationSession):
             raise cite_core.PromptError(f'output must be "answer", "message" or "text", got {output!r}')
 
         def run(value: Any) -> Any:
-            answer = self.parse(value)
-            if output == "message":
-                return to_ai_message(answer, markers=True)
-            return answer.text if output == "text" else answer
+            return as_output(self.parse(value), output)
 
         return RunnableLambda(run, name="CitationSession.parser")
 

@@ -23,13 +23,10 @@ from typing import Any
 
 from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
 from cite_core import _scoring as scoring
-from cite_core import number_sources, parse_answer
+from cite_core import parse_answer
 
-from ._data import available, load_jsonl, split
-from .flag import MAX_FALSE_FLAGS, flag_rates, highest_safe
-from .localisation import WICE, _as_answer
-from .markers import FILE as EXPERTQA
-from .verification import ATTRIBUTIONBENCH, attributionbench_cases, expertqa_cases
+from ._data import available
+from .flag import FILES, MAX_FALSE_FLAGS, cases, flag_rates, highest_safe
 
 __all__ = ["L2", "Claim", "dataset_features", "fit", "fit_logistic", "leave_one_out", "main", "score"]
 
@@ -50,11 +47,9 @@ def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[
     original = getattr(module, name)
 
     def record(*args: Any) -> Any:
-        if hybrid:
-            into.append(_hybrid_features(*args))
-        else:
-            into.append(original(*args))
-        return original(*args)
+        result = original(*args)
+        into.append(_hybrid_features(*args) if hybrid else result)
+        return result
 
     setattr(module, name, record)
     try:
@@ -76,28 +71,12 @@ def _claim(label: str, text: str | None, sources: list[Any], embeddings: Any = N
     return label, features
 
 
-def _cases(name: str, which: str) -> Iterator[tuple[str, str | None, list[Any]]]:
-    if name == "attributionbench":
-        for text, sources, label, _, _ in attributionbench_cases(which):
-            yield ("supported" if label else "not_supported"), text, sources
-    elif name == "wice":
-        for record in split(load_jsonl(WICE), which):  # type: ignore[arg-type]
-            label = {"supported": "supported", "not_supported": "not_supported"}.get(
-                record["label"], "partial"
-            )
-            yield label, _as_answer(record["claim"]), number_sources(["\n".join(record["evidence"])])
-    else:
-        for text, sources, label, _, _ in expertqa_cases(which):
-            yield ("supported" if label else "partial"), text, sources
-
-
 def dataset_features(which: str = "dev", embeddings: Any = None) -> dict[str, list[Claim]]:
     """Per available dataset, each claim's label and the features of every reading parse_answer scores
     (with ``embeddings``: the two inputs of ``hybrid_support`` for each citation)."""
-    files = {"attributionbench": ATTRIBUTIONBENCH, "wice": WICE, "expertqa": EXPERTQA}
     return {
-        name: [_claim(*case, embeddings) for case in _cases(name, which)]
-        for name, file in files.items()
+        name: [_claim(*case, embeddings) for case in cases(name, which)]
+        for name, file in FILES.items()
         if available(file)
     }
 

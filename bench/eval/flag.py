@@ -16,10 +16,10 @@ threshold together): on the other datasets, the highest threshold whose false-fl
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
-from cite_core import number_sources, parse_answer
+from cite_core import number_sources
 from cite_core._scoring import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, missing, split
@@ -27,7 +27,16 @@ from .localisation import WICE, _as_answer
 from .markers import FILE as EXPERTQA
 from .verification import ATTRIBUTIONBENCH, attributionbench_cases, best_support, expertqa_cases
 
-__all__ = ["MAX_FALSE_FLAGS", "dataset_scores", "flag_rates", "leave_one_out", "main", "run"]
+__all__ = [
+    "FILES",
+    "MAX_FALSE_FLAGS",
+    "cases",
+    "dataset_scores",
+    "flag_rates",
+    "leave_one_out",
+    "main",
+    "run",
+]
 
 MAX_FALSE_FLAGS = 0.10
 """The most a flag may mark of the claims judged supported, in every dataset."""
@@ -35,38 +44,39 @@ MAX_FALSE_FLAGS = 0.10
 Scores = dict[str, list[float]]  # "supported" / "not_supported" / "partial" -> scores
 
 
-def _wice(which: str, embeddings: Any) -> Scores:
-    out: Scores = {"supported": [], "not_supported": [], "partial": []}
-    for record in split(load_jsonl(WICE), which):  # type: ignore[arg-type]
-        sources = number_sources(["\n".join(record["evidence"])])
-        answer = parse_answer(_as_answer(record["claim"]), sources, embeddings=embeddings)
-        score = max((c.support for c in answer.citations), default=0.0)
-        key = {"supported": "supported", "not_supported": "not_supported"}.get(record["label"], "partial")
-        out[key].append(score)
-    return out
+FILES = {"attributionbench": ATTRIBUTIONBENCH, "wice": WICE, "expertqa": EXPERTQA}
+"""The datasets of the flag, by name."""
 
 
-def _pairs(cases: Any, embeddings: Any) -> Scores:
-    out: Scores = {"supported": [], "not_supported": []}
-    for text, sources, label, _, _ in cases:
-        score = best_support(text, sources, embeddings=embeddings)
-        out["supported" if label else "not_supported"].append(score)
-    return out
+def cases(name: str, which: str) -> Iterator[tuple[str, str | None, list[Any]]]:
+    """``(label, answer text, sources)`` of each claim of a dataset's split, labelled ``supported``,
+    ``not_supported`` or ``partial``."""
+    if name == "attributionbench":
+        for text, sources, label, _, _ in attributionbench_cases(which):
+            yield ("supported" if label else "not_supported"), text, sources
+    elif name == "wice":
+        for record in split(load_jsonl(WICE), which):  # type: ignore[arg-type]
+            label = {"supported": "supported", "not_supported": "not_supported"}.get(
+                record["label"], "partial"
+            )
+            yield label, _as_answer(record["claim"]), number_sources(["\n".join(record["evidence"])])
+    else:
+        for text, sources, label, _, _ in expertqa_cases(which):
+            yield ("supported" if label else "partial"), text, sources
 
 
 def dataset_scores(which: str, embeddings: Any = None) -> dict[str, Scores | str]:
     """Scores per dataset of a split (a missing dataset: the message saying where it was looked for)."""
-    sets: dict[str, tuple[str, Callable[[], Scores]]] = {
-        "attributionbench": (ATTRIBUTIONBENCH, lambda: _pairs(attributionbench_cases(which), embeddings)),
-        "wice": (WICE, lambda: _wice(which, embeddings)),
-        "expertqa": (EXPERTQA, lambda: _expertqa(which, embeddings)),
-    }
-    return {name: build() if available(file) else missing(file) for name, (file, build) in sets.items()}
-
-
-def _expertqa(which: str, embeddings: Any) -> Scores:
-    scores = _pairs(expertqa_cases(which), embeddings)
-    return {"supported": scores["supported"], "partial": scores["not_supported"]}
+    out: dict[str, Scores | str] = {}
+    for name, file in FILES.items():
+        if not available(file):
+            out[name] = missing(file)
+            continue
+        scores: Scores = {"supported": [], "not_supported": [], "partial": []}
+        for label, text, sources in cases(name, which):
+            scores[label].append(best_support(text, sources, embeddings=embeddings))
+        out[name] = scores
+    return out
 
 
 def flag_rates(scores: Scores, threshold: float) -> dict[str, float | int]:
@@ -125,10 +135,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for name, row in result.items():
             print(name, {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()})
         return result
-    result = {}
-    for name, scores in dataset_scores(args.split).items():
-        result[name] = scores if isinstance(scores, str) else flag_rates(scores, args.threshold)
-        print(name, result[name])
+    result = run(args.split, args.threshold)
+    for name, row in result.items():
+        print(name, row)
     return result
 
 

@@ -9,7 +9,6 @@ panel), ``markdown``, ``terminal``, ``urls``; the page's CSS and JS are the pack
 from __future__ import annotations
 
 from .html import PAGE_STYLE, SCRIPT, STYLE, content_security_policy, render_html
-from .labels import LABELS, page_text, pages_cited
 from .markdown import render_markdown
 from .notes import Note, answer_notes
 from .terminal import render_terminal, strip_controls
@@ -28,8 +27,3 @@ __all__ = [
     "safe_url",
     "strip_controls",
 ]
-
-# Old private names still imported by cite_cli until it uses render_terminal.
-_LABELS = LABELS
-_pages = pages_cited
-_page_text = page_text

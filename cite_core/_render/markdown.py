@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from .blocks import citations_by_reference, walk
-from .labels import detect_lang, labels_for, page_text, pages_cited, short
+from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
 from .notes import Note, answer_notes
 from .urls import md_url, safe_url
 
@@ -42,7 +42,11 @@ _DEFINITION = re.compile(r"^([ \t]{0,3}\[(?!\^)([^\]\n]{0,999}))\](?=:)", re.MUL
 
 def _md_escape(text: str) -> str:
     """Escape Markdown and inline-HTML syntax in a metadata string (one line, cut to the label length)."""
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in short(text))
+    return _escaped(short(text))
+
+
+def _escaped(line: str) -> str:
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in line)
 
 
 def _unsafe_target(text: str, after: int) -> bool:
@@ -104,7 +108,7 @@ def render_markdown(
 
 
 def _md_escape_note(text: str) -> str:
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in " ".join(text.split()))
+    return _escaped(one_line(text))
 
 
 def _marker(number: int, style: str) -> str:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from bench.eval import _data, calibrate
+from bench.eval import _data, calibrate, flag
 from cite_core._scoring import SUPPORT_WEIGHTS
 
 
@@ -16,7 +16,7 @@ def test_features_reproduce_the_evaluated_support(monkeypatch: pytest.MonkeyPatc
         pytest.skip("AttributionBench not found")
     records = _data.load_jsonl(verification.ATTRIBUTIONBENCH)[:12]
     monkeypatch.setattr(verification, "load_jsonl", lambda name: records)
-    claims = [calibrate._claim(*case) for case in calibrate._cases("attributionbench", "dev")]
+    claims = [calibrate._claim(*case) for case in flag.cases("attributionbench", "dev")]
     pairs = verification.attributionbench_pairs("dev")
     assert len(claims) == len(pairs) == 6
     assert [label == "supported" for label, _ in claims] == [label for _, label, _ in pairs]
