@@ -14,14 +14,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, Note, render_terminal, strip_controls
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, Note, render_markdown, render_terminal, strip_controls
 
 __all__ = ["LiveTerminal", "json_message", "markdown_answer", "safe_json"]
 
 _STYLE = {"marker": "36", "weak": "33;4"}
 # C1 controls and bidi controls are legal in JSON strings; escaped so that printing the JSON is safe too
 _UNSAFE_IN_JSON = re.compile("[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
 def safe_json(text: str) -> str:
@@ -94,9 +93,5 @@ def json_message(answer: Any, model: str, notes: Sequence[Note]) -> str:
 
 
 def markdown_answer(answer: Any, notes: Sequence[Note]) -> str:
-    """The answer as Markdown with its references, then one quoted note per trust signal."""
-    text = answer.to_markdown(style="links").rstrip("\n") + "\n"
-    for note in notes:
-        escaped = _MD_SPECIAL.sub(r"\\\1", " ".join(note.text.split()))
-        text += f"\n> **Note:** {escaped}\n"
-    return strip_controls(text)
+    """The answer as Markdown: its text, the trust ``notes`` as a quote, then the references."""
+    return strip_controls(render_markdown(answer, style="links", notes=notes))
