@@ -42,6 +42,7 @@ from ._models import (
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
+    MESSAGE_FRAMING_TOKENS,
     CitationPrompt,
     Messages,
     OverflowPolicy,
@@ -74,6 +75,7 @@ __all__ = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
+    "MESSAGE_FRAMING_TOKENS",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",

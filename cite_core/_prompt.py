@@ -19,6 +19,7 @@ from ._tokens import EncodingSpec, token_counter
 __all__ = [
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_USER_TEMPLATE",
+    "MESSAGE_FRAMING_TOKENS",
     "CitationPrompt",
     "Messages",
     "OverflowPolicy",
@@ -212,6 +213,9 @@ def _format(template: str, what: str, **values: Any) -> str:
 
 OverflowPolicy = Literal["drop", "truncate"]
 
+MESSAGE_FRAMING_TOKENS = 8
+"""Tokens the budget counts for the framing of the system and user messages (roles, separators)."""
+
 
 def build_prompt(
     question: str,
@@ -223,6 +227,7 @@ def build_prompt(
     system_template: str | None = None,
     user_template: str | None = None,
     on_overflow: OverflowPolicy = "drop",
+    warn_dropped: bool = True,
 ) -> CitationPrompt:
     """Messages asking for a cited answer to ``question`` over ``sources``, within ``max_tokens``.
 
@@ -232,7 +237,8 @@ def build_prompt(
     top-ranked source too big on its own is a ``TokenBudgetError``. With ``on_overflow="truncate"`` the
     first source that does not fit is shown in part instead: cut at the last sentence end that fits (a
     word end when no sentence fits), as a prefix of its text with the same number and offsets, so the
-    parser cites only what the model saw; the whole source is listed in ``truncated``.
+    parser cites only what the model saw; the whole source is listed in ``truncated``. Dropped sources
+    are logged as a warning unless ``warn_dropped=False`` (a caller that shows them in a later call).
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
@@ -249,7 +255,8 @@ def build_prompt(
             raise PromptError(f"max_tokens must be a positive integer, got {max_tokens!r}")
         count = token_counter(encoding)
         fixed = count(citation_instructions(len(numbered), style=style, template=system_template))
-        fixed += count(_format(user_template, "user template", sources="", question=question)) + 8
+        fixed += count(_format(user_template, "user template", sources="", question=question))
+        fixed += MESSAGE_FRAMING_TOKENS
         if fixed > max_tokens:
             raise TokenBudgetError(
                 f"the instructions and question alone take {fixed} tokens, more than max_tokens={max_tokens}"
@@ -259,7 +266,7 @@ def build_prompt(
         )
         total += fixed
     dropped = numbered[len(shown) :]
-    if dropped:
+    if dropped and warn_dropped:
         logger.warning(
             "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
             max_tokens,

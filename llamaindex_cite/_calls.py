@@ -12,14 +12,14 @@ shown in part (cite_core's ``on_overflow="truncate"``), and sources that no call
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from llama_index.core.prompts.default_prompts import DEFAULT_REFINE_PROMPT
 
 from cite_core import (
+    MESSAGE_FRAMING_TOKENS,
     CitationPrompt,
     Source,
     TokenBudgetError,
@@ -39,8 +39,6 @@ __all__ = ["DEFAULT_REFINE_PROMPT", "CallPlan", "ResponseMode", "Run", "adeltas"
 
 ResponseMode = Literal["compact", "refine", "single"]
 logger = logging.getLogger("llamaindex_cite")
-_MESSAGE_TOKENS = 8
-"""Tokens counted for the framing of the two messages, as cite_core counts them."""
 
 
 class CallPlan:
@@ -110,7 +108,7 @@ class CallPlan:
         while True:  # the same sources under their own numbers; when a digit more does not fit, one fewer
             system = citation_instructions(group[-1].number, style=s.style, template=s.system_template)
             content = user.format(question=self.question, sources=format_sources(group, style=s.style))
-            if len(group) == 1 or count(system) + count(content) + _MESSAGE_TOKENS <= s.budget():
+            if len(group) == 1 or count(system) + count(content) + MESSAGE_FRAMING_TOKENS <= s.budget():
                 break
             group, cut = group[:-1], False
         self._advance(group, cut)
@@ -129,11 +127,12 @@ class CallPlan:
             "encoding": s.encoding,
             "system_template": system,
             "user_template": user,
+            # in compact and refine the sources left out go to later calls: they are not dropped
+            "warn_dropped": self.mode == "single",
         }
         for overflow in ("drop", "truncate"):
             try:
-                with _later_calls_are_not_drops(self.mode != "single"):
-                    return build_prompt(self.question, sources, on_overflow=overflow, **options)
+                return build_prompt(self.question, sources, on_overflow=overflow, **options)
             except TokenBudgetError:
                 continue
         return None
@@ -202,21 +201,3 @@ async def araw(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:
 async def aiterate(texts: list[str]) -> AsyncIterator[str]:
     for text in texts:
         yield text
-
-
-class _NotDropped(logging.Filter):
-    """Hides cite_core's "dropped" warning: in compact and refine, the sources left out go to later calls."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("token budget %d: dropped")
-
-
-@contextmanager
-def _later_calls_are_not_drops(active: bool) -> Iterator[None]:
-    core, hide = logging.getLogger("cite_core"), _NotDropped()
-    if active:
-        core.addFilter(hide)
-    try:
-        yield
-    finally:
-        core.removeFilter(hide)

@@ -23,6 +23,7 @@ EXPECTED = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
+    "MESSAGE_FRAMING_TOKENS",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",

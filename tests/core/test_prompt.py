@@ -79,6 +79,10 @@ def test_budget_drops_lowest_ranked_sources_and_numbering_matches(sources, caplo
     assert "numbered 1 to 2" in messages[0]["content"] and "Pets" not in messages[1]["content"]
     assert messages.token_count <= budget
     assert "dropped 1 lowest-ranked source" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="cite_core"):  # a caller that shows them later
+        quiet = build_prompt("Question?", sources, max_tokens=budget, warn_dropped=False)
+    assert [s.number for s in quiet.dropped] == [3] and "dropped" not in caplog.text
     # the model cites the dropped source anyway: it is reported, not linked
     answer = parse_answer("Dogs bark [3]. Grass is green [1].", messages.sources)
     assert answer.invalid_markers == ["[3]"]
