@@ -9,6 +9,8 @@ checks on the token before a candidate and the character after it then accept or
   or a list marker at the start of a line ("1.") is not a boundary;
 * ``. ! ?`` followed by a lowercase word (after opening quotes, ``¿ ¡`` or a dash) is not a boundary;
   an ellipsis ends a sentence only before a letter that is not lowercase;
+* ``.'`` closes a quotation only when a single quote is open on its line; else the ``'`` is a
+  possessive and the ``.`` an abbreviation's ("Warner Bros.' 2020 film");
 * Chinese ``。！？`` end a sentence without needing a space, except inside ``《…》`` titles;
 * a blank line always ends a sentence; a single newline does when its line is a Markdown heading, a
   list item or a short title-like line not followed by a lowercase word, or when the next line starts a
@@ -58,6 +60,10 @@ _HEADING = re.compile(r"[^\S\n]*#{1,6}[^\S\n]")
 _NEXT_LINE = re.compile(rf"({_ITEM_RE})?[^\S\n]*(.)", re.S)
 _LIST_MARKER = re.compile(r"\d{1,3}|[A-Za-z]|[IVX]{1,5}")
 _OPENERS = "\"'“‘«([{¿¡"
+# A single quote that opens a quotation (after a space, a bracket or a double quote; before a non-space)
+# and one that closes one or marks a possessive (after a non-space; not before a letter: "O'Neill").
+_SINGLE_OPEN = re.compile(r"(?<![^\s\"“«(\[{—–-])['‘](?=[^\s'‘])")
+_SINGLE_CLOSE = re.compile(r"(?<=\S)['’](?![^\W\d_])")
 _HEADING_MAX = 50  # a single line up to this long, followed by a non-lowercase line, is a title
 
 # Abbreviations that never end a sentence (titles before names, "EE. UU.", "e.g.", "vs.").
@@ -204,6 +210,8 @@ def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
     run = text[s:e]
     if "…" in run or ".." in run:  # an ellipsis continues before digits and symbols
         return nxt.isalpha()
+    if run in (".'", ".’"):  # "Warner Bros.' 2020 film": a possessive, unless a quote is open
+        return _single_quote_open(text, line_start, s)
     if run != ".":
         return True
     lo = max(s - 24, line_start)
@@ -220,6 +228,13 @@ def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
     if _LIST_MARKER.fullmatch(token):  # "1." or "b." opening a line is a list marker
         return lo != line_start or len(words) > 1
     return True
+
+
+def _single_quote_open(text: str, line_start: int, s: int) -> bool:
+    """Whether a single quote opened on this line before ``s`` is still open (``'`` after ``.`` then
+    closes it; else that ``'`` is an apostrophe and the ``.`` an abbreviation's)."""
+    opens = [m.end() for m in _SINGLE_OPEN.finditer(text, line_start, s)]
+    return bool(opens) and _SINGLE_CLOSE.search(text, opens[-1], s) is None
 
 
 def _line_ends_sentence(text: str, boundary: int, line_start: int, s: int, e: int) -> bool:
