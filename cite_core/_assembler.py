@@ -27,6 +27,22 @@ _LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
 """The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
+_LEAD_IN_PHRASE = re.compile(
+    r"\s*(?:according to|as (?:noted|stated|reported|shown|described|mentioned|explained|discussed|outlined)"
+    r" (?:in|by)|based on|según|segun|de acuerdo con)\b[^.!?。！？,;:]{0,40}",
+    re.IGNORECASE,
+)
+"""A lead-in that names where a claim comes from (``According to the 2020 report [2], ...``): the claim
+is what follows it."""
+_JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
+"""What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
+_LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
+"""A list number before a marker (``1. [2] Mix the flour.``): never a claim of its own."""
+
+
+def _lead_in(claim: str) -> bool:
+    """Whether the text before a forward marker is a lead-in (its comma stays with the markers)."""
+    return bool(_LEAD_IN.search(claim) or _LEAD_IN_PHRASE.fullmatch(claim))
 
 
 class _Group:
@@ -122,7 +138,7 @@ class Assembler(StatementTags):
             and group is not None
             and group.forward
             and not group.resolved
-            and _LEAD_IN.search(group.claim)
+            and _lead_in(group.claim or self._forward[0].claim)
         ):
             self._show_only(sep[: comma + 1])
             sep = sep[comma + 1 :] or ("" if space_follows or sep[comma] == "，" else " ")
@@ -227,7 +243,8 @@ class Assembler(StatementTags):
         self._groups.append(group)
         if self._forward:
             start = self._forward[0].start
-            if _LETTER.search(self._tail_text()[self._after_lead() - self._tail_start :]):
+            between = self._tail_text()[self._after_lead() - self._tail_start :]
+            if _LETTER.search(between) and not _JOINER.fullmatch(between):
                 # "[1] The grass is green [2]." - both groups cite the same claim
                 group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
                 group.resolved = True
@@ -251,7 +268,13 @@ class Assembler(StatementTags):
             if _WORD.search(claim):
                 group.start, group.end = self._tail_start + start, self._tail_start + end
                 group.claim = claim
-                if len(analyze(claim)) < 2 and end == len(tail) and claim[-1] not in ".!?。！？":
+                if end == len(tail) and (
+                    _LIST_NUMBER.fullmatch(claim)
+                    or (
+                        claim[-1] not in ".!?。！？"
+                        and (len(analyze(claim)) < 2 or _LEAD_IN_PHRASE.fullmatch(claim))
+                    )
+                ):
                     group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
                     self._forward.append(group)
                 else:
@@ -288,6 +311,8 @@ class Assembler(StatementTags):
         groups, self._forward = self._forward, []
         tail = self._tail_text()
         start = groups[0].start
+        if _LEAD_IN_PHRASE.fullmatch(groups[0].claim) or _LIST_NUMBER.fullmatch(groups[0].claim):
+            start = groups[0].end  # the claim is what follows "According to the report [2]," or "1. [2]"
         text = tail[start - self._tail_start : end - self._tail_start]
         lead = len(text) - len(text.lstrip())
         trail = len(text.rstrip())

@@ -66,4 +66,4 @@ def test_claims_of_a_lead_in_and_two_sentences() -> None:
     spans = [
         (answer.text[c.start : c.end], [x.document_index + 1 for x in c.citations]) for c in answer.claims
     ]
-    assert spans == [(" Paris is the capital of France.", [3]), ("The grass is green", [1])]
+    assert spans == [("Paris is the capital of France.", [3]), ("The grass is green", [1])]
