@@ -32,7 +32,8 @@ shorter lines (headlines, menu entries, list items, table rows, dates) are units
 
 _NEWLINE = re.compile(r"[^\S\n]*\n\s*")
 _CONTINUES = (",", ";", "-", "–", "(", "/", "&")
-"""A line ending with one of these goes on in the next line."""
+"""A line ending with one of these goes on in the next line (a URL ending in ``/`` excepted)."""
+_URL_END = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 
 def _cache(source: Source) -> dict[str, Any]:
@@ -99,7 +100,8 @@ forget_chunks = _cache_module.forget_chunks
 
 def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """A sentence span cut at its line breaks, except where a line wraps: a line ending in ``, ; -``
-    and the like, or a line of at least ``WRAP_MIN`` characters followed by a lowercase line."""
+    and the like (not a URL's ``/``), or a line of at least ``WRAP_MIN`` characters followed by a
+    lowercase line."""
     if "\n" not in text[start:end]:
         return [(start, end)]
     pieces, cursor = [], start
@@ -107,7 +109,9 @@ def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         line = text[cursor : m.start()]
         if m.end() >= end or not line:
             continue
-        if line.endswith(_CONTINUES) or (len(line) >= WRAP_MIN and text[m.end()].islower()):
+        if (line.endswith(_CONTINUES) and not (line[-1] == "/" and _URL_END.search(line))) or (
+            len(line) >= WRAP_MIN and text[m.end()].islower()
+        ):
             continue  # a wrapped line: the sentence goes on
         pieces.append((cursor, m.start()))
         cursor = m.end()
