@@ -34,6 +34,13 @@ _LEAD_IN_PHRASE = re.compile(
 )
 """A lead-in that names where a claim comes from (``According to the 2020 report [2], ...``): the claim
 is what follows it."""
+_SOURCE_SUBJECT = re.compile(
+    r"(?:.*,)?\s*(?:(?:some|several|many|other|these|those|various|recent|both|the|one|two|three)\s+)?"
+    r"(?:sources?|stud(?:y|ies)|research(?:ers)?|experts?|reports?|articles?|authors?|documents?|papers?)\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+"""The sources as the subject before a marker (``Some sources [3][4] suggest that ...``): the claim is
+what they say, after the marker."""
 _JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
 """What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
 _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
@@ -43,6 +50,11 @@ _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
 def _lead_in(claim: str) -> bool:
     """Whether the text before a forward marker is a lead-in (its comma stays with the markers)."""
     return bool(_LEAD_IN.search(claim) or _LEAD_IN_PHRASE.fullmatch(claim))
+
+
+def _lead_in_phrase(claim: str) -> bool:
+    """Whether the text before a marker only says where the claim comes from (the claim follows it)."""
+    return bool(_LEAD_IN_PHRASE.fullmatch(claim) or _SOURCE_SUBJECT.fullmatch(claim))
 
 
 class _Group:
@@ -270,10 +282,7 @@ class Assembler(StatementTags):
                 group.claim = claim
                 if end == len(tail) and (
                     _LIST_NUMBER.fullmatch(claim)
-                    or (
-                        claim[-1] not in ".!?。！？"
-                        and (len(analyze(claim)) < 2 or _LEAD_IN_PHRASE.fullmatch(claim))
-                    )
+                    or (claim[-1] not in ".!?。！？" and (len(analyze(claim)) < 2 or _lead_in_phrase(claim)))
                 ):
                     group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
                     self._forward.append(group)
@@ -311,7 +320,7 @@ class Assembler(StatementTags):
         groups, self._forward = self._forward, []
         tail = self._tail_text()
         start = groups[0].start
-        if _LEAD_IN_PHRASE.fullmatch(groups[0].claim) or _LIST_NUMBER.fullmatch(groups[0].claim):
+        if _lead_in_phrase(groups[0].claim) or _LIST_NUMBER.fullmatch(groups[0].claim):
             start = groups[0].end  # the claim is what follows "According to the report [2]," or "1. [2]"
         text = tail[start - self._tail_start : end - self._tail_start]
         lead = len(text) - len(text.lstrip())

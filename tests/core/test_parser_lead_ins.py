@@ -78,3 +78,21 @@ def test_a_sentence_starting_with_according_to_keeps_its_claim() -> None:
     text = "According to the 2020 survey, the solar system has eight planets [2]."
     answer = _parse(text)
     assert [c.text for c in answer.claims] == [text[: text.index(" [2]")]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "For instance, some sources [2] suggest that there are eight planets.",
+        "Studies [2] suggest that there are eight planets.",
+    ],
+)
+def test_sources_as_the_subject_are_not_the_claim(text: str) -> None:
+    answer = _parse(text)
+    assert [c.text for c in answer.claims] == ["suggest that there are eight planets."]
+    assert answer.citations[0].cited_text == "There are eight planets in the solar system."
+
+
+def test_a_claim_ending_in_a_source_noun_keeps_its_claim() -> None:
+    answer = _parse("This is supported by several studies [2].")
+    assert [c.text for c in answer.claims] == ["This is supported by several studies"]
