@@ -34,13 +34,14 @@ _LEAD_IN_PHRASE = re.compile(
 )
 """A lead-in that names where a claim comes from (``According to the 2020 report [2], ...``): the claim
 is what follows it."""
+_SOURCE_NOUNS = ("source", "sources", "study", "studies", "research", "researchers", "expert", "experts")
+_SOURCE_NOUNS += ("report", "reports", "article", "articles", "author", "authors", "document", "documents")
 _SOURCE_SUBJECT = re.compile(
-    r"(?:.*,)?\s*(?:(?:some|several|many|other|these|those|various|recent|both|the|one|two|three)\s+)?"
-    r"(?:sources?|stud(?:y|ies)|research(?:ers)?|experts?|reports?|articles?|authors?|documents?|papers?)\s*",
-    re.IGNORECASE | re.DOTALL,
+    r"\s*(?:(?:some|several|many|other|these|those|various|recent|both|the|one|two|three)\s+)?\w+\s*",
+    re.IGNORECASE,
 )
-"""The sources as the subject before a marker (``Some sources [3][4] suggest that ...``): the claim is
-what they say, after the marker."""
+"""The sources as the subject before a marker (``Some sources [3][4] suggest that ...``, after a comma or
+alone): the claim is what they say, after the marker."""
 _JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
 """What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
 _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
@@ -54,7 +55,11 @@ def _lead_in(claim: str) -> bool:
 
 def _lead_in_phrase(claim: str) -> bool:
     """Whether the text before a marker only says where the claim comes from (the claim follows it)."""
-    return bool(_LEAD_IN_PHRASE.fullmatch(claim) or _SOURCE_SUBJECT.fullmatch(claim))
+    if _LEAD_IN_PHRASE.fullmatch(claim):
+        return True
+    if not claim.rstrip().lower().endswith(_SOURCE_NOUNS):
+        return False
+    return _SOURCE_SUBJECT.fullmatch(claim[claim.rfind(",") + 1 :]) is not None
 
 
 class _Group:
