@@ -46,6 +46,8 @@ _JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
 """What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
 _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
 """A list number before a marker (``1. [2] Mix the flour.``): never a claim of its own."""
+_HEADING_CLAIM = re.compile(r"[^\S\n]*(?:#{1,6}[^\S\n][^\n]*|\*\*[^*\n]+\*\*|__[^_\n]+__)[^\S\n]*")
+"""A Markdown heading or a wholly bold line before a marker (``### Planets [2]``): never a claim alone."""
 
 
 def _lead_in(claim: str) -> bool:
@@ -54,8 +56,9 @@ def _lead_in(claim: str) -> bool:
 
 
 def _lead_in_phrase(claim: str) -> bool:
-    """Whether the text before a marker only says where the claim comes from (the claim follows it)."""
-    if _LEAD_IN_PHRASE.fullmatch(claim):
+    """Whether the text before a marker is no claim of its own (the claim follows it): a lead-in naming
+    where the claim comes from, a list number or a heading."""
+    if _LEAD_IN_PHRASE.fullmatch(claim) or _HEADING_CLAIM.fullmatch(claim) or _LIST_NUMBER.fullmatch(claim):
         return True
     if not claim.rstrip().lower().endswith(_SOURCE_NOUNS):
         return False
@@ -287,6 +290,7 @@ class Assembler(StatementTags):
                 group.claim = claim
                 if end == len(tail) and (
                     _LIST_NUMBER.fullmatch(claim)
+                    or _HEADING_CLAIM.fullmatch(claim)
                     or (claim[-1] not in ".!?。！？" and (len(analyze(claim)) < 2 or _lead_in_phrase(claim)))
                 ):
                     group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
@@ -325,8 +329,8 @@ class Assembler(StatementTags):
         groups, self._forward = self._forward, []
         tail = self._tail_text()
         start = groups[0].start
-        if _lead_in_phrase(groups[0].claim) or _LIST_NUMBER.fullmatch(groups[0].claim):
-            start = groups[0].end  # the claim is what follows "According to the report [2]," or "1. [2]"
+        if _lead_in_phrase(groups[0].claim):
+            start = groups[0].end  # the claim follows "According to the report [2],", "1. [2]", "## X [2]"
         text = tail[start - self._tail_start : end - self._tail_start]
         lead = len(text) - len(text.lstrip())
         trail = len(text.rstrip())

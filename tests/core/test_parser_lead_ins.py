@@ -96,3 +96,22 @@ def test_sources_as_the_subject_are_not_the_claim(text: str) -> None:
 def test_a_claim_ending_in_a_source_noun_keeps_its_claim() -> None:
     answer = _parse("This is supported by several studies [2].")
     assert [c.text for c in answer.claims] == ["This is supported by several studies"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "### Solar system facts [2]\n\nThere are eight planets.",
+        "**Solar system facts** [2]\nThere are eight planets.",
+        "Intro.\n\n## The planets of the solar system [2]\nThere are eight planets.",
+    ],
+)
+def test_a_bare_heading_of_several_words_is_not_the_claim(text: str) -> None:
+    answer = _parse(text)
+    assert [c.text for c in answer.claims] == ["There are eight planets."]
+    assert answer.citations[0].cited_text == "There are eight planets in the solar system."
+
+
+def test_a_bold_label_inside_a_sentence_is_part_of_the_claim() -> None:
+    answer = _parse("**Note:** the Sun fuses hydrogen [1].")
+    assert [c.text for c in answer.claims] == ["**Note:** the Sun fuses hydrogen"]
