@@ -12,11 +12,11 @@ from typing import Any
 
 from ._blocks import blocks_with_markers
 from ._citations import build_answer, display_number
+from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus
 from ._match_types import Item, Marker, Tag
 from ._models import Citation, CitedAnswer, Source, StreamEvent
-from ._scoring import analyze
 from ._segment import split_sentences
 from ._statements import SentenceMap, StatementTags
 
@@ -25,44 +25,6 @@ __all__ = ["Assembler"]
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
-_LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
-"""The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
-_LEAD_IN_PHRASE = re.compile(
-    r"\s*(?:according to|as (?:noted|stated|reported|shown|described|mentioned|explained|discussed|outlined)"
-    r" (?:in|by)|based on|según|segun|de acuerdo con)\b[^.!?。！？,;:]{0,40}",
-    re.IGNORECASE,
-)
-"""A lead-in that names where a claim comes from (``According to the 2020 report [2], ...``): the claim
-is what follows it."""
-_SOURCE_NOUNS = ("source", "sources", "study", "studies", "research", "researchers", "expert", "experts")
-_SOURCE_NOUNS += ("report", "reports", "article", "articles", "author", "authors", "document", "documents")
-_SOURCE_SUBJECT = re.compile(
-    r"\s*(?:(?:some|several|many|other|these|those|various|recent|both|the|one|two|three)\s+)?\w+\s*",
-    re.IGNORECASE,
-)
-"""The sources as the subject before a marker (``Some sources [3][4] suggest that ...``, after a comma or
-alone): the claim is what they say, after the marker."""
-_JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
-"""What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
-_LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
-"""A list number before a marker (``1. [2] Mix the flour.``): never a claim of its own."""
-_HEADING_CLAIM = re.compile(r"[^\S\n]*(?:#{1,6}[^\S\n][^\n]*|\*\*[^*\n]+\*\*|__[^_\n]+__)[^\S\n]*")
-"""A Markdown heading or a wholly bold line before a marker (``### Planets [2]``): never a claim alone."""
-
-
-def _lead_in(claim: str) -> bool:
-    """Whether the text before a forward marker is a lead-in (its comma stays with the markers)."""
-    return bool(_LEAD_IN.search(claim) or _LEAD_IN_PHRASE.fullmatch(claim))
-
-
-def _lead_in_phrase(claim: str) -> bool:
-    """Whether the text before a marker is no claim of its own (the claim follows it): a lead-in naming
-    where the claim comes from, a list number or a heading."""
-    if _LEAD_IN_PHRASE.fullmatch(claim) or _HEADING_CLAIM.fullmatch(claim) or _LIST_NUMBER.fullmatch(claim):
-        return True
-    if not claim.rstrip().lower().endswith(_SOURCE_NOUNS):
-        return False
-    return _SOURCE_SUBJECT.fullmatch(claim[claim.rfind(",") + 1 :]) is not None
 
 
 class _Group:
@@ -158,7 +120,7 @@ class Assembler(StatementTags):
             and group is not None
             and group.forward
             and not group.resolved
-            and _lead_in(group.claim or self._forward[0].claim)
+            and comma_after_lead_in(group.claim or self._forward[0].claim)
         ):
             self._show_only(sep[: comma + 1])
             sep = sep[comma + 1 :] or ("" if space_follows or sep[comma] == "，" else " ")
@@ -264,7 +226,7 @@ class Assembler(StatementTags):
         if self._forward:
             start = self._forward[0].start
             between = self._tail_text()[self._after_lead() - self._tail_start :]
-            if _LETTER.search(between) and not _JOINER.fullmatch(between):
+            if _LETTER.search(between) and not joins_markers(between):
                 # "[1] The grass is green [2]." - both groups cite the same claim
                 group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
                 group.resolved = True
@@ -288,11 +250,7 @@ class Assembler(StatementTags):
             if _WORD.search(claim):
                 group.start, group.end = self._tail_start + start, self._tail_start + end
                 group.claim = claim
-                if end == len(tail) and (
-                    _LIST_NUMBER.fullmatch(claim)
-                    or _HEADING_CLAIM.fullmatch(claim)
-                    or (claim[-1] not in ".!?。！？" and (len(analyze(claim)) < 2 or _lead_in_phrase(claim)))
-                ):
+                if end == len(tail) and precedes_its_claim(claim):
                     group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
                     self._forward.append(group)
                 else:
@@ -329,7 +287,7 @@ class Assembler(StatementTags):
         groups, self._forward = self._forward, []
         tail = self._tail_text()
         start = groups[0].start
-        if _lead_in_phrase(groups[0].claim):
+        if claim_follows(groups[0].claim):
             start = groups[0].end  # the claim follows "According to the report [2],", "1. [2]", "## X [2]"
         text = tail[start - self._tail_start : end - self._tail_start]
         lead = len(text) - len(text.lstrip())
