@@ -12,7 +12,16 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
+from ._scoring import (
+    ClaimTerms,
+    TermStats,
+    _analyze,
+    bm25,
+    build_postings,
+    coverage,
+    support,
+    support_terms,
+)
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
@@ -250,11 +259,14 @@ class Corpus:
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         every = source_terms(source)
-        score = support(claim_terms, cited_terms, every)
-        if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
+        supported = support_terms(
+            claim, self.stats, claim_terms
+        )  # without a lead-in such as "According to X,"
+        score = support(supported, cited_terms, every)
+        if supported.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
-            score = max(score, support(claim_terms, terms, every))
+            score = max(score, support(supported, terms, every))
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
