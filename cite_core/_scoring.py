@@ -5,7 +5,8 @@ suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
 
 ``support`` says how well a cited text supports a claim, 0..1: a logistic function of ten lexical
 features (``SUPPORT_FEATURES``: how much of the claim's terms, term pairs, numbers and rarest terms the
-cited text holds, and whether the claim's names and numbers occur in the source at all). Its weights,
+cited text holds, and whether the claim's names and numbers occur in the source at all), read without
+an attribution lead-in such as "According to X," (``support_terms``). Its weights,
 ``SUPPORT_THRESHOLD`` (the weak-support flag) and ``SUPPORTED_LEVEL`` were fitted together on the dev
 halves of AttributionBench, WiCE and ExpertQA and checked holding one dataset out at a time
 (``python -m bench.eval.calibrate``); the test halves measure them (docs/quality.md).
@@ -82,10 +83,10 @@ SUPPORTED_LEVEL = 0.7536
 """At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
 not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
 ATTRIBUTION_THRESHOLD = 0.69
-"""The sentence-level support at which ``attribute()`` cites a source, chosen on ExpertQA dev when the
-support weights were refitted: original citations recovered 0.321 with 17 citations on claims experts
-judged ``Missing`` (the previous weights at 0.493: 0.300 and 18; 0.68: 0.355 and 19; 0.70: 0.292 and
-13)."""
+"""The sentence-level support at which ``attribute()`` cites a source, chosen on ExpertQA dev: original
+citations recovered 0.323 with 16 citations on claims experts judged ``Missing`` (0.68: 0.353 and 19;
+0.70: 0.294 and 14). Rechecked when the weights were refitted with ``SOURCE_LEAD_IN`` (the previous
+weights at 0.69: 0.321 and 17)."""
 
 SupportLevel = Literal["supported", "uncertain", "weak"]
 
