@@ -72,3 +72,24 @@ def test_support_level_bands() -> None:
     assert support_level(SUPPORT_THRESHOLD) == "uncertain"
     assert support_level(SUPPORTED_LEVEL) == "supported"
     assert SUPPORT_THRESHOLD < SUPPORTED_LEVEL
+
+
+def test_claude_citations_read_the_claim_without_its_lead_in_too() -> None:
+    from cite_core import from_anthropic_content
+
+    sources = number_sources([SOURCE, "Ferries crossed the river before the bridge."])
+
+    def block(text: str) -> dict[str, object]:
+        cited = {"type": "char_location", "cited_text": SOURCE, "document_index": 0}
+        return {
+            "type": "text",
+            "text": text,
+            "citations": [{**cited, "start_char_index": 0, "end_char_index": len(SOURCE)}],
+        }
+
+    led = from_anthropic_content(
+        [block("According to the Daily Planet, the Millbrook bridge opened in 1932.")], sources
+    )
+    bare = from_anthropic_content([block("The Millbrook bridge opened in 1932.")], sources)
+    assert led.citations[0].support == bare.citations[0].support
+    assert led.unsupported_citations == []
