@@ -34,7 +34,7 @@ from ._models import (
     ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
-from ._scoring import analyze, support, support_terms
+from ._scoring import ClaimTerms, analyze, support
 from ._sources import number_sources
 
 __all__ = ["AnthropicCitationStream", "from_anthropic_content", "to_anthropic_documents"]
@@ -243,7 +243,7 @@ class AnthropicCitationStream:
         start, end = span
         cited = source.text[start:end]
         reference = display_number(self._display_no, index + 1)
-        score = support(support_terms(claim, self._corpus.stats), analyze(cited), source_terms(source))
+        score = support(ClaimTerms.from_text(claim, self._corpus.stats), analyze(cited), source_terms(source))
         return citation_for_span(source, start, end, reference=reference, support=score)
 
 

@@ -12,16 +12,7 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import (
-    ClaimTerms,
-    TermStats,
-    _analyze,
-    bm25,
-    build_postings,
-    coverage,
-    support,
-    support_terms,
-)
+from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
 from ._segment import split_sentences
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
@@ -259,14 +250,11 @@ class Corpus:
             else:
                 cited_terms = [t for u in units[first : last + 1] for t in u.terms]
         every = source_terms(source)
-        supported = support_terms(
-            claim, self.stats, claim_terms
-        )  # without a lead-in such as "According to X,"
-        score = support(supported, cited_terms, every)
-        if supported.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
+        score = support(claim_terms, cited_terms, every)
+        if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
             top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
-            score = max(score, support(supported, terms, every))
+            score = max(score, support(claim_terms, terms, every))
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]
@@ -369,12 +357,12 @@ def _mean(vectors: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
     return tuple(x / norm for x in summed) if norm else ()
 
 
-HYBRID_WEIGHTS = (-0.800, 0.680, 1.665)
+HYBRID_WEIGHTS = (-1.142, 0.676, 1.694)
 """Logistic weights of (bias, logit of the lexical support, cosine of claim and cited text) for the
 support score with an embedding model: fitted with all-MiniLM-L6-v2 on the dev halves of
 AttributionBench, WiCE and ExpertQA as the lexical weights are, the bias moved so that
 ``SUPPORT_THRESHOLD`` flags at most 10% of every set's supported claims
-(``python -m bench.eval.calibrate --hybrid``, refitted with the lexical weights of ``SOURCE_LEAD_IN``)."""
+(``python -m bench.eval.calibrate --hybrid``)."""
 
 
 def hybrid_support(lexical: float, similarity: float) -> float:
