@@ -82,3 +82,19 @@ def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
     assert w[2] > 0  # similarity carries the signal
     scores = [calibrate._scores(w, claims) for claims in sets.values()]
     assert abs(calibrate.highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01
+
+
+def test_cross_validation_scores_every_claim_once_with_weights_fitted_without_it() -> None:
+    rng = random.Random(3)
+    dev = {name: _synthetic(rng, 50, 0.2) for name in ("a", "b")}
+    seen: list[int] = []
+
+    def fitter(sets: dict[str, list[calibrate.Claim]]) -> list[float]:
+        seen.append(sum(map(len, sets.values())))
+        return calibrate.fit(sets, rounds=2)
+
+    folds = calibrate.cross_validate(dev, fitter, folds=5)
+    assert seen == [80] * 5  # each fit leaves one fifth of every dataset out
+    for row in folds.values():
+        assert row["supported"] == row["not_supported"] == 25
+        assert row["false_flags"] <= 0.2 and row["caught"] == 1.0
