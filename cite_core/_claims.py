@@ -22,8 +22,10 @@ _LEAD_IN_PHRASE = re.compile(
     re.IGNORECASE,
 )
 """A lead-in that names where a claim comes from (``According to the 2020 report [2], ...``)."""
-_SOURCE_NOUNS = ("source", "sources", "study", "studies", "research", "researchers", "expert", "experts")
-_SOURCE_NOUNS += ("report", "reports", "article", "articles", "author", "authors", "document", "documents")
+_SOURCE_NOUNS = (
+    *("source", "sources", "study", "studies", "research", "researchers", "expert", "experts"),
+    *("report", "reports", "article", "articles", "author", "authors", "document", "documents"),
+)
 _SOURCE_SUBJECT = re.compile(
     r"\s*(?:(?:some|several|many|other|these|those|various|recent|both|the|one|two|three)\s+)?\w+\s*",
     re.IGNORECASE,
