@@ -79,14 +79,15 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     hybrid = r["hybrid"] if "skipped" not in r["hybrid"] else None
 
-    def add(name: str, path: tuple[str, ...], key: str, ref: str = "") -> None:
+    def add(name: str, path: tuple[str, ...], key: str, ref: str = "", also: str = "") -> None:
+        """A lexical row, and its hybrid row (``also``: a further figure of the section, shown in both)."""
         section = _get(r, path)
         if isinstance(section, str) or "skipped" in section:
             rows.append((name, "skipped", section if isinstance(section, str) else section["skipped"]))
         else:
             rows.append((name, _f(section[key]), ref))
         if hybrid is not None:
-            rows.append(_hybrid_row(_get(hybrid, path), section, key))
+            rows.append(_hybrid_row(_get(hybrid, path), section, key, also))
 
     def add_text(
         name: str, path: tuple[str, ...], value: Callable[[dict[str, Any]], tuple[str, str]]
@@ -181,19 +182,21 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             ("multilingual", lang),
             "top1",
             f"{section.get('cases', 0)} cases; precision {_f(section.get('precision', float('nan')))}",
+            also="precision",
         )
     rows.extend(longcite.rows(r["longcite"]))
     return rows
 
 
-def _hybrid_row(section: Any, lexical: Any, key: str) -> tuple[str, str, str]:
+def _hybrid_row(section: Any, lexical: Any, key: str, also: str = "") -> tuple[str, str, str]:
     """The hybrid row of a figure: its value and the difference with the lexical one."""
     if isinstance(section, str) or "skipped" in section:
         return HYBRID_ROW, "skipped", section if isinstance(section, str) else section["skipped"]
     value, before = section[key], lexical.get(key) if isinstance(lexical, dict) else None
+    more = f"; {also} {_f(section[also])}" if also in section else ""
     if not (isinstance(value, float) and isinstance(before, float)):
-        return HYBRID_ROW, _f(value), ""
-    return HYBRID_ROW, _f(value), f"{value - before:+.3f} vs lexical"
+        return HYBRID_ROW, _f(value), more.lstrip("; ")
+    return HYBRID_ROW, _f(value), f"{value - before:+.3f} vs lexical{more}"
 
 
 def _missing_cited(p: dict[str, Any]) -> tuple[str, str]:
