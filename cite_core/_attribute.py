@@ -39,19 +39,21 @@ def attribute(
     threshold: float = ATTRIBUTION_THRESHOLD,
     max_sources: int = MAX_SOURCES,
     margin: float = MARGIN,
+    embeddings: Any = None,
 ) -> CitedAnswer:
     """Cite an unmarked answer: each sentence cites the source(s) that support it at least ``threshold``.
 
     A sentence cites its best source, plus up to ``max_sources - 1`` more whose support is within
     ``margin`` of the best. ``threshold`` applies to the support of the sentence's best span alone
     (``Corpus(..., source_units=1)``); the answer flags weak support as ``parse_answer`` does.
+    ``embeddings`` (as for ``parse_answer``) mixes the user's embedding model into both steps.
     """
     if not isinstance(answer_text, str):
         raise ArgumentError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
     items = list(sources)
     if not all(isinstance(s, Source) for s in items):
         items = number_sources(items)
-    corpus = Corpus(items, source_units=1)
+    corpus = Corpus(items, source_units=1, embeddings=embeddings)
     inserts: list[tuple[int, str]] = []
     for start, end in split_sentences(answer_text):
         sentence = answer_text[start:end]
@@ -73,7 +75,7 @@ def attribute(
         marked.append(marker)
         cursor = at
     marked.append(answer_text[cursor:])
-    return parse_answer("".join(marked), items)
+    return parse_answer("".join(marked), items, embeddings=embeddings)
 
 
 def _marker_position(text: str, start: int, end: int) -> int:

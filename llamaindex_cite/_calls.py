@@ -171,7 +171,14 @@ class Run:
         response: Any
         if not isinstance(text, str):
             kind = AsyncCitedStreamingResponse if hasattr(text, "__aiter__") else CitedStreamingResponse
-            response = kind.start(text, numbered, prompt, unsupported_threshold=threshold, **options)
+            response = kind.start(
+                text,
+                numbered,
+                prompt,
+                unsupported_threshold=threshold,
+                embeddings=synthesizer.embeddings,
+                **options,
+            )
         elif "answer" in options:
             response = numbered.response(
                 options["answer"], raw=text, shown=prompt.sources, dropped=prompt.dropped

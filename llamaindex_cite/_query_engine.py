@@ -16,7 +16,7 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, SourceError
 
 from ._convert import NumberedNodes
 from ._synthesizer import CiteSynthesizer
@@ -82,6 +82,17 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         exclude=True,
         description="tiktoken encoding (name, object or str -> int function) for the budget.",
     )
+    semantic: bool = Field(
+        default=False,
+        description="Mix the retriever's embedding model (the index's embed_model, else "
+        "Settings.embed_model) into finding the cited sentence and scoring its support.",
+    )
+    embeddings: Any = Field(
+        default=None,
+        exclude=True,
+        description="The embedding model to mix in (any LlamaIndex or LangChain embedding, or a function "
+        "from texts to vectors); default with semantic: the retriever's.",
+    )
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
 
     @classmethod
@@ -131,7 +142,26 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             system_template=self.system_template,
             user_template=self.user_template,
             encoding=self.encoding,
+            embeddings=self.embed_model(),
         )
+
+    def embed_model(self) -> Any:
+        """The embedding model mixed into localisation and support: ``embeddings``; with ``semantic``,
+        the retriever's (a vector index retriever's, which is its index's ``embed_model``), else
+        ``Settings.embed_model``; None (lexical) otherwise."""
+        if self.embeddings is not None or not self.semantic:
+            return self.embeddings
+        model = getattr(self.retriever, "_embed_model", None)  # VectorIndexRetriever: the index's model
+        if model is not None:
+            return model
+        try:
+            return Settings.embed_model
+        except Exception as exc:  # LlamaIndex's default model needs an extra and an API key
+            raise SourceError(
+                f"semantic=True needs an embedding model, but {type(self.retriever).__name__} has none and "
+                f"Settings.embed_model could not be loaded ({exc}): set Settings.embed_model or pass "
+                "embeddings="
+            ) from exc
 
     def prompt(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore]

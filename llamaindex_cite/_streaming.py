@@ -41,11 +41,12 @@ class _Citer:
         threshold: float,
         stream: ClaudeStream | None = None,
         style: Any = "markers",
+        embeddings: Any = None,
     ) -> None:
         self.response = response
         self.numbered = numbered
         self.stream: CitationStream | ClaudeStream = stream or CitationStream(
-            list(shown), unsupported_threshold=threshold, display=True, style=style
+            list(shown), unsupported_threshold=threshold, display=True, style=style, embeddings=embeddings
         )
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
@@ -112,11 +113,14 @@ class CitedStreamingResponse(StreamingResponse):
         *,
         unsupported_threshold: float,
         stream: ClaudeStream | None = None,
+        embeddings: Any = None,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
         against the sources ``prompt`` shows."""
         response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style)
+        citer = _Citer(
+            response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style, embeddings
+        )
 
         def tokens() -> Generator[str, None, None]:
             for delta in deltas:
@@ -163,10 +167,13 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         *,
         unsupported_threshold: float,
         stream: ClaudeStream | None = None,
+        embeddings: Any = None,
     ) -> AsyncCitedStreamingResponse:
         """``CitedStreamingResponse.start`` over async ``deltas``."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style)
+        citer = _Citer(
+            response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style, embeddings
+        )
 
         async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:

@@ -65,6 +65,7 @@ class CiteSynthesizer(BaseSynthesizer):
         native: bool | None = None,
         encoding: Any = None,
         chat_history: Sequence[ChatMessage] = (),
+        embeddings: Any = None,
     ) -> None:
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self.response_mode = response_mode
@@ -92,6 +93,10 @@ class CiteSynthesizer(BaseSynthesizer):
         """tiktoken encoding (name, object or str -> int function) for the budget."""
         self.chat_history = list(chat_history)
         """Messages put between the instructions and the sources (a chat engine's history)."""
+        self.embeddings = embeddings
+        """An embedding model (``Settings.embed_model``, the index's ``embed_model``, any LlamaIndex or
+        LangChain embedding, or a function from texts to vectors) mixed into finding the cited sentence
+        and scoring its support; None: lexical only."""
 
     @property
     def llm(self) -> LLM:
@@ -236,6 +241,10 @@ class CiteSynthesizer(BaseSynthesizer):
     def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
         """The cited ``Response`` for the model's ``raw`` answer, over the sources ``prompt`` shows."""
         answer = parse_answer(
-            raw, prompt.sources, unsupported_threshold=self.unsupported_threshold, style=prompt.style
+            raw,
+            prompt.sources,
+            unsupported_threshold=self.unsupported_threshold,
+            style=prompt.style,
+            embeddings=self.embeddings,
         )
         return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)

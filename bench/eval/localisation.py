@@ -126,7 +126,7 @@ def _idf_overlap_top1(claim: str, sentences: list[str]) -> int:
 _QUOTE = re.compile(r"\[ (\d+) (.*?) \]")
 
 
-def quotesum(which: str = "test") -> dict[str, Any]:
+def quotesum(which: str = "test", embeddings: Any = None) -> dict[str, Any]:
     """Each answer sentence cites the sources it quotes; our cited span is compared with the quote."""
     if not available(QUOTESUM):
         return {"skipped": missing(QUOTESUM)}
@@ -149,7 +149,7 @@ def quotesum(which: str = "test") -> dict[str, Any]:
             if not cited:
                 continue
             marks = "".join(f"[{index[n] + 1}]" for n in cited)
-            answer = parse_answer(_as_answer(plain[start:end], marks), sources)
+            answer = parse_answer(_as_answer(plain[start:end], marks), sources, embeddings=embeddings)
             for citation in answer.citations:
                 n = numbers[citation.document_index]
                 text = texts[n]
@@ -184,7 +184,7 @@ def _unquote(summary: str) -> tuple[str, list[tuple[int, int, int, str]]]:
 # -- Anthropic cookbook -----------------------------------------------------------------------------
 
 
-def cookbook(which: str = "all") -> dict[str, Any]:
+def cookbook(which: str = "all", embeddings: Any = None) -> dict[str, Any]:
     """Claude's cited blocks, each given back as an answer sentence citing the same document(s)."""
     if not available(COOKBOOK):
         return {"skipped": missing(COOKBOOK)}
@@ -197,7 +197,9 @@ def cookbook(which: str = "all") -> dict[str, Any]:
         for block in example["response_content"]:
             for gold in block.get("citations") or []:
                 doc = gold["derived_document_index"]
-                answer = parse_answer(_as_answer(block["text"], f"[{doc + 1}]"), sources)
+                answer = parse_answer(
+                    _as_answer(block["text"], f"[{doc + 1}]"), sources, embeddings=embeddings
+                )
                 ours = answer.citations[0]
                 g = (gold["derived_start_char_index"], gold["derived_end_char_index"])
                 o = (ours.source_start, ours.source_end)

@@ -101,18 +101,18 @@ def best_support(
     return max((c.support for c in answer.citations), default=0.0)
 
 
-def attributionbench_pairs(which: str) -> list[tuple[float, bool, float]]:
+def attributionbench_pairs(which: str, embeddings: Any = None) -> list[tuple[float, bool, float]]:
     """(our support, attributable?, lexical baseline) for each AttributionBench pair of a split."""
     return [
-        (best_support(text, sources), label, _word_share(claim, evidence))
+        (best_support(text, sources, embeddings=embeddings), label, _word_share(claim, evidence))
         for text, sources, label, claim, evidence in attributionbench_cases(which)
     ]
 
 
-def expertqa_pairs(which: str) -> list[tuple[float, bool, float]]:
+def expertqa_pairs(which: str, embeddings: Any = None) -> list[tuple[float, bool, float]]:
     """(our support, Complete?, lexical baseline) for each judged, cited ExpertQA claim of a split."""
     return [
-        (best_support(text, sources), label, _word_share(claim, evidence))
+        (best_support(text, sources, embeddings=embeddings), label, _word_share(claim, evidence))
         for text, sources, label, claim, evidence in expertqa_cases(which)
     ]
 
@@ -138,14 +138,14 @@ def score_table(pairs: list[tuple[float, bool, float]], threshold: float) -> dic
     }
 
 
-def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD) -> dict[str, Any]:
+def run(which: str = "test", threshold: float = SUPPORT_THRESHOLD, embeddings: Any = None) -> dict[str, Any]:
     result: dict[str, Any] = {"threshold": threshold}
     if available(ATTRIBUTIONBENCH):
-        result["attributionbench"] = score_table(attributionbench_pairs(which), threshold)
+        result["attributionbench"] = score_table(attributionbench_pairs(which, embeddings), threshold)
     else:
         result["attributionbench"] = {"skipped": missing(ATTRIBUTIONBENCH)}
     if available(EXPERTQA):
-        result["expertqa"] = score_table(expertqa_pairs(which), threshold)
+        result["expertqa"] = score_table(expertqa_pairs(which, embeddings), threshold)
     else:
         result["expertqa"] = {"skipped": missing(EXPERTQA)}
     return result
