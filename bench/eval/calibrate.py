@@ -10,7 +10,9 @@ supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest t
 most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
 not-supported claims score this high) to paste into ``cite_core/_scoring.py``, then the same fit
 with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
-one), and a cross-validation inside the dev halves (``cross_validate``). The test halves are never read.
+one), and a cross-validation inside the dev halves (``cross_validate``). ``--hybrid`` fits
+``HYBRID_WEIGHTS`` the same way with the embedding model, its flag kept with a margin (``choose_limit``)
+and mapped onto the lexical threshold and supported level. The test halves are never read.
 """
 
 from __future__ import annotations

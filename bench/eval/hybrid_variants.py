@@ -155,7 +155,8 @@ VARIANTS: dict[str, Variant] = {
         (*f, r.span, r.best_unit, r.best_units, r.best_unit - r.span) for f in r.features
     ],
 }
-"""Each variant: a citation's readings, as the features of one logistic model (the first: today's)."""
+"""Each variant: a citation's readings, as the features of one logistic model (the first: the inputs of
+``hybrid_support``). All are fitted and flagged at a 10% in-sample limit, without ``fit_hybrid``'s margin."""
 
 
 def variant_sets(
