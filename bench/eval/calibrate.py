@@ -10,7 +10,9 @@ supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest t
 most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
 not-supported claims score this high) to paste into ``cite_core/_scoring.py``, then the same fit
 with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
-one), and a cross-validation inside the dev halves (``cross_validate``). The test halves are never read.
+one), and a cross-validation inside the dev halves (``cross_validate``). ``--hybrid`` fits
+``HYBRID_WEIGHTS`` the same way with the embedding model, its flag kept with a margin (``choose_limit``)
+and mapped onto the lexical threshold and supported level. The test halves are never read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import argparse
 import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
@@ -30,11 +33,16 @@ from .flag import FILES, MAX_FALSE_FLAGS, cases, flag_rates, highest_safe
 
 __all__ = [
     "FOLDS",
+    "HYBRID_LIMIT",
+    "HYBRID_LIMITS",
     "L2",
     "Claim",
+    "Threshold",
+    "choose_limit",
     "cross_validate",
     "dataset_features",
     "fit",
+    "fit_hybrid",
     "fit_logistic",
     "leave_one_out",
     "main",
@@ -190,15 +198,22 @@ def supported_level(sets: list[dict[str, list[float]]], share: float = MAX_FALSE
     return round(negatives[allowed] + 1e-4, 4) if allowed < len(negatives) else 0.0
 
 
+Threshold = Callable[[list[dict[str, list[float]]]], float]
+"""The flag threshold a fit's scores on its training claims give (default: ``highest_safe``; the
+hybrid fit puts its flag at ``SUPPORT_THRESHOLD`` itself)."""
+
+
 def leave_one_out(
-    dev: dict[str, list[Claim]], fitter: Callable[[dict[str, list[Claim]]], list[float]] = fit
+    dev: dict[str, list[Claim]],
+    fitter: Callable[[dict[str, list[Claim]]], list[float]] = fit,
+    threshold: Threshold = highest_safe,
 ) -> dict[str, dict[str, Any]]:
     """For each dataset: weights and threshold from the others, its rates at that threshold."""
     out = {}
     for held in dev:
         others = {k: v for k, v in dev.items() if k != held}
         w = fitter(others)
-        t = highest_safe([_scores(w, v) for v in others.values()])
+        t = threshold([_scores(w, v) for v in others.values()])
         out[held] = {"threshold": t, **flag_rates(_scores(w, dev[held]), t)}
     return out
 
@@ -207,6 +222,7 @@ def cross_validate(
     dev: dict[str, list[Claim]],
     fitter: Callable[[dict[str, list[Claim]]], list[float]] = fit,
     folds: int = FOLDS,
+    threshold: Threshold = highest_safe,
 ) -> dict[str, dict[str, float | int]]:
     """Each dataset's rates with every claim scored by weights and threshold fitted without it: claim
     ``i`` of a dataset is in fold ``i % folds``, and each fold is scored by a fit on the other folds of
@@ -219,7 +235,7 @@ def cross_validate(
     for fold in range(folds):
         train = {name: [c for i, c in enumerate(claims) if i % folds != fold] for name, claims in dev.items()}
         w = fitter(train)
-        t = highest_safe([_scores(w, claims) for claims in train.values()])
+        t = threshold([_scores(w, claims) for claims in train.values()])
         for name, claims in dev.items():
             scores = _scores(w, [c for i, c in enumerate(claims) if i % folds == fold])
             for label, values in scores.items():
@@ -278,22 +294,60 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
 
 
-def _at_threshold(w: list[float], sets: list[dict[str, list[float]]], threshold: float) -> list[float]:
-    """``w`` with its bias moved so that the highest safe threshold of its scores becomes ``threshold``."""
-    t = min(max(highest_safe(sets), 1e-4), 1 - 1e-4)
-    shift = math.log(threshold / (1 - threshold)) - math.log(t / (1 - t))
-    return [round(w[0] + shift, 3), *w[1:]]
+HYBRID_LIMITS = (0.10, 0.095, 0.09, 0.085, 0.08)
+"""In-sample false-flag limits ``choose_limit`` tries for the hybrid flag, highest first."""
+HYBRID_LIMIT = 0.095
+"""The share of every dev set's supported claims the hybrid flag may mark in-sample: the highest of
+``HYBRID_LIMITS`` whose 5-fold false flags stay at most ``MAX_FALSE_FLAGS`` in every dev set
+(``choose_limit``; at 0.10 ExpertQA's 5-fold rate was 0.102, at 0.095 0.092)."""
 
 
-def fit_hybrid(sets: dict[str, list[Claim]]) -> list[float]:
-    """``HYBRID_WEIGHTS`` fitted on ``sets``, with the bias moved so the lexical flag threshold
-    ``SUPPORT_THRESHOLD`` is the highest safe one for the hybrid score too (one threshold for both)."""
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _mapped(w: list[float], sets: list[dict[str, list[float]]], limit: float) -> list[float]:
+    """``w`` moved and scaled on the logit scale (the ranking unchanged) so that the highest threshold
+    flagging at most ``limit`` of every set's supported claims falls at ``SUPPORT_THRESHOLD`` (halfway
+    between that score and the next lower one, so no score sits on the line) and ``supported_level``
+    at ``SUPPORTED_LEVEL``: one flag threshold and one "supported" level for both scores."""
+    t = highest_safe(sets, limit)
+    below = [s for scores in sets for values in scores.values() for s in values if s < t]
+    lo = _logit(t) if not below else (_logit(t) + _logit(max(below))) / 2
+    hi = _logit(supported_level(sets))
+    target_lo, target_hi = _logit(scoring.SUPPORT_THRESHOLD), _logit(scoring.SUPPORTED_LEVEL)
+    scale = (target_hi - target_lo) / (hi - lo) if hi - lo > 0.1 else 1.0
+    shift = target_lo - scale * lo
+    return [round(scale * w[0] + shift, 3), *(round(scale * v, 3) for v in w[1:])]
+
+
+def fit_hybrid(sets: dict[str, list[Claim]], limit: float | None = None) -> list[float]:
+    """``HYBRID_WEIGHTS`` fitted on ``sets`` (logistic, as the lexical weights), then mapped so that the
+    lexical flag threshold and supported level serve the hybrid score too, the flag marking at most
+    ``limit`` (default ``HYBRID_LIMIT``) of every set's supported claims."""
     w = fit(sets, start=localize.HYBRID_WEIGHTS)
-    return _at_threshold(w, [_scores(w, claims) for claims in sets.values()], scoring.SUPPORT_THRESHOLD)
+    return _mapped(
+        w, [_scores(w, claims) for claims in sets.values()], HYBRID_LIMIT if limit is None else limit
+    )
+
+
+def _library_threshold(sets: list[dict[str, list[float]]]) -> float:
+    return scoring.SUPPORT_THRESHOLD
+
+
+def choose_limit(dev: dict[str, list[Claim]], limits: Sequence[float] = HYBRID_LIMITS) -> float:
+    """The highest of ``limits`` whose 5-fold false flags (each fold fitted with ``fit_hybrid`` at that
+    limit, flagged at ``SUPPORT_THRESHOLD``) stay at most ``MAX_FALSE_FLAGS`` in every dataset."""
+    for limit in limits:
+        folds = cross_validate(dev, partial(fit_hybrid, limit=limit), threshold=_library_threshold)
+        if all(row.get("false_flags", 0.0) <= MAX_FALSE_FLAGS for row in folds.values()):
+            return limit
+    return limits[-1]
 
 
 def main_hybrid() -> dict[str, Any]:
-    """Fit and report ``HYBRID_WEIGHTS`` (dev), with each dataset held out."""
+    """Fit and report ``HYBRID_WEIGHTS`` (dev), with each dataset held out and 5-fold."""
     from ._model import load_embeddings, save_vectors
 
     embeddings, why = load_embeddings()
@@ -302,18 +356,23 @@ def main_hybrid() -> dict[str, Any]:
         return {}
     dev = dataset_features("dev", embeddings)
     save_vectors()
-    w = fit_hybrid(dev)
+    limit = choose_limit(dev)
+    w = fit_hybrid(dev, limit)
     threshold = scoring.SUPPORT_THRESHOLD
+    print(f"HYBRID_LIMIT = {limit}")
     print(f"HYBRID_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
-    for name, claims in dev.items():
-        print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(_scores(w, claims), threshold).items()})
-    held = leave_one_out(dev, fit_hybrid)
+    sets = [_scores(w, claims) for claims in dev.values()]
+    print(f"dev supported level {supported_level(sets)} (SUPPORTED_LEVEL {scoring.SUPPORTED_LEVEL})")
+    for name, scores in zip(dev, sets):
+        print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(scores, threshold).items()})
+    fitter = partial(fit_hybrid, limit=limit)
+    held = leave_one_out(dev, fitter, _library_threshold)
     for name, row in held.items():
         print(f"held out {name}", {k: round(v, 3) for k, v in row.items()})
-    folds = cross_validate(dev, fit_hybrid)
+    folds = cross_validate(dev, fitter, threshold=_library_threshold)
     for name, row in folds.items():
         print(f"{FOLDS}-fold {name}", {k: round(v, 3) for k, v in row.items()})
-    return {"weights": w, "leave_one_out": held, "cross_validation": folds}
+    return {"limit": limit, "weights": w, "leave_one_out": held, "cross_validation": folds}
 
 
 if __name__ == "__main__":

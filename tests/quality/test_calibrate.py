@@ -2,6 +2,7 @@
 and leave-one-dataset-out check work on data with a known answer."""
 
 import random
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,9 @@ def _synthetic(rng: random.Random, n: int, noise: float) -> list[calibrate.Claim
     for i in range(n):
         supported = i % 2 == 0
         centre = 0.8 if supported else 0.2
-        readings = [(centre + rng.uniform(-noise, noise), rng.random()) for _ in range(2)]
+        readings: list[tuple[float, ...]] = [
+            (centre + rng.uniform(-noise, noise), rng.random()) for _ in range(2)
+        ]
         claims.append(("supported" if supported else "not_supported", readings))
     return claims
 
@@ -65,10 +68,8 @@ def test_supported_level_lets_at_most_a_tenth_of_unsupported_claims_through() ->
     assert sum(s >= level - 0.06 for s in scores["not_supported"]) > 2
 
 
-def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
-    from cite_core._scoring import SUPPORT_THRESHOLD
-
-    rng = random.Random(2)
+def _hybrid_sets(seed: int) -> dict[str, list[calibrate.Claim]]:
+    rng = random.Random(seed)
     sets: dict[str, list[calibrate.Claim]] = {}
     for name in ("a", "b"):
         claims: list[calibrate.Claim] = []
@@ -78,10 +79,38 @@ def test_hybrid_fit_puts_the_flag_at_the_lexical_threshold() -> None:
             logit = rng.uniform(-2, 2)  # the lexical reading says nothing here
             claims.append(("supported" if supported else "not_supported", [(logit, similarity)]))
         sets[name] = claims
-    w = calibrate.fit_hybrid(sets)
+    return sets
+
+
+@pytest.mark.parametrize("limit", [0.10, 0.05])
+def test_hybrid_fit_puts_the_flag_and_the_supported_level_at_the_lexical_ones(limit: float) -> None:
+    from cite_core._scoring import SUPPORT_THRESHOLD, SUPPORTED_LEVEL
+
+    sets = _hybrid_sets(2)
+    w = calibrate.fit_hybrid(sets, limit)
     assert w[2] > 0  # similarity carries the signal
     scores = [calibrate._scores(w, claims) for claims in sets.values()]
-    assert abs(calibrate.highest_safe(scores) - SUPPORT_THRESHOLD) < 0.01
+    # the library's one threshold flags exactly what the highest safe threshold at ``limit`` flags
+    for values in scores:
+        at_library = flag.flag_rates(values, SUPPORT_THRESHOLD)
+        assert at_library == flag.flag_rates(values, calibrate.highest_safe(scores, limit))
+        assert at_library["false_flags"] <= limit
+    assert abs(calibrate.supported_level(scores) - SUPPORTED_LEVEL) < 0.01
+
+
+def test_choose_limit_keeps_the_highest_limit_whose_folds_stay_in_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert calibrate.choose_limit(_hybrid_sets(4)) == calibrate.HYBRID_LIMITS[0]  # well separated
+    tried: list[float] = []
+
+    def folds(dev: object, fitter: Any, threshold: object = None) -> dict[str, dict[str, float]]:
+        tried.append(fitter.keywords["limit"])
+        return {"a": {"false_flags": 0.015 + fitter.keywords["limit"]}}  # 5-fold: 1.5 points more
+
+    monkeypatch.setattr(calibrate, "cross_validate", folds)
+    assert calibrate.choose_limit({}, (0.10, 0.09, 0.08, 0.07)) == 0.08
+    assert tried == [0.10, 0.09, 0.08]
 
 
 def test_cross_validation_scores_every_claim_once_with_weights_fitted_without_it() -> None:
