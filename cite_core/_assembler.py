@@ -57,7 +57,8 @@ class Assembler(StatementTags):
     ) -> None:
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
         ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
-        self._corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
+        self.corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
+        self._corpus = self.corpus
         self._by_number = self._corpus.by_number
         self._threshold = threshold
         # output

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import _cache as _cache_module
@@ -207,6 +207,27 @@ class Corpus:
         self.by_number = {s.number: s for s in self.sources}
         self._stats: TermStats | None = None
         self.dense = DenseModel(embeddings) if embeddings is not None else None
+        self.asked: list[tuple[Source, str]] | None = None
+        """When a list: every (source, claim) ``cite`` is asked for is added to it (a planning pass, whose
+        requests ``prefetch`` then embeds in one call)."""
+
+    def prefetch(self, requests: Iterable[tuple[Source, str]]) -> None:
+        """Embed, in one call to the model, every claim of ``requests`` and every unit of the sources they
+        cite that the vector cache lacks: ``cite`` then finds them all there (``parse_answer`` makes one
+        call per answer instead of one per citation). Without an embedding model, nothing."""
+        if self.dense is None:
+            return
+        texts: dict[str, None] = {}
+        cited: set[int] = set()
+        for source, claim in requests:
+            if not claim.strip():
+                continue  # cite embeds nothing for an empty claim
+            texts[claim] = None
+            if source.number not in cited:
+                cited.add(source.number)
+                texts.update(dict.fromkeys(source.text[u.start : u.end] for u in source_units(source)))
+        if texts:
+            self.dense.vectors(list(texts))
 
     @property
     def stats(self) -> TermStats:
@@ -222,6 +243,8 @@ class Corpus:
         self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
     ) -> Citation:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
+        if self.asked is not None:
+            self.asked.append((source, claim))
         units = source_units(source)
         # the claim's terms and their idf, computed once for BM25, coverage and support
         claim_terms = ClaimTerms.from_text(claim, self.stats)

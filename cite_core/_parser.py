@@ -62,6 +62,7 @@ class CitationStream:
             embeddings=embeddings,
             style=style,
         )
+        self._style = style
         self._finished: CitedAnswer | None = None
 
     # -- public API -----------------------------------------------------------------------------
@@ -108,8 +109,16 @@ class CitationStream:
         yield from self._out.take_events()
 
     def _parse_whole(self, text: str) -> CitedAnswer:
-        """``parse_answer``: the whole text at once, without building the events nobody reads."""
+        """``parse_answer``: the whole text at once, without building the events nobody reads. With an
+        embedding model, a lexical pass first finds every claim and cited source, so that the model is
+        called once for the whole answer rather than once per citation (a remote model: one round trip)."""
         self._out.emit = False
+        corpus = self._out.corpus
+        if corpus.dense is not None:
+            plan = CitationStream(self.sources, style=self._style)
+            asked = plan._out.corpus.asked = []
+            plan._parse_whole(text)
+            corpus.prefetch(asked)
         self.feed(text)
         return self.finish()
 

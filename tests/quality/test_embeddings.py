@@ -87,20 +87,38 @@ def test_without_embeddings_nothing_changes() -> None:
     assert parse_answer(ANSWER, sources, embeddings=None) == parse_answer(ANSWER, sources)
 
 
-def test_only_cited_sources_are_embedded_in_one_batch_each_and_cached() -> None:
+def test_a_whole_answer_embeds_only_cited_sources_in_one_call_and_caches_them() -> None:
     clear_caches()
     model = CountingModel()
     sources = number_sources([SOURCE, "Cats purr when content. Dogs bark.", "Never cited at all."])
     parse_answer("The lawn was green [1]. Cats purr [2].", sources, embeddings=model)
-    assert len(model.batches) == 2  # one batch per cited source: the claim and that source's units
-    embedded = {t for batch in model.batches for t in batch}
+    assert len(model.batches) == 1  # the whole answer: every claim and cited source's units at once
+    embedded = model.batches[0]
     assert "Never cited at all." not in embedded
-    assert "Verdant turf covers the park." in embedded
+    assert {"The lawn was green", "Cats purr", "Verdant turf covers the park.", "Dogs bark."} <= set(embedded)
+    assert len(embedded) == len(set(embedded))  # nothing twice
     model.batches.clear()
     parse_answer("The lawn was green [1]. Cats purr [2].", sources, embeddings=model)
     assert model.batches == []  # every claim and unit vector came from the cache
     parse_answer("Felines purr [2].", sources, embeddings=model)
     assert model.batches == [["Felines purr"]]  # only the new claim
+
+
+def test_a_stream_embeds_per_claim_and_ends_with_the_one_call_answer() -> None:
+    clear_caches()
+    model = CountingModel()
+    sources = number_sources([SOURCE, "Cats purr when content. Dogs bark."])
+    text = "The lawn was green [1]. Felines purr [2]. The sky is azure [1]."
+    stream = CitationStream(sources, embeddings=model)
+    for ch in text:
+        stream.feed(ch)
+    streamed = stream.finish()
+    # streamed: a claim is cited as soon as it ends, so each new claim is its own call
+    assert [len(b) for b in model.batches][1:] == [3, 1]  # claim + source 2's two units, then a claim
+    clear_caches()
+    model.batches.clear()
+    assert parse_answer(text, sources, embeddings=model) == streamed
+    assert len(model.batches) == 1
 
 
 def test_llamaindex_style_models_are_accepted_and_give_the_same_answer() -> None:
