@@ -55,10 +55,16 @@ def attribute(
         items = number_sources(items)
     corpus = Corpus(items, source_units=1, embeddings=embeddings)
     inserts: list[tuple[int, str]] = []
-    for start, end in split_sentences(answer_text):
-        sentence = answer_text[start:end]
-        if len(set(analyze(sentence))) < MIN_TERMS:
-            continue
+    # each sentence as the claim the marked answer will have: up to where its marker goes ("green [1].")
+    claims = [
+        (a, b, answer_text[a : _marker_position(answer_text, a, b)].strip())
+        for a, b in split_sentences(answer_text)
+        if len(set(analyze(answer_text[a:b]))) >= MIN_TERMS
+    ]
+    # with an embedding model: every claim and every source's units in one call (the final parse finds
+    # them all in the cache)
+    corpus.prefetch((s, claim) for _, _, claim in claims for s in items)
+    for start, end, sentence in claims:
         scored = sorted(
             ((corpus.cite(s, sentence, reference=1).support, -s.number, s) for s in items), reverse=True
         )
