@@ -12,8 +12,16 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
+from ._scoring import (
+    ClaimTerms,
+    TermStats,
+    bm25,
+    build_postings,
+    coverage,
+    support,
+)
 from ._segment import split_sentences
+from ._terms import _analyze, ascii_separated, term_of
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
 
@@ -82,9 +90,15 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
             # the common one-line sentence skips split_lines' call
             for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
         ]
-    # through the word cache: units of the same text (a sentence repeated across chunks) share one
-    # terms tuple, which bounds the memory of many sources (tests/robustness/test_memory.py)
-    terms = [_analyze(text[a:b]) for a, b in spans]
+    lowered = text.lower()
+    # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
+    # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words
+    separated = ascii_separated(lowered) if len(lowered) == len(text) else None
+    if separated is not None:
+        term = term_of()  # "" (a stop word's term) is dropped
+        terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
+    else:
+        terms = [_analyze(text[a:b]) for a, b in spans]
     units = tuple([_tuple_new(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
     return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
 

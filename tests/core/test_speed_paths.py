@@ -1,0 +1,71 @@
+"""The fast paths of the speed work give what the plain code gives (issues 15 and 17).
+
+Each test compares a fast path with the simple code it replaces, on generated text that reaches the
+edge cases (non-ASCII separators, letters that change length or case by context, CJK, stop words).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from cite_core import _terms
+from cite_core._localize import _analyse_segment
+from cite_core._stopwords import STOP
+from cite_core._terms import _TOKEN, ascii_separated, clear_terms
+
+PIECES = st.sampled_from(
+    ["The", "grass", "is", "greener.", "Dr.", "Smith", "studies", "nations", "—", "–", "“quoted”",
+     "it’s", "café", "İstanbul", "\u212aelvin", "ΟΔΟΣ.", "Σ", "中文。", "・", "ー", "²", "x_y", "1.5",
+     "\n", "\n\n", " ", "- item", "el", "los", "\u00a0", "\u3000", "\x1c", "e.g.", "K9", "ﬁne"]
+)  # fmt: skip
+TEXTS = st.lists(PIECES | st.text(max_size=6), max_size=30).map(" ".join)
+
+
+def _reference_terms(text: str) -> tuple[str, ...]:
+    """Terms of a text with the Unicode tokeniser, word by word (no word table)."""
+    terms: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        if token[0] >= "\u3040" and _terms.CJK_RE.match(token):
+            terms.extend(c for c in token if c not in _terms.CJK_STOP)
+            terms.extend(a + b for a, b in zip(token, token[1:]))
+        elif token not in STOP:
+            terms.append(_terms._stem_word(token))
+    return tuple(terms)
+
+
+@given(TEXTS, st.data())
+@example("a—b “c” d", None)
+@example("ΟΔΟΣ. Next", None)
+def test_split_of_any_slice_of_the_separated_text_finds_the_tokens(text: str, data: st.DataObject) -> None:
+    lowered = text.lower()
+    separated = ascii_separated(lowered)
+    if separated is None:
+        assert any(not t.isascii() for t in _TOKEN.findall(lowered))
+        return
+    assert len(separated) == len(lowered)
+    a = data.draw(st.integers(0, len(text))) if data is not None else 0
+    b = data.draw(st.integers(a, len(text))) if data is not None else len(text)
+    assert separated[a:b].split() == _TOKEN.findall(lowered[a:b])
+
+
+@given(TEXTS, st.booleans(), st.booleans())
+@example("İİİİ is big. The grass — is greener.", False, False)
+@example("The ΟΔΟΣ. Σ is a letter.", False, True)
+def test_chunk_analysis_equals_the_reference_per_unit(text: str, blocks: bool, clear: bool) -> None:
+    if clear:
+        clear_terms()
+    entry = _analyse_segment(text, blocks)
+    for unit in entry.units:
+        assert unit.terms == _reference_terms(text[unit.start : unit.end])
+        assert unit.terms == _terms._analyze(text[unit.start : unit.end])
+
+
+def test_a_full_word_table_starts_over_and_gives_the_same_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_terms()
+    monkeypatch.setattr(_terms, "_TERMS_MAX", 3)
+    text = "Studies of nations and organizations show running rivers"
+    first = _terms._analyze.__wrapped__(text)
+    assert len(_terms._TABLES[0]) <= 3  # started over on the way
+    assert first == _reference_terms(text) == _terms._analyze.__wrapped__(text)
