@@ -69,3 +69,27 @@ def test_a_full_word_table_starts_over_and_gives_the_same_terms(monkeypatch: pyt
     first = _terms._analyze.__wrapped__(text)
     assert len(_terms._TABLES[0]) <= 3  # started over on the way
     assert first == _reference_terms(text) == _terms._analyze.__wrapped__(text)
+
+
+CHUNKED = st.lists(st.sampled_from(["The ", "grass", " is ", "green", "  ", " ", "[1]", ".", "\n", "x", "<"]))
+
+
+@given(CHUNKED, st.booleans())
+def test_plain_chunks_give_the_events_of_the_general_path(chunks: list[str], display: bool) -> None:
+    from cite_core import CitationStream, StreamEvent, number_sources
+
+    sources = number_sources(["The grass is green.", "The sky is blue."])
+    fast = CitationStream(sources, display=display)
+    slow = CitationStream(sources, display=display)
+
+    def general(texts: tuple[str, ...]) -> list[StreamEvent]:
+        for text in texts:
+            slow._out.text(text)
+        return slow._out.take_events()
+
+    slow._out.plain = general  # type: ignore[method-assign]
+    for chunk in chunks:
+        got, expected = fast.feed(chunk), slow.feed(chunk)
+        assert [e.model_dump() for e in got] == [e.model_dump() for e in expected]
+    assert fast.finish() == slow.finish()
+    assert [e.model_dump() for e in fast.pending_events()] == [e.model_dump() for e in slow.pending_events()]
