@@ -168,7 +168,12 @@ class _IdfTable(dict[str, float]):
         self._stats = stats
 
     def __missing__(self, term: str) -> float:
-        value = self[term] = self._stats._compute_idf(term)
+        stats = self._stats
+        if stats.parts:
+            value = self[term] = stats._compute_idf(term)
+        else:  # _compute_idf inlined (one call less per term of each claim)
+            df = stats.df.get(term, 0)
+            value = self[term] = math.log(1.0 + (stats.units - df + 0.5) / (df + 0.5))
         return value
 
 
@@ -190,8 +195,8 @@ class ClaimTerms:
     @classmethod
     def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
         """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
-        idf = stats.idf_table
-        weights = tuple((t, idf[t]) for t in set(terms))
+        distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
+        weights = tuple(zip(distinct, map(stats.idf_table.__getitem__, distinct)))
         total = 0.0
         for _, value in weights:
             total += value
@@ -264,13 +269,16 @@ def bm25(
                     scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
         return scores
     scores = []
+    weights = claim.weights
+    keys = frozenset([term for term, _ in weights])
     for unit, length in zip(counts, lengths):
         score = 0.0
-        get = unit.get
-        for term, idf in claim.weights:
-            count = get(term)
-            if count is not None:
-                score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
+        if not keys.isdisjoint(unit):  # most units share no claim term: 0.0 without the loop, in C
+            get = unit.get
+            for term, idf in weights:
+                count = get(term)
+                if count is not None:
+                    score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
         scores.append(score)
     return scores
 

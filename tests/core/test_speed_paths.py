@@ -93,3 +93,19 @@ def test_plain_chunks_give_the_events_of_the_general_path(chunks: list[str], dis
         assert [e.model_dump() for e in got] == [e.model_dump() for e in expected]
     assert fast.finish() == slow.finish()
     assert [e.model_dump() for e in fast.pending_events()] == [e.model_dump() for e in slow.pending_events()]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from("abcdefg"), max_size=6), min_size=1, max_size=5),
+    st.lists(st.sampled_from("abcdxyz")),
+)
+def test_claim_weights_are_the_idf_of_each_distinct_term_in_set_order(
+    units: list[list[str]], claim: list[str]
+) -> None:
+    from cite_core._scoring import ClaimTerms, TermStats
+
+    stats, reference = TermStats.from_units(units), TermStats.from_units(units)
+    weights = ClaimTerms.of(claim, stats).weights
+    assert weights == tuple((t, reference._compute_idf(t)) for t in set(claim))
+    merged = TermStats.merge([TermStats.from_units(units[:1]), TermStats.from_units(units[1:])])
+    assert ClaimTerms.of(claim, merged).weights == tuple((t, merged._compute_idf(t)) for t in set(claim))
