@@ -109,3 +109,23 @@ def test_claim_weights_are_the_idf_of_each_distinct_term_in_set_order(
     assert weights == tuple((t, reference._compute_idf(t)) for t in set(claim))
     merged = TermStats.merge([TermStats.from_units(units[:1]), TermStats.from_units(units[1:])])
     assert ClaimTerms.of(claim, merged).weights == tuple((t, merged._compute_idf(t)) for t in set(claim))
+
+
+SENTENCE_PIECES = st.sampled_from(
+    ["The", "end.", "Dr.", "Smith", "J.", "R.", "1.", "IV.", "e.g.", "No.", "5", "word.", " ", "  ", "\n",
+     "\n\n", "a", "Z", "“Quoted.”", "(x).", "…", "..", "- item", "¿Qué?", "中文。", "!", "?", "\t", "\u00a0"]
+)  # fmt: skip
+
+
+@given(st.lists(SENTENCE_PIECES, max_size=30).map(" ".join))
+@example("It ends. The next one. Dr. Smith came. J. R. R. Tolkien wrote. IV. Part")
+def test_segmenter_shortcuts_give_the_spans_of_the_regex_checks(text: str) -> None:
+    from cite_core import _segment
+
+    fast = _segment.split_sentences(text)
+    original = _segment._ASCII_ALNUM
+    _segment._ASCII_ALNUM = frozenset()  # every candidate through _NEXT_CHAR and _WS, as before
+    try:
+        assert _segment.split_sentences(text) == fast
+    finally:
+        _segment._ASCII_ALNUM = original
