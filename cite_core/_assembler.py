@@ -161,6 +161,30 @@ class Assembler(StatementTags):
             self._check_forward(text)
         self._prev_char = text[-1]
 
+    def plain(self, texts: tuple[str, ...]) -> list[StreamEvent]:
+        """``text`` of each text of the lexer's fast path, then ``take_events``: the usual chunk (nothing
+        else pending) is written as one text (all are joined in the end) straight into its event."""
+        if (
+            texts
+            and self.emit
+            and self._in_cite is None
+            and self._tag is None
+            and not (
+                self._forward or self._pending_text or self._events or self._pending_thinking or self._show
+            )
+        ):
+            text = texts[0] if len(texts) == 1 else "".join(texts)
+            self._plain.append(text)
+            self._display.append(text)
+            self._tail.append(text)
+            self._plain_len += len(text)
+            self._group = None
+            self._prev_char = text[-1]
+            return [text_delta(text)]
+        for text in texts:
+            self.text(text)
+        return self.take_events()
+
     def _flush_text(self) -> None:
         if self._pending_thinking:
             self._events.append(thinking_delta("".join(self._pending_thinking)))

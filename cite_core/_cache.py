@@ -3,7 +3,7 @@
 * ``CHUNKS``: the analysis of a chunk text (citable units, their term counts and lengths, BM25
   postings), shared read-only by every source whose chunk has that text.
 * ``VECTORS``: embedding vectors of unit and claim texts, per embedding model (``QUALITY-EMBED``).
-* the word caches of ``_scoring`` (``_analyze``, ``_stem``) and the token counts of ``_tokens``.
+* the word caches of ``_terms`` (``_analyze``, ``_stem``, the word table) and the token counts of ``_tokens``.
 
 Both bounded caches are least-recently-used, bounded by entry count and by a size (characters or
 floats), thread-safe; a value is built outside the lock, so another thread may build the same value
@@ -18,7 +18,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
-from . import _scoring, _tokens
+from . import _terms, _tokens
 
 __all__ = [
     "CHUNKS",
@@ -152,11 +152,12 @@ def forget_chunks() -> None:
     _tokens.clear_counts()
     CHUNKS.clear()
     VECTORS.clear()
-    _scoring._analyze.cache_clear()
+    _terms._analyze.cache_clear()
 
 
 def clear() -> None:
     """Forget every analysed chunk, sentence and word, every vector and every remembered token count
     (to measure first sight, or to give the memory back in a long-running process)."""
     forget_chunks()
-    _scoring._stem.cache_clear()
+    _terms._stem.cache_clear()
+    _terms.clear_terms()

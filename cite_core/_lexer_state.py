@@ -24,6 +24,10 @@ TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
+_TEXT = Mode.TEXT
+_text_stop = TEXT_STOP.search
+
+
 class LexerState:
     """The lexer's state between chunks, and the text tokens it makes (``Lexer`` scans)."""
 
@@ -56,8 +60,8 @@ class LexerState:
         otherwise."""
         if (
             self._buf
-            or TEXT_STOP.search(chunk) is not None
-            or self.mode is not Mode.TEXT
+            or self.mode is not _TEXT
+            or _text_stop(chunk) is not None
             or self._group_open
             or self._skip_space
             or (self._line_start and not self._line_checked)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C loop
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -12,8 +13,16 @@ from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._models import Citation, Source
-from ._scoring import ClaimTerms, TermStats, _analyze, bm25, build_postings, coverage, support
+from ._scoring import (
+    ClaimTerms,
+    TermStats,
+    bm25,
+    build_postings,
+    coverage,
+    support,
+)
 from ._segment import split_sentences
+from ._terms import _analyze, ascii_separated, term_of
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
 
@@ -83,9 +92,15 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
             # the common one-line sentence skips split_lines' call
             for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
         ]
-    # through the word cache: units of the same text (a sentence repeated across chunks) share one
-    # terms tuple, which bounds the memory of many sources (tests/robustness/test_memory.py)
-    terms = [_analyze(text[a:b]) for a, b in spans]
+    lowered = text.lower()
+    # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
+    # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words
+    separated = ascii_separated(lowered) if len(lowered) == len(text) else None
+    if separated is not None:
+        term = term_of()  # "" (a stop word's term) is dropped
+        terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
+    else:
+        terms = [_analyze(text[a:b]) for a, b in spans]
     units = tuple([_tuple_new(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
     return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
 
@@ -182,13 +197,10 @@ def source_terms(source: Source) -> set[str]:
 
 
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count. Most sentences (4 in 5) repeat no term, and ``dict.fromkeys`` (in C) then gives
-    the counts; a plain loop counts the others. Both beat ``Counter``'s Python-level constructor."""
-    counts = dict.fromkeys(terms, 1)
-    if len(counts) != len(terms):
-        counts = dict.fromkeys(terms, 0)
-        for term in terms:
-            counts[term] += 1
+    """Term -> count, in order of first occurrence: ``Counter``'s C counting loop into a plain dict
+    (1.7x faster than ``dict.fromkeys`` with a Python loop for units that repeat a term)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, terms)
     return counts
 
 

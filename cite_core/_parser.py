@@ -78,10 +78,8 @@ class CitationStream:
                 chunk = _SURROGATE.sub("\ufffd", chunk)
             taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
             if taken is not None:
-                for text in taken:
-                    self._out.text(text)
-            else:
-                self._consume(self._lexer.feed(chunk))
+                return self._out.plain(taken)
+            self._consume(self._lexer.feed(chunk))
         return self._out.take_events()
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:

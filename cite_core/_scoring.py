@@ -18,13 +18,11 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import chain, islice
 from operator import itemgetter
 from typing import Literal
 
-from ._stopwords import CJK_STOP, STOP, SUFFIXES
-from ._text import CJK, CJK_RE
+from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
 
 __all__ = [
     "ATTRIBUTION_THRESHOLD",
@@ -100,53 +98,6 @@ def support_level(
     return "supported" if support >= confident else "uncertain"
 
 
-_TOKEN = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+", re.UNICODE)  # "阿Q正传": 阿 | q | 正传
-_ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # _TOKEN on lower-cased ASCII text
-
-_SUFFIXES_BY_END = {
-    end: tuple(s for s in SUFFIXES if len(s) > 1 and s.endswith(end))
-    for end in {s[-2:] for s in SUFFIXES if len(s) > 1}
-}
-"""The suffixes of two or more letters by their last two letters, in ``SUFFIXES`` order (only those can
-end a word); one-letter suffixes come last in their family and are tried after them."""
-_ONE_LETTER = frozenset(s for s in SUFFIXES if len(s) == 1)
-
-
-@lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    if len(word) <= 3:
-        return word
-    for suffix in _SUFFIXES_BY_END.get(word[-2:], ()):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)]
-            return stem + "y" if suffix in ("ies", "ied") else stem
-    return word[:-1] if word[-1] in _ONE_LETTER else word
-
-
-def analyze(text: str) -> list[str]:
-    """The terms of ``text`` used for matching (order kept, duplicates kept)."""
-    return list(_analyze(text))
-
-
-@lru_cache(maxsize=4096)
-def _analyze(text: str) -> tuple[str, ...]:
-    text = text.lower()
-    if text.isascii():
-        # ASCII text (most of it) has only [a-z0-9] words, never CJK: a plain range class runs 1.7x
-        # faster than the Unicode one and finds the same tokens
-        return tuple([_stem(t) for t in _ASCII_TOKEN.findall(text) if t not in STOP])
-    terms: list[str] = []
-    for token in _TOKEN.findall(text):
-        # every CJK range starts at U+3040: other words skip the regex call
-        if token[0] >= "\u3040" and CJK_RE.match(token):
-            chars = [c for c in token if c not in CJK_STOP]
-            terms.extend(chars)
-            terms.extend(a + b for a, b in zip(token, token[1:]))
-        elif token not in STOP:
-            terms.append(_stem(token))
-    return tuple(terms)
-
-
 @dataclass
 class TermStats:
     """Document frequencies over a set of text units (sentences), for idf."""
@@ -217,7 +168,12 @@ class _IdfTable(dict[str, float]):
         self._stats = stats
 
     def __missing__(self, term: str) -> float:
-        value = self[term] = self._stats._compute_idf(term)
+        stats = self._stats
+        if stats.parts:
+            value = self[term] = stats._compute_idf(term)
+        else:  # _compute_idf inlined (one call less per term of each claim)
+            df = stats.df.get(term, 0)
+            value = self[term] = math.log(1.0 + (stats.units - df + 0.5) / (df + 0.5))
         return value
 
 
@@ -239,8 +195,8 @@ class ClaimTerms:
     @classmethod
     def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
         """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
-        idf = stats.idf_table
-        weights = tuple((t, idf[t]) for t in set(terms))
+        distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
+        weights = tuple(zip(distinct, map(stats.idf_table.__getitem__, distinct)))
         total = 0.0
         for _, value in weights:
             total += value
@@ -313,13 +269,16 @@ def bm25(
                     scores[index] += idf * f * k1_plus_1 / (f + k1 * (1 - b + scale * lengths[index]))
         return scores
     scores = []
+    weights = claim.weights
+    keys = frozenset([term for term, _ in weights])
     for unit, length in zip(counts, lengths):
         score = 0.0
-        get = unit.get
-        for term, idf in claim.weights:
-            count = get(term)
-            if count is not None:
-                score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
+        if not keys.isdisjoint(unit):  # most units share no claim term: 0.0 without the loop, in C
+            get = unit.get
+            for term, idf in weights:
+                count = get(term)
+                if count is not None:
+                    score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
         scores.append(score)
     return scores
 

@@ -59,6 +59,8 @@ _HEADING = re.compile(r"[^\S\n]*#{1,6}[^\S\n]")
 # The next line: group 1 is set when it is a list item or heading, else group 2 is its first character.
 _NEXT_LINE = re.compile(rf"({_ITEM_RE})?[^\S\n]*(.)", re.S)
 _LIST_MARKER = re.compile(r"\d{1,3}|[A-Za-z]|[IVX]{1,5}")
+_LIST_MARKER_MAX = 5  # the longest token _LIST_MARKER matches
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _OPENERS = "\"'“‘«([{¿¡"
 # A single quote that opens a quotation (after a space, a bracket or a double quote; before a non-space)
 # and one that closes one or marks a possessive (after a non-space; not before a letter: "O'Neill").
@@ -193,7 +195,10 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             continue
         spans.append((start, e))
         boundary = e
-        start = _WS.match(text, e).end()  # type: ignore[union-attr]  # \s* always matches
+        if text[e : e + 1] == " " and text[e + 1 : e + 2] in _ASCII_ALNUM:
+            start = e + 1  # the usual case, what _WS would find
+        else:
+            start = _WS.match(text, e).end()  # type: ignore[union-attr]  # \s* always matches
     if start < len(text):
         spans.append((start, start + len(text[start:].rstrip())))
     return spans
@@ -201,10 +206,13 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
     """Decide whether the Latin punctuation run ``text[s:e]`` (space or CJK after it) ends a sentence."""
-    m = _NEXT_CHAR.match(text, e)
-    if m is None:
-        return True  # only whitespace follows
-    nxt = m.group(1)
+    if text[e : e + 1] == " " and text[e + 1 : e + 2] in _ASCII_ALNUM:
+        nxt = text[e + 1]  # the usual case, what _NEXT_CHAR would find, without the regex call
+    else:
+        m = _NEXT_CHAR.match(text, e)
+        if m is None:
+            return True  # only whitespace follows
+        nxt = m.group(1)
     if nxt.islower():
         return False
     run = text[s:e]
@@ -225,7 +233,7 @@ def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
         return False
     if len(token) == 1 and token.isupper() and token != "I":  # "I." is usually the pronoun
         return False  # an initial, as in "J. R. R. Tolkien"
-    if _LIST_MARKER.fullmatch(token):  # "1." or "b." opening a line is a list marker
+    if len(token) <= _LIST_MARKER_MAX and _LIST_MARKER.fullmatch(token):  # "1." or "b." opening a line
         return lo != line_start or len(words) > 1
     return True
 
