@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._blocks import blocks_with_markers
+from ._blocks import blocks_with_markers, claim_spans
 from ._citations import build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
@@ -389,26 +389,7 @@ class Assembler(StatementTags):
         for index, group in enumerate(self._groups):
             if group.citations:
                 claims.setdefault((group.start, group.end), []).append((index, group.citations))
-        spans: list[tuple[int, int]] = []  # block ranges in ``plain``
-        attached: dict[int, list[tuple[int, list[Citation]]]] = {}  # block -> (group index, citations)
-        cursor = 0
-        for (start, end), citations in sorted(claims.items()):
-            start = max(start, cursor)
-            if end <= start:  # a claim with no text ("[1]" alone): attach to the block before it
-                if start > cursor:
-                    spans.append((cursor, start))
-                    cursor = start
-                if not spans:
-                    spans.append((0, 0))
-                attached.setdefault(len(spans) - 1, []).extend(citations)
-                continue
-            if start > cursor:
-                spans.append((cursor, start))
-            attached[len(spans)] = citations
-            spans.append((start, end))
-            cursor = end
-        if cursor < len(plain) or (not spans and self._inserts):
-            spans.append((cursor, len(plain)))
+        spans, attached = claim_spans(claims, len(plain), bool(self._inserts))
         blocks = blocks_with_markers(plain, spans, attached, self._inserts)
         return build_answer(
             self._display,

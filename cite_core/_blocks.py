@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 
 from ._models import Citation, TextBlock
 
-__all__ = ["blocks_with_markers"]
+__all__ = ["blocks_with_markers", "claim_spans"]
 
 
 def blocks_with_markers(
@@ -45,3 +45,32 @@ def blocks_with_markers(
             cited = citations if i == longest else None
             blocks.append(TextBlock(text=plain[a:b], citations=cited, marker_text=at.get(b, "")))
     return blocks
+
+
+def claim_spans(
+    claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]], length: int, has_inserts: bool
+) -> tuple[list[tuple[int, int]], dict[int, list[tuple[int, list[Citation]]]]]:
+    """The text blocks of an answer of ``length`` characters: each claim's range (claims by their
+    (start, end), with their groups' citations) and the text between them, and the citations attached to
+    each block (a claim with no text, "[1]" alone, attaches to the block before it)."""
+    spans: list[tuple[int, int]] = []  # block ranges in ``plain``
+    attached: dict[int, list[tuple[int, list[Citation]]]] = {}  # block -> (group index, citations)
+    cursor = 0
+    for (start, end), citations in sorted(claims.items()):
+        start = max(start, cursor)
+        if end <= start:  # a claim with no text ("[1]" alone): attach to the block before it
+            if start > cursor:
+                spans.append((cursor, start))
+                cursor = start
+            if not spans:
+                spans.append((0, 0))
+            attached.setdefault(len(spans) - 1, []).extend(citations)
+            continue
+        if start > cursor:
+            spans.append((cursor, start))
+        attached[len(spans)] = citations
+        spans.append((start, end))
+        cursor = end
+    if cursor < length or (not spans and has_inserts):
+        spans.append((cursor, length))
+    return spans, attached

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from cite_core import _hybrid as hybrid
 from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
 from cite_core import _scoring as scoring
 from cite_core import parse_answer
@@ -326,7 +327,7 @@ def fit_hybrid(sets: dict[str, list[Claim]], limit: float | None = None) -> list
     """``HYBRID_WEIGHTS`` fitted on ``sets`` (logistic, as the lexical weights), then mapped so that the
     lexical flag threshold and supported level serve the hybrid score too, the flag marking at most
     ``limit`` (default ``HYBRID_LIMIT``) of every set's supported claims."""
-    w = fit(sets, start=localize.HYBRID_WEIGHTS)
+    w = fit(sets, start=hybrid.HYBRID_WEIGHTS)
     return _mapped(
         w, [_scores(w, claims) for claims in sets.values()], HYBRID_LIMIT if limit is None else limit
     )

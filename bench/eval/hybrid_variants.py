@@ -113,7 +113,7 @@ def _reading(state: dict[str, Any], span: float) -> Reading:
         top = sorted(range(len(units)), key=lambda i: -scores[i])[: localize.SOURCE_UNITS]
         chosen = [units[i] for i in sorted(top) if scores[i] > 0]
         if chosen:
-            best_units = dense_module.cosine(claim, localize._mean(chosen))
+            best_units = dense_module.cosine(claim, localize.mean_vector(chosen))
     return Reading(
         list(state.get("lexical", [])),
         list(state.get("features", [])),

@@ -42,7 +42,7 @@ def test_each_citation_records_the_inputs_of_its_support() -> None:
             for u, v in zip(source_units(source), vectors)
             if citation.source_start <= u.start < citation.source_end
         ]
-        assert math.isclose(record.span, cosine(claim_vector, _localize._mean(cited)), abs_tol=1e-9)
+        assert math.isclose(record.span, cosine(claim_vector, _localize.mean_vector(cited)), abs_tol=1e-9)
         assert math.isclose(record.best_unit, max(cosine(claim_vector, v) for v in vectors), abs_tol=1e-9)
         assert -1.0 <= record.best_units <= 1.0
 
