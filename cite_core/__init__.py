@@ -22,7 +22,7 @@ from ._exceptions import (
 )
 from ._extractive import extractive_answer
 from ._localize import clear_caches
-from ._metadata import MAX_METADATA_DEPTH, MAX_METADATA_SIZE
+from ._metadata import MAX_METADATA_DEPTH, MAX_METADATA_SIZE, page_from_metadata
 from ._models import (
     CharLocation,
     Citation,
@@ -124,6 +124,7 @@ __all__ = [
     "from_anthropic_content",
     "get_encoding",
     "number_sources",
+    "page_from_metadata",
     "parse_answer",
     "pdf_pages",
     "render_html",

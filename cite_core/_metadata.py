@@ -8,6 +8,10 @@ objects the caller passed), with three limits checked once at the door:
 - written out as JSON, with a shared object written each time it appears (YAML aliases, one list
   appended to itself), it holds at most ``MAX_METADATA_SIZE`` values and string characters.
 
+``page_from_metadata`` reads the 1-based page of a chunk from its loader's metadata (the one rule both
+adapters use: an int or a string of decimal digits, never a bool, counted from the first page its key
+gives).
+
 The check visits each object once (memoised by ``id``), so a DAG of shared references costs its
 number of distinct objects, not its number of paths. The JSON form (``metadata_json``) never fails:
 values JSON has no type for are written as text: ``bytes`` as UTF-8 when they decode, else as hex
@@ -17,7 +21,7 @@ digits; any other unknown object as its ``str``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -26,8 +30,10 @@ __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
     "has_surrogate",
+    "metadata_int",
     "metadata_json",
     "metadata_problem",
+    "page_from_metadata",
     "surrogate_problem",
 ]
 
@@ -42,6 +48,35 @@ _TOO_LARGE = (
     f"metadata would hold more than {MAX_METADATA_SIZE:,} values and characters written out "
     "as JSON (shared references are written each time they appear)"
 )
+
+
+def metadata_int(value: Any) -> int | None:
+    """``value`` as an integer: an int (never a bool) or a string of decimal digits with spaces around
+    it (``"3"``, ``" 12 "``); None for anything else (``"-1"``, ``"3.0"``, ``"²"``, ``"iv"``, floats)."""
+    if isinstance(value, int):
+        return None if isinstance(value, bool) else value
+    if isinstance(value, str):
+        digits = value.strip()
+        if digits.isdecimal():  # isdigit() would pass "²", which int() refuses
+            return int(digits)
+    return None
+
+
+def page_from_metadata(metadata: Mapping[str, Any], keys: Mapping[str, int]) -> int | None:
+    """The 1-based page of a chunk from its loader's metadata, or None.
+
+    ``keys`` maps each metadata key to read, in order, to the number it gives the first page: 0 for a
+    0-based page (LangChain's PDF loaders write ``page``), 1 for a 1-based one (Unstructured's
+    ``page_number``, LlamaIndex's ``page_label`` when it is a number). The first key whose value is an
+    integer (an int or a string of decimal digits, never a bool) at least its first page wins, e.g.
+    ``page_from_metadata({"page": 0}, {"page": 0, "page_number": 1}) == 1``. Never raises.
+    """
+    for key, first in keys.items():
+        value = metadata_int(metadata.get(key))
+        if value is not None and value >= first:
+            return value - first + 1
+    return None
+
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
 _SURROGATE = re.compile("[\ud800-\udfff]")

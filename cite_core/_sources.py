@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ._exceptions import SourceError
-from ._metadata import metadata_problem, surrogate_problem
+from ._metadata import metadata_int, metadata_problem, surrogate_problem
 from ._models import Segment, Source, SourceKind
 
 __all__ = ["SEGMENT_SEPARATOR", "number_sources", "pdf_pages"]
@@ -118,14 +118,12 @@ def _field(value: Any, name: str, index: int) -> str | None:
 
 
 def _int(value: Any, name: str, index: int, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
-        else:
-            raise SourceError(f"'{name}' must be an integer, got {value!r}", index=index)
-    if value < minimum:
-        raise SourceError(f"'{name}' must be >= {minimum}, got {value}", index=index)
-    return value
+    number = metadata_int(value)
+    if number is None:
+        raise SourceError(f"'{name}' must be an integer, got {value!r}", index=index)
+    if number < minimum:
+        raise SourceError(f"'{name}' must be >= {minimum}, got {number}", index=index)
+    return number
 
 
 def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:

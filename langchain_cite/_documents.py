@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from cite_core import Source, number_sources
+from cite_core import Source, number_sources, page_from_metadata
 
 __all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "number_documents"]
 
@@ -67,14 +67,14 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     source = meta.get("source")
     if "url" not in item and isinstance(source, str) and source.startswith(("https://", "http://")):
         item["url"] = source  # web loaders name the page by its URL
-    page = _integer(meta.get("page"))
-    if page is not None and page >= (0 if zero_based_pages else 1):
-        item["page"] = page + 1 if zero_based_pages else page
-    elif (number := _integer(meta.get("page_number"))) is not None and number >= 1:
-        item["page"] = number
-    start = _integer(meta.get("start_index"))
-    if start is not None and start >= 0:  # splitters write -1 when they could not place a chunk
-        item["start_index"] = start
+    page = page_from_metadata(meta, {"page": 0 if zero_based_pages else 1, "page_number": 1})
+    if page is not None:
+        item["page"] = page
+    # the chunk's offset read by the same integer rule (offset 0 counts as "page" 1); splitters write -1
+    # when they could not place a chunk, which gives None
+    start = page_from_metadata(meta, {"start_index": 0})
+    if start is not None:
+        item["start_index"] = start - 1
     score = meta.get("relevance_score", meta.get("score"))
     if isinstance(score, (int, float)) and not isinstance(score, bool):
         item["score"] = float(score)
@@ -137,14 +137,4 @@ def _file_name(meta: Mapping[str, Any]) -> str | None:
         value = meta.get(key)
         if isinstance(value, str) and value.strip() and "://" not in value:
             return PurePath(value.replace("\\", "/")).name or None
-    return None
-
-
-def _integer(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
     return None

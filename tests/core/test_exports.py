@@ -72,6 +72,7 @@ EXPECTED = [
     "from_anthropic_content",
     "get_encoding",
     "number_sources",
+    "page_from_metadata",
     "parse_answer",
     "pdf_pages",
     "render_html",
