@@ -12,6 +12,11 @@ that whitespace. They join to ``CitedAnswer.text`` exactly, for any chunking of 
 
 ``from_anthropic_content(blocks, sources)`` is ``AnthropicCitationStream(sources)`` fed the blocks as
 ``content_block_start`` events, then finished: the two cannot disagree.
+
+Sources sent as ``search_result`` content blocks instead of documents (what llama-index-llms-anthropic
+sends) are cited by ``search_result_location`` (result index, block range, ``cited_text``), whatever the
+framework. Given ``search_result_blocks``, the spans of ``Source.text`` each result's content blocks hold,
+such a citation becomes the ``char_location`` of those blocks in the source of the same index.
 """
 
 from __future__ import annotations
@@ -37,7 +42,16 @@ from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
 from ._scoring import ClaimTerms, analyze, support
 from ._sources import number_sources
 
-__all__ = ["AnthropicCitationStream", "from_anthropic_content", "to_anthropic_documents"]
+__all__ = [
+    "AnthropicCitationStream",
+    "SearchResultBlocks",
+    "from_anthropic_content",
+    "to_anthropic_documents",
+]
+
+SearchResultBlocks = Sequence[Sequence[tuple[int, int]]]
+"""Per search result sent (result ``i`` is source ``i``), the half-open spans of ``Source.text`` its
+content blocks hold, in order."""
 
 _SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
@@ -69,14 +83,21 @@ def from_anthropic_content(
     sources: Sequence[Any],
     *,
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+    search_result_blocks: SearchResultBlocks | None = None,
+    strict: bool = True,
 ) -> CitedAnswer:
     """Map a Messages API ``content`` list (dicts or SDK blocks) over ``sources`` to a ``CitedAnswer``.
 
     ``sources`` are the documents sent, in order (``Source`` objects or items for ``number_sources``).
     Thinking blocks are skipped; any other non-text block raises ``ArgumentError`` (a ``ValueError``)
-    naming its type.
+    naming its type, unless ``strict=False``. ``search_result_blocks``: see ``AnthropicCitationStream``.
     """
-    stream = AnthropicCitationStream(sources, unsupported_threshold=unsupported_threshold)
+    stream = AnthropicCitationStream(
+        sources,
+        unsupported_threshold=unsupported_threshold,
+        search_result_blocks=search_result_blocks,
+        strict=strict,
+    )
     for index, block in enumerate(content):
         stream.feed({"type": "content_block_start", "index": index, "content_block": block})
     return stream.finish()
@@ -97,8 +118,21 @@ class AnthropicCitationStream:
         *,
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         display: bool = False,
+        search_result_blocks: SearchResultBlocks | None = None,
+        strict: bool = True,
     ) -> None:
-        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers."""
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
+
+        ``search_result_blocks``: the sources were sent as search results, result ``i`` being source
+        ``i`` with content blocks holding these spans of its text; a ``search_result_location`` then
+        cites the characters of its blocks (without a valid block range, its ``cited_text`` located in
+        the source). Without it, such citations name no document: reported in ``invalid_markers``.
+
+        ``strict=False`` skips what cannot be read instead of raising ``ArgumentError``: content blocks
+        other than text and thinking (server tool calls, blocks a newer SDK adds) and values that are
+        neither dicts nor SDK objects. A framework adapter answering a user's query passes it: a block
+        type the SDK added since must not fail the whole answer, whose text blocks still cite.
+        """
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -118,15 +152,17 @@ class AnthropicCitationStream:
         self._show = display  # emit DisplayDelta events
         self._held = ""  # the open block's trailing whitespace, shown after its markers
         self._finished: CitedAnswer | None = None
+        self._search_blocks = search_result_blocks
+        self._strict = strict
 
     def feed(self, event: Any) -> list[StreamEvent]:
         """Add one streaming event (a dict or an SDK event); returns the events it completes."""
         if self._finished is not None:
             raise StreamClosedError("AnthropicCitationStream.feed called after finish()")
-        event = _as_dict(event)
+        event = _as_dict(event, self._strict)
         kind = event.get("type")
         if kind == "content_block_start":
-            block = _as_dict(event.get("content_block") or {})
+            block = _as_dict(event.get("content_block") or {}, self._strict)
             btype = block.get("type", "text")
             if btype == "thinking":
                 self._think(block.get("thinking") or "")
@@ -134,12 +170,14 @@ class AnthropicCitationStream:
             if btype in _SKIPPED_BLOCKS:
                 return []
             if btype != "text":
+                if not self._strict:
+                    return []
                 raise ArgumentError(f"expected text content from the model, got a {btype!r} content block")
             self._open(event.get("index"))
             self._add_text(block.get("text") or "")
-            self._raw.extend(_as_dict(c) for c in block.get("citations") or [])
+            self._raw.extend(_as_dict(c, self._strict) for c in block.get("citations") or [])
         elif kind == "content_block_delta":
-            delta = _as_dict(event.get("delta") or {})
+            delta = _as_dict(event.get("delta") or {}, self._strict)
             dtype = delta.get("type")
             if dtype == "text_delta":
                 self._open(event.get("index"))
@@ -148,7 +186,7 @@ class AnthropicCitationStream:
                 self._think(delta.get("thinking") or "")
             elif dtype == "citations_delta":
                 self._open(event.get("index"))
-                self._raw.append(_as_dict(delta.get("citation") or {}))
+                self._raw.append(_as_dict(delta.get("citation") or {}, self._strict))
         elif kind == "content_block_stop":
             self._close()
         return self._take()
@@ -232,6 +270,8 @@ class AnthropicCitationStream:
     # -- citations -------------------------------------------------------------------------------
 
     def _convert(self, raw: Mapping[str, Any], claim: str) -> Citation | None:
+        if raw.get("type") == "search_result_location" and self._search_blocks is not None:
+            raw = _search_result_chars(raw, self.sources, self._search_blocks)
         index = raw.get("document_index")
         if not isinstance(index, int) or not 0 <= index < len(self.sources):
             self._invalid.append(f"[{index + 1 if isinstance(index, int) else index}]")
@@ -247,13 +287,36 @@ class AnthropicCitationStream:
         return citation_for_span(source, start, end, reference=reference, support=score)
 
 
-def _as_dict(value: Any) -> dict[str, Any]:
+def _as_dict(value: Any, strict: bool) -> dict[str, Any]:
+    """A dict of a Mapping or an Anthropic SDK object; anything else raises, or is empty if not ``strict``."""
     if isinstance(value, Mapping):
         return dict(value)
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dict(dump())
+    if not strict:
+        return {}
     raise ArgumentError(f"expected a dict or an Anthropic SDK object, got {type(value).__name__}")
+
+
+def _search_result_chars(
+    raw: Mapping[str, Any], sources: Sequence[Source], blocks: SearchResultBlocks
+) -> dict[str, Any]:
+    """A ``search_result_location`` as the ``char_location`` of its blocks in the source of its index
+    (an index that names no source stays, to be reported as an invalid marker)."""
+    index = raw.get("search_result_index")
+    mapped: dict[str, Any] = {"type": "char_location", "document_index": index}
+    mapped["cited_text"] = raw.get("cited_text") or ""
+    if not isinstance(index, int) or not 0 <= index < min(len(sources), len(blocks)):
+        return mapped
+    spans = blocks[index]
+    first, end = raw.get("start_block_index"), raw.get("end_block_index")
+    if isinstance(first, int) and 0 <= first < len(spans):
+        last = min(end, len(spans)) - 1 if isinstance(end, int) and end > first else first
+        start, stop = spans[first][0], spans[last][1]
+        text = sources[index].text
+        mapped.update(start_char_index=start, end_char_index=stop, cited_text=text[start:stop])
+    return mapped  # without a valid block range, _span locates ``cited_text`` in the source
 
 
 def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
