@@ -26,6 +26,10 @@ _Scan = Generator["Token", None, tuple[int, bool]]
 """A sub-scanner: yields tokens, returns the position reached and whether it needs more input."""
 _OPENERS = frozenset("[【［〔(<")
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
+_JOINER = re.compile(r"(?:and|or|&|y|e|o|u)[ \t]+[ \t,;，；、]*", re.IGNORECASE)
+"""A word joining two marker groups into one (``[1] and [2]``, ``[1] o [2]``), after a separator."""
+_JOINER_PREFIX = re.compile(r"a(?:nd?)?|or?|[&yeu]", re.IGNORECASE)
+"""A joiner word, or its start, at the end of the text received: wait for the next chunk."""
 _BACKTICKS = re.compile(r"`+")
 _SPACE = re.compile(r"\s*")
 
@@ -98,10 +102,13 @@ class Lexer(LexerState):
                     continue
             if self._group_open:
                 sep_end = _SEPARATORS.match(buf, pos).end()  # type: ignore[union-attr]
-                if sep_end == n and not eof and sep_end - pos <= MAX_WS:
+                joiner = _JOINER.match(buf, sep_end) if sep_end > pos else None
+                next_at = joiner.end() if joiner else sep_end  # "[1] and [2]": one group, as "[1], [2]"
+                waits = next_at == n or (sep_end > pos and _JOINER_PREFIX.fullmatch(buf, sep_end))
+                if waits and not eof and n - pos <= MAX_WS:
                     break
-                if sep_end < n and buf[sep_end] in _OPENERS and sep_end - pos <= MAX_WS:
-                    marker = match_marker(buf, sep_end, eof)
+                if next_at < n and buf[next_at] in _OPENERS and next_at - pos <= MAX_WS:
+                    marker = match_marker(buf, next_at, eof)
                     if marker == NEED:
                         break
                     if isinstance(marker, Marker):

@@ -71,7 +71,9 @@ def test_markers_joined_by_and_after_a_lead_in_cite_what_follows() -> None:
     answer = _parse("According to [1] and [2], the Sun fuses hydrogen and there are eight planets.")
     assert [c.text.strip() for c in answer.claims] == ["the Sun fuses hydrogen and there are eight planets."]
     assert [c.cited_text for c in answer.citations] == [SOURCES[0].text, SOURCES[1].text]
-    assert answer.text == "According to [1] and [2], the Sun fuses hydrogen and there are eight planets."
+    # "[1] and [2]" is one marker group, shown as "[1][2]" like "[1], [2]" (test_parser_joiners.py)
+    assert answer.text == "According to [1][2], the Sun fuses hydrogen and there are eight planets."
+    assert answer.plain_text == "According to the Sun fuses hydrogen and there are eight planets."
 
 
 def test_a_sentence_starting_with_according_to_keeps_its_claim() -> None:
