@@ -224,22 +224,39 @@ class ClaimTerms:
         return parts
 
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")
 """A capitalised word right after one of these (or first in the text) starts a sentence or list item,
 so its capital says nothing."""
+_CAPITAL = re.compile(r"[A-Z\x80-\U0010ffff]")
+"""Where a name can start: an ASCII capital or any character outside ASCII (checked with ``isupper``)."""
+_WORD_REST = re.compile(r"[\w'’-]*")
+_NOT_LETTERS = "_'’-"
+"""With the decimal digits, the characters of a word (``[\\w'’-]``) that are not letters."""
 
 
 def claim_names(text: str) -> set[str]:
     """The terms of the names in a claim: words that start with a capital letter anywhere but at the
-    start of a sentence, a line or a quotation ("the Eiffel Tower in Paris" gives eiffel, tower, paris)."""
+    start of a sentence, a line or a quotation ("the Eiffel Tower in Paris" gives eiffel, tower, paris).
+
+    A word is a run of letters, digits, ``_ ' ’ -`` from its first letter (``[^\\W\\d_][\\w'’-]*`` scanned
+    along the text): only the capitals are visited, and one starts a word when no letter comes before
+    it in its run."""
     names: set[str] = set()
-    for m in _WORD.finditer(text):
-        if not m.group()[0].isupper():
+    for m in _CAPITAL.finditer(text):
+        at = m.start()
+        char = text[at]
+        if not (char.isupper() and char.isalnum()):
             continue
-        before = text[: m.start()].rstrip(" \t")
-        if before and before[-1] not in _NAME_AFTER:
-            names.update(_analyze(m.group()))
+        i = at - 1
+        while i >= 0 and (text[i] in _NOT_LETTERS or text[i].isdecimal()):
+            i -= 1
+        if i >= 0 and text[i].isalnum():
+            continue  # a capital inside a word ("iPhone", "McDonald")
+        i = at - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i >= 0 and text[i] not in _NAME_AFTER:
+            names.update(_analyze(_WORD_REST.match(text, at).group()))  # type: ignore[union-attr]
     return names
 
 
