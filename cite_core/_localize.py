@@ -218,6 +218,8 @@ class Corpus:
         self.source_units = source_units
         self.by_number = {s.number: s for s in self.sources}
         self._stats: TermStats | None = None
+        self._claims: dict[str, ClaimTerms] = {}
+        """Each claim's terms, built once: a claim cited by several sources is analysed once."""
         self.dense = DenseModel(embeddings) if embeddings is not None else None
         self.asked: list[tuple[Source, str]] | None = None
         """When a list: every (source, claim) ``cite`` is asked for is added to it (a planning pass, whose
@@ -259,7 +261,9 @@ class Corpus:
             self.asked.append((source, claim))
         units = source_units(source)
         # the claim's terms and their idf, computed once for BM25, coverage and support
-        claim_terms = ClaimTerms.from_text(claim, self.stats)
+        claim_terms = self._claims.get(claim)
+        if claim_terms is None:
+            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
