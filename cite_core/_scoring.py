@@ -292,10 +292,11 @@ def bm25(
         score = 0.0
         if not keys.isdisjoint(unit):  # most units share no claim term: 0.0 without the loop, in C
             get = unit.get
+            norm = k1 * (1 - b + scale * length)  # the denominator is ``count + norm`` as before
             for term, idf in weights:
                 count = get(term)
                 if count is not None:
-                    score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
+                    score += idf * count * k1_plus_1 / (count + norm)
         scores.append(score)
     return scores
 

@@ -8,11 +8,12 @@ and hyphens inside words, quotes and list marks before a word).
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core._scoring import claim_names
+from cite_core._scoring import BM25_B, BM25_K1, ClaimTerms, TermStats, bm25, build_postings, claim_names
 from cite_core._terms import _analyze
 
 NAME_PIECES = st.sampled_from(
@@ -45,3 +46,40 @@ def _reference_claim_names(text: str) -> set[str]:
 @example("said\t \tO’Brien of İstanbul (Ölfus) and ǅ")
 def test_claim_names_equal_the_word_by_word_reference(text: str) -> None:
     assert claim_names(text) == _reference_claim_names(text)
+
+
+def _reference_bm25(
+    claim: ClaimTerms, counts: list[dict[str, int]], lengths: list[int], avg_len: float
+) -> list[float]:
+    """``bm25`` without postings as it was: the denominator computed whole for every shared term."""
+    k1, b = BM25_K1, BM25_B
+    scale = b / avg_len if avg_len else 0.0
+    scores = []
+    keys = frozenset([term for term, _ in claim.weights])
+    for unit, length in zip(counts, lengths):
+        score = 0.0
+        if not keys.isdisjoint(unit):
+            for term, idf in claim.weights:
+                count = unit.get(term)
+                if count is not None:
+                    score += idf * count * (k1 + 1) / (count + k1 * (1 - b + scale * length))
+        scores.append(score)
+    return scores
+
+
+UNIT_WORDS = st.lists(
+    st.sampled_from(["sky", "blue", "grass", "green", "rain", "sun", "1932", "paris", "x", "y", "z", "w"]),
+    max_size=12,
+)
+
+
+@given(st.lists(UNIT_WORDS, min_size=1, max_size=8), st.lists(UNIT_WORDS, max_size=4))
+def test_bm25_equals_the_reference_to_the_last_bit(units: list[list[str]], claims: list[list[str]]) -> None:
+    stats = TermStats.from_units(units)
+    counts = [dict(Counter(u)) for u in units]
+    lengths = [len(u) for u in units]
+    for words in claims:
+        claim = ClaimTerms.of(words, stats)
+        expected = _reference_bm25(claim, counts, lengths, stats.avg_len)
+        assert bm25(claim, counts, lengths, stats.avg_len) == expected
+        assert bm25(claim, counts, lengths, stats.avg_len, build_postings(counts)) == expected
