@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import Literal
 
 from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
@@ -371,6 +371,8 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     of the claim found nowhere in it count against it)."""
     if not claim.terms:
         return 0.0
-    bias, *weights = SUPPORT_WEIGHTS
-    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited, source)))
+    # the same products summed by sum() in the same order as the generator it replaces, in C
+    z = SUPPORT_WEIGHTS[0] + sum(
+        map(mul, islice(SUPPORT_WEIGHTS, 1, None), support_features(claim, cited, source))
+    )
     return round(1.0 / (1.0 + math.exp(-z)), 4)

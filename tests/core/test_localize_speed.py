@@ -7,14 +7,28 @@ and hyphens inside words, quotes and list marks before a word).
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from collections.abc import Container, Sequence
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core._scoring import BM25_B, BM25_K1, ClaimTerms, TermStats, bm25, build_postings, claim_names
+from cite_core._scoring import (
+    BM25_B,
+    BM25_K1,
+    SUPPORT_WEIGHTS,
+    ClaimTerms,
+    TermStats,
+    bm25,
+    build_postings,
+    claim_names,
+    support,
+    support_features,
+)
 from cite_core._terms import _analyze
+from tests.core.test_fast_paths import CLAIM_TERMS, _support_features_reference
 
 NAME_PIECES = st.sampled_from(
     ["The", "Eiffel", "tower", "in", "Paris", ".", ",", ":", "“", "”", "‘", "'", "’", "-", "—", "(", "*", "#",
@@ -83,3 +97,26 @@ def test_bm25_equals_the_reference_to_the_last_bit(units: list[list[str]], claim
         expected = _reference_bm25(claim, counts, lengths, stats.avg_len)
         assert bm25(claim, counts, lengths, stats.avg_len) == expected
         assert bm25(claim, counts, lengths, stats.avg_len, build_postings(counts)) == expected
+
+
+def _reference_support(
+    claim: ClaimTerms, cited: Sequence[str], source: Container[str] | None = None
+) -> float:
+    """``support`` as it was: the weighted features summed by a generator (features of the reference)."""
+    if not claim.terms:
+        return 0.0
+    bias, *weights = SUPPORT_WEIGHTS
+    z = bias + sum(w * x for w, x in zip(weights, _support_features_reference(claim, cited, source)))
+    return round(1.0 / (1.0 + math.exp(-z)), 4)
+
+
+@given(CLAIM_TERMS, CLAIM_TERMS, CLAIM_TERMS, st.lists(CLAIM_TERMS, max_size=4), st.booleans())
+def test_support_equals_the_reference(
+    claim: list[str], cited: list[str], names: list[str], units: list[list[str]], with_source: bool
+) -> None:
+    stats = TermStats.from_units([claim, cited, *units])
+    terms = ClaimTerms.of(claim, stats, names)
+    source = set(cited).union(*units) if with_source else None
+    for _ in range(2):  # the claim's parts built on the first call, read on the second
+        assert support_features(terms, cited, source) == _support_features_reference(terms, cited, source)
+        assert support(terms, cited, source) == _reference_support(terms, cited, source)
