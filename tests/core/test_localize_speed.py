@@ -11,10 +11,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Container, Sequence
+from typing import Any
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from cite_core._events import char_location, text_block
+from cite_core._models import ContentBlockLocation, PageLocation, TextBlock
 from cite_core._scoring import (
     BM25_B,
     BM25_K1,
@@ -120,3 +123,34 @@ def test_support_equals_the_reference(
     for _ in range(2):  # the claim's parts built on the first call, read on the second
         assert support_features(terms, cited, source) == _support_features_reference(terms, cited, source)
         assert support(terms, cited, source) == _reference_support(terms, cited, source)
+
+
+def _location(kind: str, index: int) -> Any:
+    common = {"cited_text": "The sky.", "document_index": index, "reference": 1, "support": 0.5}
+    if kind == "page":
+        return PageLocation(**common, source_start=0, source_end=8, start_page_number=1, end_page_number=2)
+    if kind == "block":
+        return ContentBlockLocation(
+            **common, source_start=0, source_end=8, start_block_index=0, end_block_index=1
+        )
+    return char_location("The sky.", index, "Nature", 1, 0.5, 3, 11, 100)
+
+
+@given(
+    st.text(max_size=8),
+    st.none()
+    | st.lists(st.tuples(st.sampled_from(["char", "page", "block"]), st.integers(0, 3)), max_size=3),
+    st.sampled_from(["", " [1]", " [1][2]"]),
+)
+def test_text_block_builder_equals_the_validated_block(
+    text: str, kinds: list[tuple[str, int]] | None, marker_text: str
+) -> None:
+    citations = None if kinds is None else [_location(kind, index) for kind, index in kinds]
+    built = text_block(text, None if citations is None else list(citations), marker_text)
+    validated = TextBlock(text=text, citations=citations, marker_text=marker_text)
+    assert built == validated and type(built) is TextBlock
+    assert built.__dict__ == validated.__dict__ and list(built.__dict__) == list(validated.__dict__)
+    assert built.model_fields_set == validated.model_fields_set
+    assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
+    assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+    assert built.to_anthropic() == validated.to_anthropic()
