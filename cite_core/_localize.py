@@ -62,6 +62,7 @@ def source_units(source: Source) -> list[Unit]:
             entry = _chunk(segments[0].text, blocks)
             units = list(entry.units)
             counted = (entry.counts, entry.lengths)
+            cache["chunk"] = entry  # its postings and fragment flags are kept with it
         else:
             units, counted = [], ([], [])
             for index, seg in enumerate(segments):
@@ -156,9 +157,9 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
-        segments = source.segments
-        if len(segments) == 1 and segments[0].start == 0:  # one chunk: kept with its analysis
-            postings = _chunk_postings(segments[0].text, source.kind == "blocks")
+        entry = cache.get("chunk")
+        if entry is not None:  # one chunk: kept with its analysis
+            postings = _chunk_postings(entry)
         else:
             uses = cache["bm25_uses"] = cache.get("bm25_uses", 0) + 1
             postings = build_postings(_unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
@@ -167,14 +168,29 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     return postings
 
 
-def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]] | None:
-    entry = _chunk(text, blocks)
+def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | None:
     if entry.postings is None:  # two threads may both build it: the same value
         entry.uses += 1
         if entry.uses < POSTINGS_AFTER:
             return None
         entry.postings = build_postings(entry.counts)
     return entry.postings
+
+
+def _fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
+    """``_fragments`` of the source's units, cached on it and, for one chunk, kept with its analysis."""
+    cache = _cache(source)
+    flags = cache.get("fragments")
+    if flags is None:
+        entry = cache.get("chunk")
+        if entry is None:
+            flags = _fragments(source.text, units)
+        else:
+            flags = entry.fragments
+            if flags is None:  # two threads may both build it: the same value
+                flags = entry.fragments = _fragments(source.text, units)
+        cache["fragments"] = flags
+    return flags
 
 
 def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
@@ -278,9 +294,7 @@ class Corpus:
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
-            first, last, scores = self._best(
-                source.text, claim_terms, units, *_unit_counts(source), _postings(source), dense
-            )
+            first, last, scores = self._best(source, claim_terms, units, dense)
         cited_terms: Sequence[str]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
@@ -295,7 +309,8 @@ class Corpus:
         every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
-            top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
+            # best first, ties in unit order (as sorting by -score did)
+            top = sorted(range(len(units)), key=scores.__getitem__, reverse=True)[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, support(claim_terms, terms, every))
         if vectors:
@@ -305,23 +320,18 @@ class Corpus:
         return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
 
     def _best(
-        self,
-        text: str,
-        claim: ClaimTerms,
-        units: list[Unit],
-        counts: list[dict[str, int]],
-        lengths: list[int],
-        postings: dict[str, list[tuple[int, int]]] | None,
-        dense: list[float] | None = None,
+        self, source: Source, claim: ClaimTerms, units: list[Unit], dense: list[float] | None = None
     ) -> tuple[int | None, int | None, list[float] | None]:
         if not units or not (claim.weights or dense):
             return None, None, None
-        scores = bm25(claim, counts, lengths, self.stats.avg_len, postings)
+        counts, lengths = _unit_counts(source)
+        scores = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
         if dense is not None:
             scores = mix_scores(scores, dense)
         elif max(scores) <= 0:
             return None, None, scores
-        best = _pick(scores, _fragments(text, units))
+        text = source.text
+        best = _pick(scores, _fragment_flags(source, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = coverage(claim, counts[best].keys())

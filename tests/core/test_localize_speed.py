@@ -13,10 +13,14 @@ from collections import Counter
 from collections.abc import Container, Sequence
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from cite_core import _localize, clear_caches, number_sources, parse_answer
+from cite_core._cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._events import char_location, text_block
+from cite_core._localize import source_units
 from cite_core._models import ContentBlockLocation, PageLocation, TextBlock
 from cite_core._scoring import (
     BM25_B,
@@ -154,3 +158,30 @@ def test_text_block_builder_equals_the_validated_block(
     assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
     assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
     assert built.to_anthropic() == validated.to_anthropic()
+
+
+def test_a_long_document_is_analysed_once_however_often_it_is_cited(monkeypatch: pytest.MonkeyPatch) -> None:
+    sentence = "The bridge over the river was opened in 1932 by the city council of Sydney. "
+    filler = "Rain fell on the quiet hills during the long winter of that year. "
+    text = (filler * (CHUNK_CACHE_MAX_CHARS // len(filler) + 1)) + sentence + filler * 20
+    assert len(text) > CHUNK_CACHE_MAX_CHARS  # too long for the chunk cache: analysed, not kept
+    answer = "The bridge was opened in 1932 [1]. " * (_localize.POSTINGS_AFTER + 2)
+    clear_caches()
+    expected = parse_answer(answer, number_sources([text]))  # every citation scored without postings
+    analysed = []
+    original = _localize._analyse_segment
+    monkeypatch.setattr(_localize, "_analyse_segment", lambda *a: analysed.append(1) or original(*a))
+    got = parse_answer(answer, number_sources([text]))
+    assert len(analysed) == 1  # before: once more for every citation (its postings were looked up afresh)
+    assert got == expected
+    assert {c.cited_text for c in got.citations} == {sentence.strip()}
+
+
+@given(st.lists(NAME_PIECES, min_size=1, max_size=20).map(" ".join).filter(str.strip), st.integers(1, 3))
+def test_kept_fragment_flags_are_those_of_the_units(text: str, uses: int) -> None:
+    for source in number_sources(
+        [text, {"text": text, "document_id": "d"}, {"text": "x.", "document_id": "d"}]
+    ):
+        units = source_units(source)
+        for _ in range(uses):
+            assert _localize._fragment_flags(source, units) == _localize._fragments(source.text, units)
