@@ -18,8 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
-from operator import itemgetter, mul
+from functools import reduce
+from itertools import chain, islice, repeat
+from operator import add, itemgetter, mul
 from typing import Literal
 
 from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
@@ -109,6 +110,9 @@ class TermStats:
     """Statistics this one sums (document frequencies are looked up in each, on demand)."""
     idf_table: _IdfTable = field(init=False, repr=False, compare=False)
     """Idf per term, filled on lookup."""
+    idf_by_df: _IdfByDf = field(init=False, repr=False, compare=False)
+    """Idf per document frequency, filled on lookup (without ``parts``: the idf of a term is that of its
+    frequency, and the few frequencies a corpus's claims meet are computed once)."""
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
@@ -146,6 +150,7 @@ class TermStats:
 
     def __post_init__(self) -> None:
         self.idf_table = _IdfTable(self)
+        self.idf_by_df = _IdfByDf(self.units)
 
     def idf(self, term: str) -> float:
         return self.idf_table[term]
@@ -177,6 +182,20 @@ class _IdfTable(dict[str, float]):
         return value
 
 
+class _IdfByDf(dict[int, float]):
+    """document frequency -> idf over ``units`` units, computed on first lookup (``_IdfTable``'s formula)."""
+
+    __slots__ = ("_units",)
+
+    def __init__(self, units: int) -> None:
+        super().__init__()
+        self._units = units
+
+    def __missing__(self, df: int) -> float:
+        value = self[df] = math.log(1.0 + (self._units - df + 0.5) / (df + 0.5))
+        return value
+
+
 @dataclass(frozen=True)
 class ClaimTerms:
     """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
@@ -196,11 +215,13 @@ class ClaimTerms:
     def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
         """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
         distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
-        weights = tuple(zip(distinct, map(stats.idf_table.__getitem__, distinct)))
-        total = 0.0
-        for _, value in weights:
-            total += value
-        return cls(tuple(terms), weights, total, frozenset(names))
+        if stats.parts:
+            idfs = list(map(stats.idf_table.__getitem__, distinct))
+        else:  # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
+            idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
+        # summed in order from 0.0 one addition at a time (the loop it replaces; not sum(): Python 3.12
+        # compensates), in C
+        return cls(tuple(terms), tuple(zip(distinct, idfs)), reduce(add, idfs, 0.0), frozenset(names))
 
     @classmethod
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:

@@ -185,3 +185,33 @@ def test_kept_fragment_flags_are_those_of_the_units(text: str, uses: int) -> Non
         units = source_units(source)
         for _ in range(uses):
             assert _localize._fragment_flags(source, units) == _localize._fragments(source.text, units)
+
+
+def _reference_claim_terms(terms: list[str], stats: TermStats) -> tuple[tuple[tuple[str, float], ...], float]:
+    """``ClaimTerms.of``'s weights and total as they were: each term's idf computed, summed in a loop."""
+    distinct = set(terms)
+    weights = tuple(zip(distinct, [stats._compute_idf(t) for t in distinct]))
+    total = 0.0
+    for _, value in weights:
+        total += value
+    return weights, total
+
+
+CLAIM_WORDS = st.lists(
+    st.sampled_from(["sky", "blue", "grass", "green", "rain", "sun", "1932", "x", "y", "z"])
+)
+
+
+@given(st.lists(CLAIM_WORDS, min_size=1, max_size=6), st.lists(CLAIM_WORDS, max_size=5), st.integers(1, 3))
+def test_claim_terms_weights_and_total_equal_the_term_by_term_reference(
+    units: list[list[str]], claims: list[list[str]], groups: int
+) -> None:
+    stats = TermStats.from_units(units)
+    merged = TermStats.merge(TermStats.from_units(units[i::groups] or [[]]) for i in range(groups))
+    for table in (stats, merged):
+        for claim in claims:  # later claims find some idfs (and frequencies) looked up already
+            built = ClaimTerms.of(claim, table)
+            weights, total = _reference_claim_terms(claim, table)
+            assert built.weights == weights
+            assert built.total == total  # to the last bit
+            assert all(idf == table.idf(t) for t, idf in built.weights)
