@@ -325,9 +325,9 @@ class Corpus:
         if not units or not (claim.weights or dense):
             return None, None, None
         counts, lengths = _unit_counts(source)
-        scores = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
+        scores = lexical = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
         if dense is not None:
-            scores = mix_scores(scores, dense)
+            scores = mix_scores(lexical, dense)
         elif max(scores) <= 0:
             return None, None, scores
         text = source.text
@@ -338,6 +338,9 @@ class Corpus:
         for neighbour in (best - 1, best + 1):
             if (
                 0 <= neighbour < len(units)
+                # a neighbour without a claim term (BM25 0: every term adds idf > 0) adds no coverage: its
+                # gain would be 0 (or an ulp off after an extension), below EXTEND_GAIN
+                and (lexical[neighbour] > 0 or EXTEND_GAIN <= 0)
                 and units[neighbour].segment == units[best].segment
                 and not _line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
             ):

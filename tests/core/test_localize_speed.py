@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import _localize, clear_caches, number_sources, parse_answer
+from cite_core import _localize, _scoring, clear_caches, number_sources, parse_answer
 from cite_core._cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._events import char_location, text_block
 from cite_core._localize import source_units
@@ -215,3 +215,45 @@ def test_claim_terms_weights_and_total_equal_the_term_by_term_reference(
             assert built.weights == weights
             assert built.total == total  # to the last bit
             assert all(idf == table.idf(t) for t, idf in built.weights)
+
+
+def _reference_span(
+    text: str, claim: ClaimTerms, units: list[Any], counts: list[dict[str, int]], best: int
+) -> tuple[int, int]:
+    """The neighbours' extension as it was: every neighbour's coverage computed."""
+    first = last = best
+    base = _scoring.coverage(claim, counts[best].keys())
+    for neighbour in (best - 1, best + 1):
+        if (
+            0 <= neighbour < len(units)
+            and units[neighbour].segment == units[best].segment
+            and not _localize._line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
+        ):
+            lo, hi = min(first, neighbour), max(last, neighbour)
+            gain = _scoring.coverage(claim, {t for c in counts[lo : hi + 1] for t in c}) - base
+            if gain >= _localize.EXTEND_GAIN:
+                first, last, base = lo, hi, base + gain
+    return first, last
+
+
+SPAN_WORDS = st.lists(
+    st.sampled_from(["sky", "blue", "grass", "green", "rain", "sun", "1932", "x", "y"]), max_size=6
+)
+
+
+@given(st.lists(SPAN_WORDS.map(lambda w: " ".join(w) + "."), min_size=1, max_size=7), SPAN_WORDS)
+def test_the_cited_span_equals_the_one_every_neighbour_was_measured_for(
+    sentences: list[str], claim: list[str]
+) -> None:
+    text = " ".join(s[0].upper() + s[1:] if s != "." else "Dot." for s in sentences)
+    source = number_sources([text])[0]
+    corpus = _localize.Corpus([source])
+    terms = ClaimTerms.of(_analyze(" ".join(claim)), corpus.stats)
+    units = source_units(source)
+    first, last, scores = corpus._best(source, terms, units)
+    if first is None or last is None or scores is None:
+        return
+    best = _localize._pick(scores, _localize._fragments(source.text, units))
+    assert (first, last) == _reference_span(
+        source.text, terms, units, _localize._unit_counts(source)[0], best
+    )
