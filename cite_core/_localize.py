@@ -62,7 +62,8 @@ def source_units(source: Source) -> list[Unit]:
             entry = _chunk(segments[0].text, blocks)
             units = list(entry.units)
             counted = (entry.counts, entry.lengths)
-            cache["chunk"] = entry  # its postings and fragment flags are kept with it
+            if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
+                cache["chunk"] = entry  # not kept by the chunk cache: its postings go with the source
         else:
             units, counted = [], ([], [])
             for index, seg in enumerate(segments):
@@ -157,7 +158,7 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
-        entry = cache.get("chunk")
+        entry = _chunk_entry(source)
         if entry is not None:  # one chunk: kept with its analysis
             postings = _chunk_postings(entry)
         else:
@@ -166,6 +167,19 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
         if postings is not None:
             cache["postings"] = postings
     return postings
+
+
+def _chunk_entry(source: Source) -> ChunkAnalysis | None:
+    """The analysis of a one-chunk source, kept on it from its first citation (only cited sources keep
+    it: 10,000 uncited sources do not); None for a source of several segments."""
+    cache = _cache(source)
+    entry = cache.get("chunk")
+    if entry is None:
+        segments = source.segments
+        if len(segments) != 1 or segments[0].start != 0:
+            return None
+        entry = cache["chunk"] = _chunk(segments[0].text, source.kind == "blocks")
+    return entry
 
 
 def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | None:
@@ -182,7 +196,7 @@ def _fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
     cache = _cache(source)
     flags = cache.get("fragments")
     if flags is None:
-        entry = cache.get("chunk")
+        entry = _chunk_entry(source)
         if entry is None:
             flags = _fragments(source.text, units)
         else:
