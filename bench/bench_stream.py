@@ -14,7 +14,10 @@ character of answer text): the analysis of every source of the answer (sentence 
 term statistics, measured as ``parse_answer`` of a one-marker answer on fresh sources), the parse of
 the answer with its markers removed (lexer and assembler only: no claim is localised), the
 localisation of each citation (the whole parse minus those two, per citation), and the cost of
-streaming per chunk (the stream minus the whole parse, per ``feed`` call).
+streaming per chunk (the stream minus the whole parse, per ``feed`` call). ``Corpus.cite`` alone is timed
+too: every ``cite`` call the whole parse of each answer made, replayed on fresh sources whose units and
+statistics are built first, caches cleared (``python bench/bench_stream.py --cite-only`` prints that
+figure alone).
 
 Onyx's file is not part of this repository: copy ``backend/onyx/chat/citation_processor.py`` from
 onyx-dot-app/onyx (MIT outside ``ee/``) into ``bench/peers/_fetched/onyx_citation_processor.py`` with
@@ -109,7 +112,9 @@ def phases(
         whole += seconds
         citations += made
     localise = max(whole - analysis - plain, 0.0)
+    alone, calls = cite_alone(data, repeat)
     out: dict[str, Any] = {
+        "cite_alone_us_per_citation": alone / max(calls, 1) * 1e6,
         "citations": citations,
         "source_analysis_us_per_char": analysis / chars * 1e6,
         "lexer_assembler_us_per_char": plain / chars * 1e6,
@@ -122,6 +127,50 @@ def phases(
         out[f"stream_{size}_overhead_us_per_chunk"] = max(total - whole, 0.0) / feeds * 1e6
         out[f"stream_{size}_overhead_us_per_char"] = max(total - whole, 0.0) / chars * 1e6
     return out
+
+
+def cite_calls(data: list[tuple[str, list[dict[str, Any]]]]) -> list[list[tuple[int, str, int, Any]]]:
+    """Every ``Corpus.cite`` call (source number, claim, reference, sentences) of each answer's parse."""
+    from cite_core import _localize  # the recording hook wraps the library's own method
+
+    recorded: list[list[tuple[int, str, int, Any]]] = []
+    original = _localize.Corpus.cite
+
+    def spy(self: Any, source: Any, claim: str, *, reference: int, sentences: Any = None) -> Any:
+        recorded[-1].append((source.number, claim, reference, sentences))
+        return original(self, source, claim, reference=reference, sentences=sentences)
+
+    _localize.Corpus.cite = spy  # type: ignore[method-assign]
+    try:
+        for text, items in data:
+            recorded.append([])
+            parse_answer(text, number_sources(items))
+    finally:
+        _localize.Corpus.cite = original  # type: ignore[method-assign]
+    return recorded
+
+
+def cite_alone(data: list[tuple[str, list[dict[str, Any]]]], repeat: int) -> tuple[float, int]:
+    """Seconds of the answers' ``Corpus.cite`` calls alone (sum over answers of the best of ``repeat``),
+    each answer's sources analysed and its statistics built first, caches cleared; and the call count."""
+    from cite_core import _localize
+
+    total = 0.0
+    recorded = cite_calls(data)
+    for (_, items), calls in zip(data, recorded):
+
+        def once(items: list[dict[str, Any]] = items, calls: list[Any] = calls) -> float:
+            sources = number_sources(items)
+            clear_caches()
+            corpus = _localize.Corpus(sources)
+            corpus.stats  # noqa: B018  # every source analysed, statistics built
+            start = time.perf_counter()
+            for number, claim, reference, sentences in calls:
+                corpus.cite(corpus.by_number[number], claim, reference=reference, sentences=sentences)
+            return time.perf_counter() - start
+
+        total += best(once, repeat)
+    return total, sum(map(len, recorded))
 
 
 def onyx_stream(onyx: Any, text: str, items: list[dict[str, Any]], size: int) -> tuple[float, set[int]]:
@@ -178,7 +227,14 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cite-only", action="store_true", help="time Corpus.cite alone, nothing else")
     args = parser.parse_args()
+    if args.cite_only:
+        data = answers(args.answers)
+        alone, calls = cite_alone(data, args.repeat)
+        per = alone / max(calls, 1) * 1e6
+        print(f"{len(data)} answers, {calls} citations: Corpus.cite alone {per:.1f} µs per citation")
+        return
     result = run(args.answers, args.repeat)
     if args.json:
         print(json.dumps(result, indent=1))
@@ -202,6 +258,9 @@ def main() -> None:
             f" ({ph['localisation_us_per_citation']:.1f} µs per citation)",
         ),
     ]
+    lines.append(
+        ("Corpus.cite alone (sources analysed first), µs per citation", ph["cite_alone_us_per_citation"], "")
+    )
     for size in (8, 1):
         per_chunk = ph[f"stream_{size}_overhead_us_per_chunk"]
         lines.append(

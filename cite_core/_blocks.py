@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from ._events import text_block
 from ._models import Citation, TextBlock
 
 __all__ = ["blocks_with_markers", "claim_spans"]
@@ -34,7 +35,7 @@ def blocks_with_markers(
             blocks.append(TextBlock(text="", marker_text=at[0]))
         cuts = offsets[bisect_right(offsets, start) : bisect_left(offsets, end)]
         if not cuts:
-            blocks.append(TextBlock(text=plain[start:end], citations=citations, marker_text=at.get(end, "")))
+            blocks.append(text_block(plain[start:end], citations, at.get(end, "")))
             continue
         # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
         # its block; the claim's citations go with its longest piece
@@ -43,7 +44,7 @@ def blocks_with_markers(
         longest = max(range(len(pieces)), key=lambda i: len(plain[pieces[i][0] : pieces[i][1]].strip()))
         for i, (a, b) in enumerate(pieces):
             cited = citations if i == longest else None
-            blocks.append(TextBlock(text=plain[a:b], citations=cited, marker_text=at.get(b, "")))
+            blocks.append(text_block(plain[a:b], cited, at.get(b, "")))
     return blocks
 
 

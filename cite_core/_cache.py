@@ -75,6 +75,8 @@ class ChunkAnalysis:
     """Term -> [(unit index, count)], built on the chunk's second use (BM25)."""
     uses: int = 0
     """How many times BM25 scored this chunk before its postings were built."""
+    fragments: list[bool] | None = None
+    """Whether each unit is a fragment rather than a sentence (``_localize._fragments``), on first use."""
 
 
 K = TypeVar("K", bound=Hashable)

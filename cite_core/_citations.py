@@ -7,6 +7,7 @@ cited, possibly over several pages or blocks), so both give the same location fo
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from ._events import char_location
 from ._models import (
@@ -71,32 +72,28 @@ def citation_for_span(
         first, last = segments[covered[0]], segments[covered[-1]]
     else:
         first = last = segments[segment]
-    common = {
-        "document_index": source.number - 1,
-        "document_title": source.title,
-        "reference": reference,
-        "support": support,
-    }
-    if source.kind == "pages" and first.page is not None and last.page is not None:
+    kind = source.kind
+    if kind == "pages" and first.page is not None and last.page is not None:
         return PageLocation(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
             start_page_number=first.page,
             end_page_number=last.page + 1,
-            **common,
+            **_common(source, reference, support),
         )
-    if source.kind == "blocks" and first.block is not None and last.block is not None:
+    if kind == "blocks" and first.block is not None and last.block is not None:
         return ContentBlockLocation(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
             start_block_index=first.block,
             end_block_index=last.block + 1,
-            **common,
+            **_common(source, reference, support),
         )
     offset = 0
-    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
+    # chunks with known start offsets (``source.document_coordinates``): cite within one chunk
+    if kind == "text" and all(s.doc_start is not None for s in segments):
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
@@ -110,5 +107,15 @@ def citation_for_span(
         source_end=end,
         start_char_index=start + offset,
         end_char_index=end + offset,
-        **common,
+        **_common(source, reference, support),
     )
+
+
+def _common(source: Source, reference: int, support: float) -> dict[str, Any]:
+    """The fields every location shares."""
+    return {
+        "document_index": source.number - 1,
+        "document_title": source.title,
+        "reference": reference,
+        "support": support,
+    }

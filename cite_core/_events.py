@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ._models import CharLocation, Citation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
+from ._models import CharLocation, Citation, CitationsDelta, DisplayDelta, TextBlock, TextDelta, ThinkingDelta
 
-__all__ = ["char_location", "citations_delta", "display_delta", "text_delta", "thinking_delta"]
+__all__ = ["char_location", "citations_delta", "display_delta", "text_block", "text_delta", "thinking_delta"]
 
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
@@ -89,3 +89,10 @@ def citations_delta(citation: Citation, claim_start: int, claim_end: int) -> Cit
         {"type": "citations_delta", "citation": citation, "claim_start": claim_start, "claim_end": claim_end},
         {"citation", "claim_start", "claim_end"},
     )
+
+
+def text_block(text: str, citations: list[Citation] | None, marker_text: str) -> TextBlock:
+    """``TextBlock(text=..., citations=..., marker_text=...)``, built without validation (``citations``: a
+    new list of the parser's citations, kept as the block's own, or None)."""
+    values = {"type": "text", "text": text, "citations": citations, "marker_text": marker_text}
+    return _built(TextBlock, values, {"text", "citations", "marker_text"})

@@ -62,6 +62,8 @@ def source_units(source: Source) -> list[Unit]:
             entry = _chunk(segments[0].text, blocks)
             units = list(entry.units)
             counted = (entry.counts, entry.lengths)
+            if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
+                cache["chunk"] = entry  # not kept by the chunk cache: its postings go with the source
         else:
             units, counted = [], ([], [])
             for index, seg in enumerate(segments):
@@ -156,9 +158,9 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     cache = _cache(source)
     postings = cache.get("postings")
     if postings is None:
-        segments = source.segments
-        if len(segments) == 1 and segments[0].start == 0:  # one chunk: kept with its analysis
-            postings = _chunk_postings(segments[0].text, source.kind == "blocks")
+        entry = _chunk_entry(source)
+        if entry is not None:  # one chunk: kept with its analysis
+            postings = _chunk_postings(entry)
         else:
             uses = cache["bm25_uses"] = cache.get("bm25_uses", 0) + 1
             postings = build_postings(_unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
@@ -167,14 +169,42 @@ def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     return postings
 
 
-def _chunk_postings(text: str, blocks: bool) -> dict[str, list[tuple[int, int]]] | None:
-    entry = _chunk(text, blocks)
+def _chunk_entry(source: Source) -> ChunkAnalysis | None:
+    """The analysis of a one-chunk source, kept on it from its first citation (only cited sources keep
+    it: 10,000 uncited sources do not); None for a source of several segments."""
+    cache = _cache(source)
+    entry = cache.get("chunk")
+    if entry is None:
+        segments = source.segments
+        if len(segments) != 1 or segments[0].start != 0:
+            return None
+        entry = cache["chunk"] = _chunk(segments[0].text, source.kind == "blocks")
+    return entry
+
+
+def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | None:
     if entry.postings is None:  # two threads may both build it: the same value
         entry.uses += 1
         if entry.uses < POSTINGS_AFTER:
             return None
         entry.postings = build_postings(entry.counts)
     return entry.postings
+
+
+def _fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
+    """``_fragments`` of the source's units, cached on it and, for one chunk, kept with its analysis."""
+    cache = _cache(source)
+    flags = cache.get("fragments")
+    if flags is None:
+        entry = _chunk_entry(source)
+        if entry is None:
+            flags = _fragments(source.text, units)
+        else:
+            flags = entry.fragments
+            if flags is None:  # two threads may both build it: the same value
+                flags = entry.fragments = _fragments(source.text, units)
+        cache["fragments"] = flags
+    return flags
 
 
 def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
@@ -218,6 +248,8 @@ class Corpus:
         self.source_units = source_units
         self.by_number = {s.number: s for s in self.sources}
         self._stats: TermStats | None = None
+        self._claims: dict[str, ClaimTerms] = {}
+        """Each claim's terms, built once: a claim cited by several sources is analysed once."""
         self.dense = DenseModel(embeddings) if embeddings is not None else None
         self.asked: list[tuple[Source, str]] | None = None
         """When a list: every (source, claim) ``cite`` is asked for is added to it (a planning pass, whose
@@ -259,7 +291,9 @@ class Corpus:
             self.asked.append((source, claim))
         units = source_units(source)
         # the claim's terms and their idf, computed once for BM25, coverage and support
-        claim_terms = ClaimTerms.from_text(claim, self.stats)
+        claim_terms = self._claims.get(claim)
+        if claim_terms is None:
+            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
@@ -274,9 +308,7 @@ class Corpus:
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
-            first, last, scores = self._best(
-                source.text, claim_terms, units, *_unit_counts(source), _postings(source), dense
-            )
+            first, last, scores = self._best(source, claim_terms, units, dense)
         cited_terms: Sequence[str]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
@@ -291,7 +323,8 @@ class Corpus:
         every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
-            top = sorted(range(len(units)), key=lambda i: -scores[i])[: self.source_units]
+            # best first, ties in unit order (as sorting by -score did)
+            top = sorted(range(len(units)), key=scores.__getitem__, reverse=True)[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, support(claim_terms, terms, every))
         if vectors:
@@ -301,29 +334,27 @@ class Corpus:
         return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
 
     def _best(
-        self,
-        text: str,
-        claim: ClaimTerms,
-        units: list[Unit],
-        counts: list[dict[str, int]],
-        lengths: list[int],
-        postings: dict[str, list[tuple[int, int]]] | None,
-        dense: list[float] | None = None,
+        self, source: Source, claim: ClaimTerms, units: list[Unit], dense: list[float] | None = None
     ) -> tuple[int | None, int | None, list[float] | None]:
         if not units or not (claim.weights or dense):
             return None, None, None
-        scores = bm25(claim, counts, lengths, self.stats.avg_len, postings)
+        counts, lengths = _unit_counts(source)
+        scores = lexical = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
         if dense is not None:
-            scores = mix_scores(scores, dense)
+            scores = mix_scores(lexical, dense)
         elif max(scores) <= 0:
             return None, None, scores
-        best = _pick(scores, _fragments(text, units))
+        text = source.text
+        best = _pick(scores, _fragment_flags(source, units))
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = coverage(claim, counts[best].keys())
         for neighbour in (best - 1, best + 1):
             if (
                 0 <= neighbour < len(units)
+                # a neighbour without a claim term (BM25 0: every term adds idf > 0) adds no coverage: its
+                # gain would be 0 (or an ulp off after an extension), below EXTEND_GAIN
+                and (lexical[neighbour] > 0 or EXTEND_GAIN <= 0)
                 and units[neighbour].segment == units[best].segment
                 and not _line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
             ):

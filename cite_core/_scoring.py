@@ -18,8 +18,9 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
-from operator import itemgetter
+from functools import reduce
+from itertools import chain, islice, repeat
+from operator import add, itemgetter, mul
 from typing import Literal
 
 from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
@@ -109,6 +110,9 @@ class TermStats:
     """Statistics this one sums (document frequencies are looked up in each, on demand)."""
     idf_table: _IdfTable = field(init=False, repr=False, compare=False)
     """Idf per term, filled on lookup."""
+    idf_by_df: _IdfByDf = field(init=False, repr=False, compare=False)
+    """Idf per document frequency, filled on lookup (without ``parts``: the idf of a term is that of its
+    frequency, and the few frequencies a corpus's claims meet are computed once)."""
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
@@ -146,6 +150,7 @@ class TermStats:
 
     def __post_init__(self) -> None:
         self.idf_table = _IdfTable(self)
+        self.idf_by_df = _IdfByDf(self.units)
 
     def idf(self, term: str) -> float:
         return self.idf_table[term]
@@ -177,6 +182,20 @@ class _IdfTable(dict[str, float]):
         return value
 
 
+class _IdfByDf(dict[int, float]):
+    """document frequency -> idf over ``units`` units, computed on first lookup (``_IdfTable``'s formula)."""
+
+    __slots__ = ("_units",)
+
+    def __init__(self, units: int) -> None:
+        super().__init__()
+        self._units = units
+
+    def __missing__(self, df: int) -> float:
+        value = self[df] = math.log(1.0 + (self._units - df + 0.5) / (df + 0.5))
+        return value
+
+
 @dataclass(frozen=True)
 class ClaimTerms:
     """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
@@ -196,11 +215,13 @@ class ClaimTerms:
     def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
         """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
         distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
-        weights = tuple(zip(distinct, map(stats.idf_table.__getitem__, distinct)))
-        total = 0.0
-        for _, value in weights:
-            total += value
-        return cls(tuple(terms), weights, total, frozenset(names))
+        if stats.parts:
+            idfs = list(map(stats.idf_table.__getitem__, distinct))
+        else:  # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
+            idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
+        # summed in order from 0.0 one addition at a time (the loop it replaces; not sum(): Python 3.12
+        # compensates), in C
+        return cls(tuple(terms), tuple(zip(distinct, idfs)), reduce(add, idfs, 0.0), frozenset(names))
 
     @classmethod
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
@@ -224,22 +245,39 @@ class ClaimTerms:
         return parts
 
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")
 """A capitalised word right after one of these (or first in the text) starts a sentence or list item,
 so its capital says nothing."""
+_CAPITAL = re.compile(r"[A-Z\x80-\U0010ffff]")
+"""Where a name can start: an ASCII capital or any character outside ASCII (checked with ``isupper``)."""
+_WORD_REST = re.compile(r"[\w'’-]*")
+_NOT_LETTERS = "_'’-"
+"""With the decimal digits, the characters of a word (``[\\w'’-]``) that are not letters."""
 
 
 def claim_names(text: str) -> set[str]:
     """The terms of the names in a claim: words that start with a capital letter anywhere but at the
-    start of a sentence, a line or a quotation ("the Eiffel Tower in Paris" gives eiffel, tower, paris)."""
+    start of a sentence, a line or a quotation ("the Eiffel Tower in Paris" gives eiffel, tower, paris).
+
+    A word is a run of letters, digits, ``_ ' ’ -`` from its first letter (``[^\\W\\d_][\\w'’-]*`` scanned
+    along the text): only the capitals are visited, and one starts a word when no letter comes before
+    it in its run."""
     names: set[str] = set()
-    for m in _WORD.finditer(text):
-        if not m.group()[0].isupper():
+    for m in _CAPITAL.finditer(text):
+        at = m.start()
+        char = text[at]
+        if not (char.isupper() and char.isalnum()):
             continue
-        before = text[: m.start()].rstrip(" \t")
-        if before and before[-1] not in _NAME_AFTER:
-            names.update(_analyze(m.group()))
+        i = at - 1
+        while i >= 0 and (text[i] in _NOT_LETTERS or text[i].isdecimal()):
+            i -= 1
+        if i >= 0 and text[i].isalnum():
+            continue  # a capital inside a word ("iPhone", "McDonald")
+        i = at - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i >= 0 and text[i] not in _NAME_AFTER:
+            names.update(_analyze(_WORD_REST.match(text, at).group()))  # type: ignore[union-attr]
     return names
 
 
@@ -275,10 +313,11 @@ def bm25(
         score = 0.0
         if not keys.isdisjoint(unit):  # most units share no claim term: 0.0 without the loop, in C
             get = unit.get
+            norm = k1 * (1 - b + scale * length)  # the denominator is ``count + norm`` as before
             for term, idf in weights:
                 count = get(term)
                 if count is not None:
-                    score += idf * count * k1_plus_1 / (count + k1 * (1 - b + scale * length))
+                    score += idf * count * k1_plus_1 / (count + norm)
         scores.append(score)
     return scores
 
@@ -353,6 +392,8 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     of the claim found nowhere in it count against it)."""
     if not claim.terms:
         return 0.0
-    bias, *weights = SUPPORT_WEIGHTS
-    z = bias + sum(w * x for w, x in zip(weights, support_features(claim, cited, source)))
+    # the same products summed by sum() in the same order as the generator it replaces, in C
+    z = SUPPORT_WEIGHTS[0] + sum(
+        map(mul, islice(SUPPORT_WEIGHTS, 1, None), support_features(claim, cited, source))
+    )
     return round(1.0 / (1.0 + math.exp(-z)), 4)
