@@ -58,8 +58,7 @@ class Assembler(StatementTags):
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
         ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
         self.corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
-        self._corpus = self.corpus
-        self._by_number = self._corpus.by_number
+        self._by_number = self.corpus.by_number
         self._threshold = threshold
         # output
         self._plain: list[str] = []
@@ -329,7 +328,7 @@ class Assembler(StatementTags):
     def _cite(self, group: _Group, source: Source, item: Item) -> None:
         if group.forward and not group.resolved:
             return
-        citation = self._corpus.cite(
+        citation = self.corpus.cite(
             source, group.claim, reference=self._display_no[source.number], sentences=item.sentences
         )
         group.citations.append(citation)
