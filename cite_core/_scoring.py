@@ -159,7 +159,7 @@ class TermStats:
         df = self.df.get(term, 0)
         for part in self.parts:
             df += part.df.get(term, 0)
-        return math.log(1.0 + (self.units - df + 0.5) / (df + 0.5))
+        return self.idf_by_df[df]
 
 
 class _IdfTable(dict[str, float]):
@@ -173,17 +173,13 @@ class _IdfTable(dict[str, float]):
         self._stats = stats
 
     def __missing__(self, term: str) -> float:
-        stats = self._stats
-        if stats.parts:
-            value = self[term] = stats._compute_idf(term)
-        else:  # _compute_idf inlined (one call less per term of each claim)
-            df = stats.df.get(term, 0)
-            value = self[term] = math.log(1.0 + (stats.units - df + 0.5) / (df + 0.5))
+        value = self[term] = self._stats._compute_idf(term)
         return value
 
 
 class _IdfByDf(dict[int, float]):
-    """document frequency -> idf over ``units`` units, computed on first lookup (``_IdfTable``'s formula)."""
+    """document frequency -> idf over ``units`` units, computed on first lookup: the one idf formula
+    (``_IdfTable`` reads it through ``TermStats._compute_idf``)."""
 
     __slots__ = ("_units",)
 
