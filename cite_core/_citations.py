@@ -92,8 +92,7 @@ def citation_for_span(
             **_common(source, reference, support),
         )
     offset = 0
-    # chunks with known start offsets (``source.document_coordinates``): cite within one chunk
-    if kind == "text" and all(s.doc_start is not None for s in segments):
+    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
