@@ -12,7 +12,7 @@ import re
 
 from ._scoring import analyze
 
-__all__ = ["claim_follows", "comma_after_lead_in", "joins_markers", "precedes_its_claim"]
+__all__ = ["JOINER_WORDS", "claim_follows", "comma_after_lead_in", "joins_markers", "precedes_its_claim"]
 
 _LEAD_IN = re.compile(r"\b(?:to|in|by|from|of|per|on|at|with|según|segun|de|en|por)\W*$", re.IGNORECASE)
 """The last word of a lead-in before a marker: ``According to [2], ...``, ``As noted in [1], ...``."""
@@ -32,7 +32,10 @@ _SOURCE_SUBJECT = re.compile(
 )
 """The sources as the subject before a marker, alone or after a comma (``For instance, some sources
 [3][4] suggest that ...``): the claim is what they say."""
-_JOINER = re.compile(r"[\s,;]*(?:and|or|&|y|e|o|u)?[\s,;]*", re.IGNORECASE)
+JOINER_WORDS = "and|or|&|y|e|o|u"
+"""The words that join two marker groups into one (``[1] and [2]``, ``[1] o [2]``): a regex alternation,
+read here and by the lexer."""
+_JOINER = re.compile(rf"[\s,;]*(?:{JOINER_WORDS})?[\s,;]*", re.IGNORECASE)
 """What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
 _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
 """A list number before a marker (``1. [2] Mix the flour.``)."""

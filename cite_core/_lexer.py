@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Generator, Iterator
 
+from ._claims import JOINER_WORDS
 from ._lexer_state import MAX_WS, TEXT_STOP, LexerState
 from ._lexer_tokens import Kind, Mode, Token
 from ._line_starts import MAX_FENCE, match_line_start
@@ -26,9 +27,11 @@ _Scan = Generator["Token", None, tuple[int, bool]]
 """A sub-scanner: yields tokens, returns the position reached and whether it needs more input."""
 _OPENERS = frozenset("[【［〔(<")
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
-_JOINER = re.compile(r"(?:and|or|&|y|e|o|u)[ \t]+[ \t,;，；、]*", re.IGNORECASE)
+_JOINER = re.compile(rf"(?:{JOINER_WORDS})[ \t]+[ \t,;，；、]*", re.IGNORECASE)
 """A word joining two marker groups into one (``[1] and [2]``, ``[1] o [2]``), after a separator."""
-_JOINER_PREFIX = re.compile(r"a(?:nd?)?|or?|[&yeu]", re.IGNORECASE)
+_JOINER_PREFIX = re.compile(
+    "|".join(re.escape(w[:i]) for w in JOINER_WORDS.split("|") for i in range(len(w), 0, -1)), re.IGNORECASE
+)
 """A joiner word, or its start, at the end of the text received: wait for the next chunk."""
 _BACKTICKS = re.compile(r"`+")
 _SPACE = re.compile(r"\s*")
