@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import Marker, walk
 from .labels import MAX_LABEL_CHARS, one_line, page_text, pages_cited, short
+from .reveal import reveal_invisible
 from .urls import safe_url
 
 if TYPE_CHECKING:
@@ -85,10 +86,10 @@ def markers_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], 
     refs = {ref.number: ref for ref in answer.references}
     body = []
     for piece in walk(answer):
-        body.append(esc(piece.text))
+        body.append(esc(reveal_invisible(piece.text)))
         for marker in piece.markers:
             body.append(_marker_html(marker, refs[marker.number], ids, labels, p))
-        body.append(esc(piece.tail))
+        body.append(esc(reveal_invisible(piece.tail)))
     return "".join(body)
 
 

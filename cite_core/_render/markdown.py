@@ -1,20 +1,30 @@
 """The answer as Markdown: the model's text, our markers, the notes and a reference list.
 
-Safe by default: the model's text is Markdown that a renderer will turn into HTML, so everything in it
-that could become markup or a link of its own is neutralised with character references, which every
-CommonMark, GFM and python-markdown renderer shows as the character itself:
+Safe by default. Markdown renderers (CommonMark, GFM with its autolink and footnote extensions,
+python-markdown) turn text into HTML and links, and they disagree at the edges (what is code, what a
+label or a destination may hold, what a backslash escapes). So rather than recognising dangerous
+constructs one by one, every character that could open a link, an image, a reference or footnote
+definition, raw HTML or an autolink is written as a character reference (``&#91;``), which every one of
+them shows as the character itself and none reads as syntax:
 
-- ``<`` that could open a tag, comment, declaration or autolink (followed by a letter, ``/``, ``!``,
-  ``?``) becomes ``&lt;``;
-- ``]`` that would close a link or image text before a target that is not absolute http(s)
-  (``[x](javascript:...)``, ``[x](data:...)``), or open a reference definition (``[x]: vbscript:...``),
-  becomes ``&#93;``; so does the ``]`` of a definition of a number (``[1]: https://...``), which would
-  turn our ``[1]`` markers (style ``plain``) into links.
+- in the model's text: every ``[`` and ``]``; ``<`` unless a space or ``=`` follows; the ``:`` of
+  ``scheme://`` for any scheme but http(s) (GFM links ``ftp://``); a ``!`` or ``\\`` just before one
+  of our markers and a ``(`` or ``:`` just after one (``[1](javascript:...)``, ``[1]: ...``). One
+  construct is kept: a link ``[text](URL)`` whose URL ``safe_url`` accepts is rebuilt from its parts
+  (text escaped as above, URL %-encoded);
+- in metadata (titles, authors, cited passages, notes, the heading), which is one line and never
+  starts one: every ``\\ ` * _ [ ] < > ( ) { } ^ | & ~``, the ``.`` of ``www.`` and a ``:`` before
+  ``/`` (GFM autolinks ``https://``);
+- in the ``footnotes`` style, every entry ends in `` &#160;`` (a no-break space), so that a renderer
+  without footnotes cannot read ``[^1]: //evil.example`` or ``[^1]: x "y"`` as a link definition for
+  our ``[^1]``: a definition's destination and title must end the line.
 
-This applies inside code spans and fences too (they then show ``&lt;``): deciding what is code is
-where Markdown renderers disagree, and a disagreement would let HTML through. ``safe=False`` copies
-the model's text as it is. Our own markers, notes and reference links are escaped or built from
-``safe_url`` URLs in both modes.
+Model text therefore keeps its emphasis, lists, headings, tables and code, but inside code spans and
+fences the references show as written (``&#91;``): deciding what is code is where renderers disagree,
+and a disagreement would let a link or HTML through. Invisible format characters are shown
+(:func:`reveal_invisible`) in both modes, so ``[<U+202E>1]`` does not look like a marker.
+``safe=False`` otherwise copies the model's text as it is. Our own markers, notes and reference links
+are escaped or built from ``safe_url`` URLs in both modes.
 """
 
 from __future__ import annotations
@@ -26,45 +36,65 @@ from typing import TYPE_CHECKING, Literal
 from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
 from .notes import Note, answer_notes
+from .reveal import reveal_invisible
 from .urls import md_url, safe_url
 
 if TYPE_CHECKING:
     from .._models import CitedAnswer
 
-__all__ = ["escape_model_markdown", "render_markdown"]
+__all__ = ["escape_metadata_markdown", "escape_model_markdown", "render_markdown"]
 
-_MD_SPECIAL = set("\\`*_[]<>()#|!~&$")
-_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
-_HTTP = re.compile(r"<?https?://", re.IGNORECASE)
-_LINK_CLOSE = re.compile(r"\](?=\s*\(\s*)")
-_DEFINITION = re.compile(r"^([ \t]{0,3}\[(?!\^)([^\]\n]{0,999}))\](?=:)", re.MULTILINE)
+_META = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]<>(){}^|&~"}
+_META_IN_CONTEXT = re.compile(r"(?<=www)\.|:(?=/)", re.IGNORECASE)
+_SAFE_LINK = re.compile(
+    r"(?<![!\\])\[([^\[\]\n\\`<>]{1,300})\]\((https?://[^\s()<>\[\]\"'`\\]{1,2000})\)", re.IGNORECASE
+)
+_MODEL = re.compile(r"[\[\]]|<(?![ \t\r\n=]|$)|(?<![Hh][Tt][Tt][Pp])(?<![Hh][Tt][Tt][Pp][Ss])(?<=\w):(?=//)")
+
+
+def _entity(match: re.Match[str]) -> str:
+    char = match.group()
+    return "&lt;" if char == "<" else f"&#{ord(char)};"
 
 
 def _md_escape(text: str) -> str:
-    """Escape Markdown and inline-HTML syntax in a metadata string (one line, cut to the label length)."""
-    return _escaped(short(text))
+    """Metadata on one line, cut to the label length, with every construct opener escaped."""
+    return escape_metadata_markdown(short(text))
 
 
-def _escaped(line: str) -> str:
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in line)
+def escape_metadata_markdown(line: str) -> str:
+    """``line`` (a title, author, note) with every character that could open Markdown syntax escaped."""
+    return _META_IN_CONTEXT.sub(_entity, line.translate(_META))
 
 
-def _unsafe_target(text: str, after: int) -> bool:
-    """Whether the link target that starts after ``after`` (at ``(`` or ``:``) is not absolute http(s)."""
-    rest = text[after : after + 600].lstrip()[1:].lstrip()
-    return not _HTTP.match(rest)
+def _escape_plain(text: str) -> str:
+    return _MODEL.sub(_entity, text)
 
 
 def escape_model_markdown(text: str) -> str:
-    """``text`` with raw HTML and links to anything but http(s) neutralised (see the module docstring)."""
-    text = _TAG_OPEN.sub("&lt;", text)
-    text = _LINK_CLOSE.sub(lambda m: "&#93;" if _unsafe_target(text, m.end()) else "]", text)
-    return _DEFINITION.sub(
-        lambda m: (
-            m.group(1) + ("&#93;" if m.group(2).strip().isdigit() or _unsafe_target(text, m.end()) else "]")
-        ),
-        text,
-    )
+    """``text`` with raw HTML and every link but http(s) ones neutralised (see the module docstring)."""
+    out, last = [], 0
+    for m in _SAFE_LINK.finditer(text):
+        url = safe_url(m.group(2))
+        if url is None:
+            continue
+        out += [_escape_plain(text[last : m.start()]), f"[{_escape_plain(m.group(1))}]({md_url(url)})"]
+        last = m.end()
+    out.append(_escape_plain(text[last:]))
+    return "".join(out)
+
+
+def _model_piece(text: str, safe: bool, after_marker: bool, before_marker: bool) -> str:
+    """One run of model text between our markers: revealed, escaped, and fenced off from the markers."""
+    text = reveal_invisible(text)
+    if not safe:
+        return text
+    text = escape_model_markdown(text)
+    if after_marker and text[:1] in ("(", ":"):
+        text = f"&#{ord(text[0])};" + text[1:]
+    if before_marker and text[-1:] in ("!", "\\"):
+        text = text[:-1] + f"&#{ord(text[-1])};"
+    return text
 
 
 def render_markdown(
@@ -88,14 +118,14 @@ def render_markdown(
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes
-    clean = escape_model_markdown if safe else str
-    pieces, run = [], []
+    pieces, run, after = [], [], False
     for piece in walk(answer):
         run.append(piece.text)
         if piece.markers:
-            pieces += [clean("".join(run)), piece.lead, *(_marker(m.number, style) for m in piece.markers)]
-            run = [piece.tail]
-    pieces.append(clean("".join(run)))
+            text = _model_piece("".join(run), safe, after, not piece.lead)
+            pieces += [text, piece.lead, *(_marker(m.number, style) for m in piece.markers)]
+            run, after = [piece.tail], True
+    pieces.append(_model_piece("".join(run), safe, after, False))
     lines = ["".join(pieces).rstrip()]
     for i, note in enumerate(notes):
         lines += ["" if i == 0 else ">", f"> {_md_escape_note(note.text)}"]
@@ -108,7 +138,7 @@ def render_markdown(
 
 
 def _md_escape_note(text: str) -> str:
-    return _escaped(one_line(text))
+    return escape_metadata_markdown(one_line(text))
 
 
 def _marker(number: int, style: str) -> str:
@@ -127,10 +157,6 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         title = _md_escape(source.label)
         url = safe_url(source.url)
         entry = f"[{title}]({md_url(url)})" if url else title
-        if style == "footnotes" and not url and ":" in title.split(" ", 1)[0]:
-            # Read by a renderer without footnotes, the definition is a link definition whose target is
-            # the entry's first word: a word with a colon (``javascript:...``) is put in *emphasis*.
-            entry = f"*{title}*"
         if source.author:
             entry += f", {_md_escape(source.author)}"
         pages = page_text(pages_cited(ref, cited), labels)
@@ -139,7 +165,8 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         if quotes:
             entry += "".join(f" — “{_md_escape_note(q)}”" for q in dict.fromkeys(c.cited_text for c in cited))
         if style == "footnotes":
-            lines.append(f"[^{ref.number}]: {entry}")
+            # Without the trailing &#160;, a renderer without footnotes may read a link definition.
+            lines.append(f"[^{ref.number}]: {entry} &#160;")
         elif style == "links":
             lines.append(f'{ref.number}. <a id="ref-{ref.number}"></a>{entry}')
         else:

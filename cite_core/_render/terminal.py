@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
 from .notes import Note, answer_notes
+from .reveal import reveal_invisible
 
 if TYPE_CHECKING:
     from .._models import CitedAnswer
@@ -23,21 +24,22 @@ __all__ = ["MAX_QUOTE_CHARS", "render_terminal", "strip_controls"]
 MAX_QUOTE_CHARS = 240
 """A cited passage longer than this is cut (with ``…``) in the terminal's reference list."""
 
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _TABLE: dict[int, str] = {c: chr(0x2400 + c) for c in range(32) if c not in (9, 10)}  # C0 -> control pictures
 _TABLE[0x7F] = "\u2421"  # DEL -> ␡
 _TABLE.update(dict.fromkeys(range(0x80, 0xA0), "\ufffd"))  # C1 (0x9B is a one-byte CSI) -> �
-_TABLE.update({ord(c): "" for c in _BIDI})
+_MARKS = {ord(c): "" for c in "\u061c\u200e\u200f"}
 
 _STYLE = {"marker": "36", "weak": "33;4", "note": "2", "heading": "1", "quote": "2"}
 
 
 def strip_controls(text: str) -> str:
     """``text`` safe to print to a terminal: C0 controls (except ``\\n`` and ``\\t``) and DEL become
-    visible control pictures (``␛``, ``␡``), C1 controls become ``�``, bidi overrides, embeddings,
-    isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C) are removed. ``\\r\\n`` becomes
-    ``\\n``; a lone ``\\r`` is shown as ``␍`` (it would overwrite the line)."""
-    return text.replace("\r\n", "\n").translate(_TABLE)
+    visible control pictures (``␛``, ``␡``), C1 controls become ``�``, other invisible characters (bidi
+    overrides, embeddings and isolates, zero-width space, ...) are shown as ``‹U+202E›`` by
+    :func:`reveal_invisible` (deleting them would make ``[<U+202E>1]`` print exactly like a marker), and
+    bidi marks (U+200E/F, U+061C) outside a bracket are removed. ``\\r\\n`` becomes ``\\n``; a lone
+    ``\\r`` is shown as ``␍`` (it would overwrite the line)."""
+    return reveal_invisible(text.replace("\r\n", "\n").translate(_TABLE)).translate(_MARKS)
 
 
 def _paint(text: str, kind: str, color: bool) -> str:

@@ -23,23 +23,38 @@ def _markdown_it() -> Callable[[str], str]:
 def _python_markdown() -> Callable[[str], str]:
     import markdown
 
-    return markdown.markdown  # python-markdown's defaults: raw HTML on
+    return markdown.markdown  # python-markdown's defaults: raw HTML on, no footnotes
+
+
+def _python_markdown_footnotes() -> Callable[[str], str]:
+    import markdown
+
+    def render(text: str) -> str:
+        return markdown.markdown(text, extensions=["footnotes"])
+
+    return render
 
 
 def _gfm() -> Callable[[str], str]:
     import cmarkgfm
     from cmarkgfm.cmark import Options
 
-    def render(text: str) -> str:
-        return cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+    def render(text: str) -> str:  # GFM: autolink, tables, strikethrough, tagfilter; plus footnotes
+        options = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES
+        return cmarkgfm.github_flavored_markdown_to_html(text, options=options)
 
     return render
 
 
+RENDERER_NAMES = ("markdown-it", "python-markdown", "python-markdown+footnotes", "gfm")
+
+
 def renderers() -> dict[str, Callable[[str], str]]:
-    """The installed renderers by name (``markdown-it``, ``python-markdown``, ``gfm``)."""
+    """The installed renderers by name (``markdown-it`` (CommonMark), ``python-markdown`` with and
+    without its footnotes extension, ``gfm`` (cmark-gfm with autolinks and footnotes))."""
     found = {}
-    for name, make in (("markdown-it", _markdown_it), ("python-markdown", _python_markdown), ("gfm", _gfm)):
+    makers = (_markdown_it, _python_markdown, _python_markdown_footnotes, _gfm)
+    for name, make in zip(RENDERER_NAMES, makers):
         try:
             found[name] = make()
         except ImportError:
@@ -68,11 +83,19 @@ for (const el of document.querySelectorAll("*")) {
       live.push(el.tagName + " " + name + "=" + raw);
   }
 }
+const links = [];
+for (const el of document.querySelectorAll("[href],[src]")) {
+  for (const name of ["href", "src"]) {
+    const raw = el.getAttribute(name);
+    const ok = raw === null || /^(https?:\/\/[^\/\\]|#)/i.test(raw);
+    if (!ok) links.push(el.tagName + " " + name + "=" + raw);
+  }
+}
 for (const a of document.querySelectorAll("a[href]")) {
   if (!/^(https?:|file:)$/.test(a.protocol)) { try { a.click(); } catch (e) {} }
 }
 for (const el of document.querySelectorAll("details")) el.open = !el.open;
-return {xss: window.__xss === undefined ? null : window.__xss, handlers, live,
+return {xss: window.__xss === undefined ? null : window.__xss, handlers, live, links,
         scripts: document.scripts.length};
 """
 
@@ -97,6 +120,15 @@ def audit(browser: Any, path: Path, html: str) -> dict[str, Any]:
     time.sleep(0.05)  # onerror of a broken image, javascript: navigations
     first["xss"] = browser.execute_script("return window.__xss === undefined ? null : window.__xss")
     return first  # type: ignore[no-any-return]
+
+
+def non_http_links(result: dict[str, Any]) -> list[str]:
+    """Links and images whose target is neither an absolute http(s) URL nor a ``#fragment`` of the page.
+
+    GFM's e-mail autolinks (``mailto:``, ``xmpp:``) are left out: cmark-gfm links ``a@b.example`` after
+    decoding character references and backslash escapes, so no escape in the Markdown prevents them
+    (they run nothing and leave the page only on a click)."""
+    return [link for link in result["links"] if not link.split("=", 1)[1].startswith(("mailto:", "xmpp:"))]
 
 
 def executed(result: dict[str, Any]) -> bool:

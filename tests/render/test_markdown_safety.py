@@ -7,10 +7,10 @@ import pytest
 from cite_core import number_sources, parse_answer
 from cite_core._render.markdown import escape_model_markdown
 
-from .markdown_renderers import TRAP, audit, executed, renderers
-from .xss_corpus import MARKDOWN_PAYLOADS, PAYLOADS, payload_answer
+from .markdown_renderers import TRAP, audit, executed, non_http_links, renderers
+from .xss_corpus import MARKDOWN_PAYLOADS, MARKDOWN_PAYLOADS_2, PAYLOADS, payload_answer, title_only_answer
 
-ALL = PAYLOADS + MARKDOWN_PAYLOADS
+ALL = PAYLOADS + MARKDOWN_PAYLOADS + MARKDOWN_PAYLOADS_2
 RENDERERS = renderers()
 needs_renderer = pytest.mark.skipif(
     not RENDERERS, reason="no Markdown renderer installed (the test extra has them)"
@@ -27,20 +27,73 @@ def test_raw_html_and_script_links_in_model_text_are_neutralised() -> None:
     md = parse_answer(text, sources).to_markdown()
     body = md.split("\n\n**References**")[0]
     assert "<img" not in body and "&lt;img src=x onerror=alert(1)>" in body
-    assert "[a&#93;(javascript:alert(1))" in body
+    assert "&#91;a&#93;(javascript:alert(1))" in body
     assert "[b](https://example.org/b)" in body  # the model's http(s) links stay links
     assert "<https://example.org/c>" not in body and "&lt;https://example.org/c>" in body
     assert "3 < 4" in body  # a < that opens nothing is left alone
-    assert "[r&#93;: javascript:" in body
+    assert "&#91;r&#93;: javascript:" in body
     assert "The sky is blue [\\[1\\]](#ref-1)." in body
     assert '1. <a id="ref-1"></a>[Sky](https://example.org/sky)' in md
 
 
-def test_definitions_of_numbers_cannot_hijack_plain_markers() -> None:
-    text = "Claim [1].\n\n[1]: https://evil.example/\n[site]: https://example.org/\n[x]: data:text/html"
-    assert escape_model_markdown(text) == (
-        "Claim [1].\n\n[1&#93;: https://evil.example/\n[site]: https://example.org/\n[x&#93;: data:text/html"
+def test_model_text_can_open_no_bracket_construct() -> None:
+    """Every bracket of the model's text is escaped, wherever it stands (definitions in a quote or a
+    list item, with a ``^`` label, an escaped ``]`` or a label over two lines): no construct to miss."""
+    text = (
+        "Claim [1].\n\n[1]: https://evil.example/\n> [r]: javascript:x\n- [r]: javascript:x\n"
+        "[^r]: javascript:x\n[r\\]]: javascript:x\n[r\nx]: javascript:x\n![i](data:x)"
     )
+    escaped = escape_model_markdown(text)
+    assert "[" not in escaped and "]" not in escaped
+    assert escaped.count("&#91;") == text.count("[") and escaped.count("&#93;") == text.count("]")
+    # only a link to an absolute http(s) URL is kept, rebuilt from its parts
+    assert escape_model_markdown(
+        "see [docs](https://example.org/a b) or [docs](https://example.org/a_(b))"
+    ) == ("see &#91;docs&#93;(https://example.org/a b) or &#91;docs&#93;(https://example.org/a_(b))")
+    assert (
+        escape_model_markdown("[*docs*](https://example.org/a?b=1&c=2)")
+        == "[*docs*](https://example.org/a?b=1&c=2)"
+    )
+    assert escape_model_markdown("![x](https://example.org/i.png) \\[x](https://example.org/)") == (
+        "!&#91;x&#93;(https://example.org/i.png) \\&#91;x&#93;(https://example.org/)"
+    )
+
+
+@pytest.mark.parametrize("style", ["links", "footnotes", "plain"])
+def test_a_target_after_our_marker_is_not_a_link(style: str) -> None:
+    """``[1](javascript:alert(1))``: the parser takes ``[1]`` but not the target (nested parentheses);
+    what follows our marker cannot continue it as a link, image or definition."""
+    sources = number_sources(["The sky is blue."])
+    for text in (
+        "Sky [1](javascript:alert(1)).",
+        "Sky [1]\n[1]:javascript:alert(1) is true.",
+        "Sky ![1](javascript:x)",
+    ):
+        md = parse_answer(text, sources).to_markdown(style=style)  # type: ignore[arg-type]
+        body = md.split("\n\n")[0]
+        assert "](javascript" not in body and "]:javascript" not in body and "![" not in body, body
+        assert "&#40;javascript" in body or "&#58;javascript" in body or "&#33;" in body
+
+
+def test_metadata_opens_no_construct() -> None:
+    """Titles and authors: no link, HTML or autolink (cmark-gfm's autolink ate the backslash of ``\\<``)."""
+    from cite_core._render.markdown import escape_metadata_markdown
+
+    title = "https://a.b/<img src=x onerror=alert(1)> [x](javascript:y) www.evil.example `c` *e*"
+    escaped = escape_metadata_markdown(title)
+    for opener in ("<", "[", "]", "(", ")", "`", "*", "https:/", "www."):
+        assert opener not in escaped, opener
+    assert escaped.startswith("https&#58;//a.b/&#60;img src=x onerror=alert&#40;1&#41;&#62;")
+
+
+def test_footnote_entries_are_never_link_definitions() -> None:
+    """Style ``footnotes``, no author, no url, no quote: read without the footnotes extension,
+    ``[^1]: //evil.example`` would make every ``[^1]`` a link to evil.example."""
+    for title in ("//evil.example", "javascript:alert(1)", 'x "y"', "x 'y'", "x (y)"):
+        sources = number_sources([{"text": "The sky is blue.", "title": title}])
+        md = parse_answer("Sky [1].", sources).to_markdown(style="footnotes")
+        line = md.splitlines()[-1]
+        assert line.startswith("[^1]: ") and line.endswith(" &#160;"), line
 
 
 def test_unsafe_mode_copies_the_model_text() -> None:
@@ -57,7 +110,7 @@ def test_notes_are_shown_in_markdown() -> None:
     )
     md = answer.to_markdown(lang="es")
     notes = [line for line in md.splitlines() if line.startswith("> ")]
-    assert len(notes) == 3 and "\\[9\\]" in notes[0] and "**Referencias**" in md
+    assert len(notes) == 3 and "&#91;9&#93;" in notes[0] and "**Referencias**" in md
     assert md.index("> ") < md.index("**Referencias**")
     assert "\n\n\n" not in md
 
@@ -78,10 +131,12 @@ def test_corpus_through_every_renderer_runs_nothing_in_chromium(browser, artifac
     trap = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TRAP})
     try:
         for style in ("links", "footnotes", "plain"):
-            markdown = payload_answer(ALL).to_markdown(style=style)  # type: ignore[arg-type]
-            for name, render in RENDERERS.items():
-                result = audit(browser, artifacts / f"md-{name}-{style}.html", render(markdown))
-                assert not executed(result), (name, style, result)
+            for kind, answer in (("all", payload_answer(ALL)), ("titles", title_only_answer(ALL))):
+                markdown = answer.to_markdown(style=style)  # type: ignore[arg-type]
+                for name, render in RENDERERS.items():
+                    result = audit(browser, artifacts / f"md-{name}-{style}-{kind}.html", render(markdown))
+                    assert not executed(result), (name, style, kind, result)
+                    assert not non_http_links(result), (name, style, kind, result["links"])
     finally:
         browser.execute_cdp_cmd(
             "Page.removeScriptToEvaluateOnNewDocument", {"identifier": trap["identifier"]}

@@ -113,14 +113,14 @@ def test_markdown_styles() -> None:
     answer = parse_answer("Grass is green [1]. The sky is blue [2]. Code `x[1]` stays.", sources)
     links = answer.to_markdown()
     assert "Grass is green [\\[1\\]](#ref-1)." in links
-    assert "`x[1]`" in links
-    assert '1. <a id="ref-1"></a>[Grass \\[draft\\]](https://example.org/g), A\\_B' in links
+    assert "`x&#91;1&#93;`" in links  # brackets in code too: renderers disagree about what is code
+    assert '1. <a id="ref-1"></a>[Grass &#91;draft&#93;](https://example.org/g), A&#95;B' in links
     assert "javascript" not in links
     foot = answer.to_markdown(style="footnotes")
-    assert "Grass is green [^1]." in foot and "[^2]: Sky" in foot
-    assert "`x[1]`" in foot
+    assert "Grass is green [^1]." in foot and "[^2]: Sky &#160;" in foot
+    assert "`x&#91;1&#93;`" in foot
     plain = answer.to_markdown(style="plain", heading="Sources")
-    assert "**Sources**" in plain and "1. [Grass \\[draft\\]](https://example.org/g)" in plain
+    assert "**Sources**" in plain and "1. [Grass &#91;draft&#93;](https://example.org/g)" in plain
 
 
 @settings(max_examples=150, deadline=None)

@@ -111,6 +111,73 @@ MARKDOWN_PAYLOADS: list[str] = [
 ]
 """Payloads aimed at Markdown renderers (links, definitions, code that a renderer may not see as code)."""
 
+MARKDOWN_PAYLOADS_2: list[str] = [
+    # a marker followed by a target the parser does not take as the marker's link (nested parentheses)
+    "[1](javascript:alert(1))",
+    "[1](javascript:window.__xss=(1))",
+    "[1]( javascript:alert(1) )",
+    "[1][r]\n\n[r]: javascript:alert(1)",
+    "x\n[1]: javascript:alert(1)",
+    "x ![1](javascript:alert(1))",
+    "[^1](javascript:alert(1))",
+    "[^1]\n\n[^1]: javascript:alert(1)",
+    # link reference definitions in containers, with odd labels, split over lines
+    "[x][r]\n\n> [r]: javascript:alert(1)",
+    "[x][r]\n\n- [r]: javascript:alert(1)",
+    "[x][r]\n\n1. [r]: javascript:alert(1)",
+    "[x][^r]\n\n[^r]: javascript:alert(1)",
+    "[x][r\\]]\n\n[r\\]]: javascript:alert(1)",
+    "[x][r y]\n\n[r\ny]: javascript:alert(1)",
+    "[x] [r]\n\n[r]: javascript:alert(1)",
+    "[r][]\n\n[r]: javascript:alert(1)",
+    "[r]\n\n   [r]:\n   javascript:alert(1)\n   'title'",
+    '[r]\n\n[r]: <javascript:alert(1)> "t"',
+    "[R]\n\n[r]: data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "> > [x][r]\n> >\n> > [r]: vbscript:msgbox(1)",
+    # links whose text or target hides a bracket, backtick, entity or control character
+    "[x\\]y](javascript:alert(1))",
+    "[`x`](javascript:alert(1))",
+    "[x](javascript:a(b(c)))",
+    "[x](<javascript:alert(1) >)",
+    "[x](java\x00script:alert(1))",
+    "[x](&#x6A;avascript:alert(1))",
+    "![x](data:image/svg+xml,<svg onload=alert(1)>)",
+    "![x](javascript:alert(1))",
+    "| a | b |\n|---|---|\n| [x](javascript:alert(1)) | <img src=x onerror=alert(1)> |",
+    "[[a](https://example.org/)](javascript:alert(1))",
+    "[a](https://example.org/)(javascript:alert(1))",
+    '[a](https://example.org/ "t") [b](javascript:alert(1))',
+    # autolinks (CommonMark and GFM's extension)
+    "<JAVASCRIPT:alert(1)>",
+    "<vbscript:msgbox(1)>",
+    "<data:text/html,<script>alert(1)</script>>",
+    "<a@b.example>",
+    "mail a@b.example now",
+    "https://a.b/<img src=x onerror=alert(1)>",
+    "https://a.b/\\<img src=x onerror=alert(1)>",
+    "www.a.b/<img src=x onerror=alert(1)>",
+    "ftp://a.b/x",
+    "xmpp:a@b.example",
+    # raw HTML behind characters a renderer normalises
+    "<\x00img src=x onerror=alert(1)>",
+    "<img\x0csrc=x onerror=alert(1)>",
+    "<img/src=x/onerror=alert(1)>",
+    "\\<img src=x onerror=alert(1)>",
+    "<\u0085img src=x onerror=alert(1)>",
+    "&#60;img src=x onerror=alert(1)&#62;",
+    # footnotes
+    "[^x]\n\n[^x]: [y](javascript:alert(1))",
+    "[^x]: <img src=x onerror=alert(1)>",
+    # titles a renderer reads as a definition's destination (style footnotes, no author, no quotes)
+    "//evil.example",
+    "javascript:alert(1)",
+    "\\\\evil.example",
+    "data:text/html,x 'y'",
+    "x 'y'",
+]
+"""More Markdown payloads: the families an attack run found (a target after a marker, definitions in
+containers, GFM autolinks, titles as destinations) and neighbours of each."""
+
 SCRIPTY = ("__xss", "alert", "confirm", "prompt")
 
 
@@ -133,6 +200,14 @@ def payload_sources(payloads: list[str] | None = None) -> list[dict[str, object]
             }
         )
     return items
+
+
+def title_only_answer(payloads: list[str]) -> CitedAnswer:
+    """An answer citing one source per payload that has only a title (no url, author or quote)."""
+    sources = number_sources(
+        [{"text": f"Fact {i} is here.", "title": payload} for i, payload in enumerate(payloads, start=1)]
+    )
+    return parse_answer(" ".join(f"Fact {i} is here [{i}]." for i in range(1, len(payloads) + 1)), sources)
 
 
 def payload_answer(payloads: list[str] | None = None) -> CitedAnswer:
