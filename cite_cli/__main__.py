@@ -168,7 +168,10 @@ def _list(args: argparse.Namespace) -> int:
                 )
             )
     if not args.json:
-        print(f"{len(records)} file(s) in collection '{args.collection}' at {store.where}", file=sys.stderr)
+        print(
+            strip_controls(f"{len(records)} file(s) in collection '{args.collection}' at {store.where}"),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -191,7 +194,9 @@ def _remove(args: argparse.Namespace) -> int:
         remove(store, chosen)
     finally:
         store.close()
-    print(f"removed {len(chosen)} file(s) from collection '{args.collection}'", file=sys.stderr)
+    print(
+        strip_controls(f"removed {len(chosen)} file(s) from collection '{args.collection}'"), file=sys.stderr
+    )
     return 0
 
 

@@ -77,7 +77,7 @@ def ask(
     finally:
         store.close()
     if hint:
-        print(hint, file=sys.stderr)
+        print(strip_controls(hint), file=sys.stderr)
     sources = _sources(hits)
     if not sources:
         raise CliError("nothing in the index matches the question (try other words, or ingest more files)")

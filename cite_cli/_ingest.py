@@ -91,7 +91,10 @@ class _Progress:
     def advance(self, nbytes: int, chunks: int, name: str) -> None:
         self.chunks += chunks
         rate = self.chunks / max(time.monotonic() - self.start, 1e-6)
-        self.bar.set_postfix_str(f"{self.chunks:,} chunks, {rate:,.0f}/s, {name[:30]}", refresh=False)
+        # a file name is untrusted text on a terminal (OSC 52 clipboard writes, OSC 0 titles): cleaned
+        # whole, then cut, so the cut cannot leave half an escape sequence to the terminal
+        shown = strip_controls(name)[:30]
+        self.bar.set_postfix_str(f"{self.chunks:,} chunks, {rate:,.0f}/s, {shown}", refresh=False)
         self.bar.update(nbytes)
 
     def close(self) -> None:

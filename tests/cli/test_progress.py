@@ -52,3 +52,25 @@ def test_size_hint_replaces_qdrant_warning(
     hints = [line for line in err.splitlines() if line.startswith("hint:")]
     assert len(hints) == 2 and all("--qdrant-url" in h for h in hints)  # one per command
     assert "site-packages" not in err and "Local mode" not in err
+
+
+def test_file_names_reach_the_terminal_without_escape_sequences(
+    tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file name is untrusted: an OSC 52 clipboard write or an OSC 0 title change in it is shown as
+    text (control pictures), never sent to the terminal, by the progress bar and every other line."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    names = ["\x1b]52;c;ZWNobyBwd25lZA==\x07a.txt", "\x1b]0;owned\x07b.txt", "\x9b2Jc.txt"]
+    for i, name in enumerate(names):
+        (folder / name).write_text(f"Sentence {i} is about the sky. " * 50, encoding="utf-8")
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["ingest", str(folder)]) == 0
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    assert main(["list"]) == 0
+    shown = err.getvalue() + out.getvalue()
+    assert "␛]52;c;ZWNobyBwd25lZA==␇" in shown  # the progress bar shows the name, cleaned
+    for raw in ("\x1b]", "\x07", "\x9b"):
+        assert raw not in shown
