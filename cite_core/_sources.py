@@ -51,9 +51,11 @@ def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) 
     ``document_id``, ``context``, a start index, any other metadata; or ``pages=[...]`` for a paged
     document; or ``blocks=[...]`` for custom content), Anthropic ``document`` blocks, and ``Source``
     objects. With ``merge`` (the default), text chunks sharing a ``document_id`` become one source at
-    the rank of their best chunk, each chunk keeping its own offsets. ``Source.item_indices`` says which
-    items each source was built from. ``start`` is the first number given (a session continuing after
-    the sources it already holds).
+    the rank of their best chunk, each chunk keeping its own offsets, when what the reader sees of
+    the document (title, url, author, a ``path``/``source``/``file_path``/``file_name`` in the
+    metadata) agrees too; chunks that disagree stay separate sources (metadata is untrusted).
+    ``Source.item_indices`` says which items each source was built from. ``start`` is the first number
+    given (a session continuing after the sources it already holds).
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
         raise SourceError(f"number_sources expects a sequence of items, got {type(items).__name__}")
@@ -61,17 +63,34 @@ def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) 
         raise SourceError(f"start must be an integer >= 1, got {start!r}")
     parsed = [_parse_item(i, item) for i, item in enumerate(items)]
     groups: list[_Item] = []
-    by_doc: dict[str, _Item] = {}
+    by_doc: dict[tuple[str | None, ...], _Item] = {}
     for item in parsed:
-        doc = item.fields.get("document_id")
-        if merge and item.mergeable and doc is not None:
-            head = by_doc.get(doc)
+        key = _merge_key(item)
+        if merge and item.mergeable and key is not None:
+            head = by_doc.get(key)
             if head is not None:
                 head.merged.append(item)
                 continue
-            by_doc[doc] = item
+            by_doc[key] = item
         groups.append(item)
     return [_build(number, group) for number, group in enumerate(groups, start=start)]
+
+
+_SHOWN_PATH_KEYS = ("path", "source", "file_path", "file_name")
+"""Metadata keys that name a chunk's file to the reader (the CLI, LangChain and LlamaIndex loaders)."""
+
+
+def _merge_key(item: _Item) -> tuple[str | None, ...] | None:
+    """What chunks must share to merge: ``document_id`` and everything that identifies the document to
+    the reader (title, url, author, source path). Metadata is untrusted: a chunk that copies a trusted
+    chunk's ``document_id`` but shows another title or URL stays a source of its own, so its text is
+    never shown under the trusted title."""
+    doc = item.fields.get("document_id")
+    if doc is None:
+        return None
+    shown = [item.metadata.get(k) for k in _SHOWN_PATH_KEYS]
+    paths = [v if v is None or isinstance(v, str) else repr(v) for v in shown]
+    return (doc, item.fields.get("title"), item.fields.get("url"), item.fields.get("author"), *paths)
 
 
 def _parse_item(index: int, item: Any) -> _Item:

@@ -47,7 +47,7 @@ def test_chunks_of_one_document_merge_at_the_rank_of_the_best_chunk() -> None:
         [
             {"text": "Second part.", "document_id": "d", "start_index": 20, "title": "Doc"},
             "Other document.",
-            {"text": "First part here.", "document_id": "d", "start_index": 0},
+            {"text": "First part here.", "document_id": "d", "start_index": 0, "title": "Doc"},
         ]
     )
     assert len(sources) == 2
