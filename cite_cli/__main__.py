@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -109,9 +110,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CiteError as exc:
         print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
+    except sqlite3.Error as exc:  # the embedded index's storage, met after it opened (a full disk)
+        print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print("cite: interrupted", file=sys.stderr)
         return 130
+
+
+def _storage_error(args: argparse.Namespace, exc: sqlite3.Error) -> CliError:
+    from ._check import damaged
+    from ._store import DEFAULT_PATH
+
+    where = str(args.path or DEFAULT_PATH)
+    if "full" in str(exc).lower():
+        return CliError(
+            f"cannot write the index at {where}: the disk is full; free some space and run the same "
+            "command again (every file keeps its previous version or its new one)"
+        )
+    return damaged(where, args.collection, str(exc))
 
 
 def _one_line(text: str) -> str:
@@ -141,12 +158,14 @@ def _embedder(spec: str | None) -> Any:
 def _list(args: argparse.Namespace) -> int:
     import json
 
+    from ._check import require_whole
     from ._output import safe_json
 
     store = _open_store(args, create=False)
     try:
         store.check_format(store.meta())
         records = sorted(store.files().values(), key=lambda r: r.document_id)
+        require_whole(store, records)
     finally:
         store.close()
     for r in records:

@@ -11,6 +11,7 @@ from typing import Any
 
 from cite_core import CitationStream, answer_notes, number_sources, render_html, strip_controls
 
+from ._check import require_whole
 from ._errors import CliError
 from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
 from ._output import LiveTerminal, json_message, markdown_answer
@@ -70,6 +71,7 @@ def ask(
     try:
         meta = store.meta()
         store.check_format(meta)
+        require_whole(store, store.files().values())
         embedder = make_embedder(args.dense or meta.get("dense_model"))
         embed = (lambda text: embedder.embed([text])[0]) if embedder else None
         hits = retrieve(store, args.question, limit=args.top_k, embed=embed)

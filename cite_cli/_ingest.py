@@ -23,6 +23,7 @@ from typing import Any
 
 from cite_core import strip_controls
 
+from ._check import missing_chunks
 from ._documents import Document, chunk_document, chunk_spans, find_files, read_document
 from ._errors import CliError, require
 from ._store import FileRecord, Store
@@ -121,13 +122,19 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
                 f"cite: cleaned up an interrupted run: {kept} file(s) kept their new version, "
                 f"{len(recovered) - kept} their previous one",
             )
+        every = store.files()
+        broken = {r.document_id for r in missing_chunks(store, every.values())}
         if found.folders or args.prune:
-            records = store.files()
+            records = every
         else:  # files given by name: their own records, all of them only to find a renamed file's old path
-            records = store.records(str(p) for p in found.files)
+            records = {str(p): every[str(p)] for p in found.files if str(p) in every}
             if len(records) < len(found.files):
-                records = store.files()
-        updates, unchanged, empty = _plan(found.files, records, settings, args)
+                records = every
+        updates, unchanged, empty = _plan(found.files, records, settings, broken)
+        repaired = [u.new.document_id for u in updates if u.new.document_id in broken]
+        if repaired:
+            lost = f"cite: the index had lost the chunks of {len(repaired)} file(s)"
+            _say(f"{lost}, indexed again: {_names(repaired)}")
         wanted = {str(p) for p in found.files}
         new_hashes = {u.new.sha256 for u in updates if u.old is None}
         gone = [
@@ -143,6 +150,7 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
         gone += [records[p] for p in empty if p in records]
         if gone:
             remove(store, gone)
+        left = sorted(broken - set(repaired) - {r.document_id for r in gone})
         progress = _Progress(sum(u.new.bytes for u in updates), args.quiet)
         try:
             _write(store, updates, embedder, args, progress, done)
@@ -172,15 +180,22 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             f"cite: skipped {len(found.ignored)} file(s) of other types ({', '.join(kinds)}): "
             "cite reads .txt, .md and .pdf",
         )
+    if left:
+        _say(
+            f"cite: the index has lost the chunks of {len(left)} other file(s): {_names(left)} "
+            "(run `cite ingest` on them, or `cite remove` them, to repair it)"
+        )
     if hint:
         _say(hint)
     return 0
 
 
 def _plan(
-    files: list[Path], records: dict[str, FileRecord], settings: str, args: argparse.Namespace
+    files: list[Path], records: dict[str, FileRecord], settings: str, broken: set[str]
 ) -> tuple[list[_Update], list[str], list[str]]:
-    """New or changed files (read now, so that a bad file stops the run first), unchanged ones, empty ones."""
+    """New or changed files (read now, so that a bad file stops the run first), unchanged ones, empty ones.
+
+    A file whose record has lost its chunks (``broken``) is indexed again even when unchanged."""
     updates: list[_Update] = []
     unchanged: list[str] = []
     empty: list[str] = []
@@ -188,7 +203,7 @@ def _plan(
     for path in files:
         sha, size = _sha256(path)
         old = records.get(str(path))
-        if old is not None and old.sha256 == sha and old.settings == settings:
+        if old is not None and old.sha256 == sha and old.settings == settings and str(path) not in broken:
             unchanged.append(str(path))
             continue
         doc = read_document(path)

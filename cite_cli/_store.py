@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._check import damaged
 from ._errors import CliError, require
 from ._qdrant import fast_commits, quiet, reason
 
@@ -146,12 +147,16 @@ class Store:
                     self.client = qdrant_client.QdrantClient(path=str(folder))
             except RuntimeError as exc:  # the folder is locked by another process
                 raise CliError(f"cannot open the index at {folder}: {exc}") from exc
-            except (OSError, ValueError) as exc:
+            except OSError as exc:
                 raise CliError(f"cannot open the index at {folder}: {reason(exc)}") from exc
+            except Exception as exc:  # a damaged meta.json or storage file (sqlite3, json, pickle errors)
+                raise damaged(self.where, collection, reason(exc)) from exc
         if not url:
             self._fast_commits()
         if not create and not self.client.collection_exists(collection):
             self.client.close()
+            if not url and (Path(path or DEFAULT_PATH) / "collection" / collection).is_dir():
+                raise damaged(self.where, collection, f"meta.json does not list collection '{collection}'")
             raise CliError(
                 f"no index yet: collection '{collection}' not found at {self.where} "
                 "(run `cite ingest PATH...` first)"
@@ -213,6 +218,8 @@ class Store:
         return dict(points[0].payload or {}) if points else {}
 
     def check_format(self, meta: dict[str, Any]) -> None:
+        if not meta:  # every index since format 1 has a meta record: the records' storage lost it
+            raise damaged(self.where, self.collection, "its file records are gone", server=bool(self.url))
         if meta.get("format") != FORMAT:
             raise CliError(
                 f"collection '{self.collection}' at {self.where} was built by an older version of cite; "
@@ -249,11 +256,17 @@ class Store:
 
     def files(self) -> dict[str, FileRecord]:
         """Every indexed file by document id (its absolute path)."""
-        return {
-            p["document_id"]: FileRecord.from_payload(p)
-            for _, p in self.scroll(self.records_collection)
-            if p.get("kind") == "file"
-        }
+        records = (
+            self._record(p) for _, p in self.scroll(self.records_collection) if p.get("kind") == "file"
+        )
+        return {r.document_id: r for r in records}
+
+    def _record(self, payload: dict[str, Any]) -> FileRecord:
+        try:
+            return FileRecord.from_payload(payload)
+        except (KeyError, TypeError) as exc:
+            why = f"a file record lacks {exc}"
+            raise damaged(self.where, self.collection, why, server=bool(self.url)) from exc
 
     def records(self, document_ids: Iterable[str]) -> dict[str, FileRecord]:
         """The file records of these documents (by id, no scan)."""
@@ -261,7 +274,7 @@ class Store:
         if not ids:
             return {}
         points = self.client.retrieve(self.records_collection, list(ids), with_payload=True)
-        return {p.payload["document_id"]: FileRecord.from_payload(p.payload) for p in points if p.payload}
+        return {r.document_id: r for r in (self._record(p.payload) for p in points if p.payload)}
 
     # -- writing primitives (the updates module makes them atomic per file) --------------------------
 
