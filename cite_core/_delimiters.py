@@ -7,9 +7,11 @@ What the model sees only: ``Source.text`` and every offset are untouched.
   zero-width joiner and non-joiner that emoji and Persian or Indic words need.
 - A tag-like ``<source`` or ``</source`` is neutralised by writing its bracket as ``&lt;``. It is found
   on a skeleton of the text: each character NFKC-normalised (fullwidth ``＜/ｓｏｕｒｃｅ＞``, math
-  letters), lookalikes from other scripts mapped to the Latin letter they imitate (Cyrillic ``е`` in
-  ``sourcе``), combining marks and joiners skipped, case folded. The text itself is not NFKC-normalised
-  (that would turn ``10²`` into ``102``); only the bracket of a lookalike tag changes.
+  letters), lookalikes mapped to the Latin letter they imitate (every confusable Unicode's UTS #39 data
+  gives for ``<``, ``/`` and the letters of ``source``: Cyrillic ``е`` in ``sourcе``, Cherokee ``Ꮪ``,
+  ``ʂ``), combining marks, joiners, format and control characters (NUL, C1) skipped, case folded.
+  The text itself is not NFKC-normalised (that would turn ``10²`` into ``102``); only the bracket of a
+  lookalike tag changes.
 - In the ``title``, ``url`` and ``author`` attributes, every line-break character (``\\n \\r \\v \\f
   \\x1c \\x1d \\x1e \\x85 \\u2028 \\u2029``) and every other control character becomes a space, and
   double quotes (ASCII and fullwidth) become single quotes, so an attribute cannot end early.
@@ -21,17 +23,34 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from ._confusables import CONFUSABLES
+
 __all__ = ["clean_attribute", "clean_text"]
 
-_KEPT_FORMAT = frozenset("\u200c\u200d")
-"""Zero-width non-joiner and joiner: part of spelling (Persian, Indic scripts) and of emoji sequences."""
 
-_BRACKETS = "<\uff1c\ufe64\u2039\u02c2\u1438\u3008\u2329\u27e8\u276e\u276c\u29fc"
+_BRACKETS = "".join(
+    dict.fromkeys("<\uff1c\ufe64\u2039\u02c2\u1438\u3008\u2329\u27e8\u276e\u276c\u29fc" + CONFUSABLES["<"])
+)
 """``<`` and what a model may read as one: fullwidth, small, single guillemet, modifier arrowhead,
-Canadian syllabics PA, CJK and mathematical angle brackets, ornaments."""
+Canadian syllabics PA, CJK and mathematical angle brackets, ornaments, and every other character
+Unicode's confusables (UTS #39) give for ``<``."""
+
+_CONTROLS = dict.fromkeys([*range(32), 127])
+"""ASCII controls, which a model does not see as characters: NUL inside ``</sou\\x00rce>`` is skipped."""
 
 _LOOKALIKES = str.maketrans(
     {
+        # every character Unicode's confusables give for a letter of "source" or for "/" (the
+        # Cherokee letters, ``ʂ`` (an ``s`` with a hook), Lisu, Old Italic, mathematical letters, ...)
+        # and their other cases (Cherokee folds small letters to capitals, Greek lunate sigma ``ϲ``/``Ϲ``)
+        **{
+            case: target
+            for target, chars in CONFUSABLES.items()
+            if target not in "<>"
+            for char in chars
+            for case in (char, char.upper(), char.lower(), char.casefold())
+            if len(case) == 1 and not case.isascii()
+        },
         # Cyrillic, Greek, Armenian and small-capital letters that look like the Latin ones of "source"
         "\u0455": "s",
         "\u0405": "s",
@@ -115,17 +134,25 @@ def clean_attribute(value: str) -> str:
 
 
 def _skeleton(window: str) -> str:
-    """What ``window`` reads as: NFKC per character, lookalikes mapped, marks and joiners skipped."""
+    """What ``window`` reads as: NFKC per character, lookalikes mapped, marks, joiners, format and
+    control characters skipped (C0 and C1 controls, NUL, unassigned code points render as nothing or
+    as a box, and a model reads past them)."""
     if window.isascii():
-        return window.lower().translate(_LOOKALIKES)
+        return window.lower().translate(_CONTROLS).translate(_LOOKALIKES)
     return "".join(_skeleton_char(c) for c in window)
+
+
+_INVISIBLE_CATEGORIES = frozenset(("Mn", "Me", "Cc", "Cf", "Cn", "Co"))
 
 
 @lru_cache(maxsize=4096)
 def _skeleton_char(char: str) -> str:
-    if char in _KEPT_FORMAT or unicodedata.category(char) in ("Mn", "Me"):
+    if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
         return ""
+    mapped = char.translate(_LOOKALIKES)
+    if mapped != char:  # before NFKC, which may turn a lookalike into a letter that is none (ϲ -> ς)
+        return mapped
     normal = unicodedata.normalize("NFKC", char)
     if len(normal) == 1:
         char = normal
-    return char.casefold().translate(_LOOKALIKES)
+    return char.translate(_LOOKALIKES).casefold().translate(_LOOKALIKES)
