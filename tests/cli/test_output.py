@@ -130,3 +130,25 @@ def test_trust_notes_in_every_format(
     assert message["extractive"] is True and message["notes"][0]["kind"] == "extractive"
     code, out, err = run(capsys, "ask", question, "--markdown")
     assert out.count("Extractive answer") == 1 and "> Extractive answer" in out
+
+
+def test_a_fake_marker_does_not_print_like_a_marker(
+    corpus: Path, workdir: Path, fake_model_class: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[<U+202E>1]`` and ``[1<U+200B>]`` are not markers: the streamed terminal output, Markdown and
+    HTML show the invisible character (``‹U+202E›``) instead of bytes identical to a real ``[1]``."""
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    answer = (
+        "The sky is blue because shorter wavelengths scatter more [\u202e1]. Also [1\u200b]. Real [{sky}]."
+    )
+    html = workdir / "answer.html"
+    with fake_model_class(answer) as model:
+        code, out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", model.url, "--no-color")
+        assert code == 0, err
+        code, markdown, err = run(
+            capsys, "ask", "Why is the sky blue?", "--base-url", model.url, "--markdown", "--html", str(html)
+        )
+        assert code == 0, err
+    for shown in (out, markdown, html.read_text(encoding="utf-8")):
+        assert "‹U+202E›1" in shown and "1‹U+200B›" in shown
+        assert "\u202e" not in shown and "\u200b" not in shown
