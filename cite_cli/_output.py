@@ -28,6 +28,18 @@ def safe_json(text: str) -> str:
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+MAX_BRACKET_CHARS = 64
+"""A bracket this short is where ``strip_controls`` shows joiners and marks (``‹U+200D›``)."""
+_OPENING = re.compile(rf"[\[<(（［][^\[\]<>()（）［］\n]{{0,{MAX_BRACKET_CHARS}}}$")
+
+
+def _open_bracket(text: str) -> int:
+    """Where an unclosed short bracket at the end of ``text`` starts (else ``len(text)``): it waits for
+    its closing bracket, so that ``strip_controls`` sees ``[1<U+200D>]`` whole and shows the joiner."""
+    found = _OPENING.search(text[-MAX_BRACKET_CHARS - 1 :])
+    return len(text) - len(found.group()) if found else len(text)
+
+
 class LiveTerminal:
     """Writes the streamed answer: text as it comes, ``[n]`` as each citation resolves, then the notes."""
 
@@ -45,9 +57,9 @@ class LiveTerminal:
     def event(self, event: Any) -> None:
         if event.type == "text_delta":
             text = self.held + event.text
-            body = text.rstrip()
-            self.held = text[len(body) :]
-            self.out.write(strip_controls(body))
+            cut = _open_bracket(text.rstrip())
+            self.held = text[cut:]
+            self.out.write(strip_controls(text[:cut]))
         elif event.type == "citations_delta":
             key = (event.claim_start, event.claim_end, event.citation.reference)
             if key in self.printed:
@@ -61,6 +73,7 @@ class LiveTerminal:
 
     def finish(self, answer: Any, notes: Sequence[Note]) -> None:
         """The dim note lines and the reference list, as ``render_terminal`` words and styles them."""
+        self.out.write(strip_controls(self.held.rstrip()))
         self.held = ""
         body = render_terminal(answer, color=self.color, notes=[], references=False)
         full = render_terminal(answer, color=self.color, notes=notes)

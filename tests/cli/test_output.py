@@ -139,7 +139,8 @@ def test_a_fake_marker_does_not_print_like_a_marker(
     HTML show the invisible character (``‹U+202E›``) instead of bytes identical to a real ``[1]``."""
     assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
     answer = (
-        "The sky is blue because shorter wavelengths scatter more [\u202e1]. Also [1\u200b]. Real [{sky}]."
+        "The sky is blue because shorter wavelengths scatter more [\u202e1]. Also [1\u200b] and "
+        "[1\u200d]. Real [{sky}]."
     )
     html = workdir / "answer.html"
     with fake_model_class(answer) as model:
@@ -150,5 +151,26 @@ def test_a_fake_marker_does_not_print_like_a_marker(
         )
         assert code == 0, err
     for shown in (out, markdown, html.read_text(encoding="utf-8")):
-        assert "‹U+202E›1" in shown and "1‹U+200B›" in shown
-        assert "\u202e" not in shown and "\u200b" not in shown
+        assert "‹U+202E›1" in shown and "1‹U+200B›" in shown and "1‹U+200D›" in shown  # streamed, too
+        assert "\u202e" not in shown and "\u200b" not in shown and "[1\u200d]" not in shown
+
+
+def test_the_live_stream_shows_a_joiner_in_a_bracket_cut_between_pieces() -> None:
+    """A bracket cut between streamed pieces waits for its end, so ``[1<U+200D>]`` is shown whole."""
+    import io
+
+    from cite_cli._output import LiveTerminal
+    from cite_core import CitationStream, number_sources
+
+    stream = CitationStream(number_sources(["The sky is blue."]))
+    out = io.StringIO()
+    live = LiveTerminal(out, color=False)
+    for piece in ("Not a marker [1", "\u200d", "] (a note", " \u200d here) and done [1]."):
+        for event in stream.feed(piece):
+            live.event(event)
+    answer = stream.finish()
+    for event in stream.pending_events():
+        live.event(event)
+    live.finish(answer, [])
+    shown = out.getvalue()
+    assert "[1‹U+200D›]" in shown and "(a note ‹U+200D› here)" in shown and "\u200d" not in shown
