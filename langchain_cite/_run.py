@@ -35,6 +35,7 @@ class ParseRun:
         self.style: Any = "markers"
         self.documents: Mapping[int, list[Any]] = {}
         self.pending: list[Any] = []
+        self.numbering: dict[str, Any] = {}
         self.stream: CitationStream | AnthropicCitationStream | None = None
         self.answer: CitedRagAnswer | None = None
         self.message_id = f"cited-{uuid4()}"
@@ -52,6 +53,9 @@ class ParseRun:
         if parser.native_key in chunk:
             self.native = bool(chunk[parser.native_key])
         self.style = chunk.get("citation_style", self.style)  # CitationSources' prompt style
+        for key in ("display_numbers", "first_new"):  # a conversation's numbers (CitationSources)
+            if chunk.get(key) is not None:
+                self.numbering[key] = chunk[key]
         if parser.sources_key in chunk and self.stream is None:
             self.sources, documents = number_documents(chunk[parser.sources_key] or [])
             self.documents = documents or self.documents
@@ -90,7 +94,10 @@ class ParseRun:
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:
-            options: dict[str, Any] = {"unsupported_threshold": self.parser.unsupported_threshold}
+            options: dict[str, Any] = {
+                "unsupported_threshold": self.parser.unsupported_threshold,
+                **self.numbering,
+            }
             if self.parser.output != "answer":
                 options["display"] = True  # the text as shown, markers in place with final numbers
             if self.native:
