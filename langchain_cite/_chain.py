@@ -13,6 +13,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import (
     Runnable,
     RunnableBranch,
+    RunnableConfig,
     RunnableLambda,
     RunnablePassthrough,
     RunnablePick,
@@ -24,6 +25,7 @@ from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
+from ._streaming import CitedChain, refuse_history_of_answers
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 
@@ -118,8 +120,13 @@ def create_cited_rag_chain(
     retrieve = RunnablePassthrough.assign(query=query) | RunnablePassthrough.assign(
         documents=RunnablePick("query") | retriever
     )
+
+    def checked_input(input: Any, config: RunnableConfig) -> dict[str, Any]:
+        refuse_history_of_answers(output, config)
+        return _as_input(input)
+
     chain = (
-        RunnableLambda(_as_input, name="input")
+        RunnableLambda(checked_input, name="input")
         | retrieve.with_config(run_name="retrieve")
         | CitationSources(native=native, **options)
         | Generate(prompt=model_input, llm=hidden(llm, output))
@@ -127,7 +134,7 @@ def create_cited_rag_chain(
             output=output, embeddings=retriever_embeddings(retriever) if semantic else None
         )
     )
-    return chain.with_config(run_name="cited_rag_chain")
+    return CitedChain(bound=chain, config={"run_name": "cited_rag_chain"})
 
 
 def retriever_embeddings(retriever: Any) -> Any:
@@ -157,8 +164,9 @@ def add_citations(
     writes ``{instructions}``), and the output is still a string, the answer with renumbered markers
     (``output="message"`` or ``"answer"`` for the other forms). ``options`` go to ``CitationSources``.
     """
-    return (
+    chain = (
         CitationSources(**options)
         | Generate(prompt=with_instructions(prompt), llm=hidden(llm, output))
         | CitationOutputParser(output=output)
-    ).with_config(run_name="add_citations")
+    )
+    return CitedChain(bound=chain, config={"run_name": "add_citations"})
