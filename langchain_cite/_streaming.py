@@ -46,7 +46,7 @@ def _collect(items: Iterable[Any]) -> Any:
     return last
 
 
-class CitedChain(RunnableBinding[Any, Any]):
+class CitedChain(RunnableBinding[Any, Any]):  # type: ignore[no-redef]  # its field "kwargs" (mypy plugin)
     """A cited chain (``create_cited_rag_chain``, ``add_citations``): ``invoke`` streams to a streaming
     consumer when one listens, so its tokens show as they are written, with their final numbers."""
 
