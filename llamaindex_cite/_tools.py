@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from llama_index.core.base.response.schema import Response
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import FunctionTool
 

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
+from pydantic import Field
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.retrievers import BaseRetriever
@@ -33,7 +34,7 @@ class KeywordRetriever(BaseRetriever):
 class ScriptedAgentLLM(MockFunctionCallingLLM):
     """Replies in order: tool calls (``("kessby", query)``) or text streamed one character per delta."""
 
-    script: list[Any] = []
+    script: list[Any] = Field(default_factory=list)
 
     async def astream_chat(  # type: ignore[override]
         self, messages: Sequence[ChatMessage], **kwargs: Any
