@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
-from pydantic import Field
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import Field
 
 from llamaindex_cite import CitationSession, cited_query_engine_tool
 
