@@ -118,6 +118,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             messages = [*system, *history, user]
         return {
             **input,
+            **({self.history_key: history} if self.history_key in input else {}),  # for a prompt of yours
             "sources": sources,
             "dropped": prompt.dropped,
             "context": format_sources(sources, style=self.style),

@@ -27,9 +27,10 @@ SESSION_CONFIG_KEY = "citation_session"
 class CitationSession(cite_core.CitationSession):
     """cite_core's ``CitationSession`` for LangChain: numbers ``Document``\\ s, parses messages and states.
 
-    Share one session between every retrieval of a run (the calls of ``create_cited_retriever_tool``):
-    a document keeps its number across calls, and ``parse`` turns the final answer into a
-    ``CitedRagAnswer`` whose references cover every call and reach the original ``Document``\\ s.
+    Share one session between every retrieval of a conversation (the calls of
+    ``create_cited_retriever_tool``): a document keeps its number across calls and turns, and ``parse``
+    turns the final answer into a ``CitedRagAnswer`` that keeps those numbers (the ones the agent wrote
+    and a chat UI streamed), whose references cover every call and reach the original ``Document``\\ s.
     """
 
     def __init__(self, *, merge: bool = True, zero_based_pages: bool = True) -> None:

@@ -187,3 +187,24 @@ def test_a_reloaded_conversation_keeps_its_numbers_on_the_third_turn() -> None:
     assert_no_contradiction(llm.prompts[-1], loaded)
     session = CitationSession.from_messages(loaded)
     assert session.next_number == 4  # the Moon 1, Mars 2, the Sun 3: a new source would be 4
+
+
+def test_a_prompt_of_yours_reads_the_history_in_this_calls_numbering() -> None:
+    from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+    from langchain_cite import add_citations
+
+    first = create_cited_rag_chain(retriever, FakeListChatModel(responses=REPLIES[:1]), output="message")
+    earlier = first.invoke("Moon?")  # "Moonlight is reflected sunlight [1]." (the Moon)
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Be brief."), MessagesPlaceholder("chat_history"), ("human", "{context}\n\n{question}")]
+    )
+    llm = ScriptedChatModel(replies=[AIMessage(content="Mars has two moons [1].")])
+    chain = add_citations(prompt, llm, output="message")
+    reply = chain.invoke(
+        {"documents": [MARS, MOON], "question": "Mars?", "chat_history": [HumanMessage("Moon?"), earlier]}
+    )
+    assert [m.text for m in llm.prompts[-1] if isinstance(m, AIMessage)] == [
+        "Moonlight is reflected sunlight [2]."
+    ]
+    assert reply.text == "Mars has two moons [2]."  # the Moon keeps [1] for the reader; Mars is new
