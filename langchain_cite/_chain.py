@@ -8,7 +8,7 @@ from operator import itemgetter
 from typing import Any
 
 from langchain_core.language_models import BaseLanguageModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import (
     Runnable,
@@ -21,6 +21,7 @@ from langchain_core.runnables import (
 
 from cite_core import PromptError, SourceError, condense_question_messages
 
+from ._conversation import Conversation
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
 from ._parser import CitationOutputParser, Output
@@ -63,9 +64,10 @@ def _condense(llm: Runnable[Any, Any]) -> Runnable[dict[str, Any], str]:
     """The standalone retrieval query of a follow-up question (the question itself without history)."""
 
     def messages(input: dict[str, Any]) -> list[BaseMessage]:
+        # the rewrite sees no sources: earlier answers' markers would name nothing there
         history = [
             {"role": _ROLE_NAMES.get(m.type, m.type), "content": message_text(m)}
-            for m in convert_to_messages(input["chat_history"])
+            for m in Conversation(input["chat_history"]).for_model([])
         ]
         prompt = condense_question_messages(input["question"], history)
         return [_ROLES[m["role"]](content=m["content"]) for m in prompt]

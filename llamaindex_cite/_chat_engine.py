@@ -73,6 +73,13 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer.conversation = Conversation(synthesizer.chat_history)
         return synthesizer
 
+    def _condense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
+        # the rewrite sees no sources: earlier answers' markers would name nothing there
+        return super()._condense_question(Conversation(chat_history).for_model([]), latest_message)
+
+    async def _acondense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
+        return await super()._acondense_question(Conversation(chat_history).for_model([]), latest_message)
+
     @trace_method("chat")
     def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history)

@@ -208,3 +208,13 @@ def test_a_prompt_of_yours_reads_the_history_in_this_calls_numbering() -> None:
         "Moonlight is reflected sunlight [2]."
     ]
     assert reply.text == "Mars has two moons [2]."  # the Moon keeps [1] for the reader; Mars is new
+
+
+def test_the_standalone_question_rewrite_reads_no_markers() -> None:
+    llm = ScriptedChatModel(replies=[AIMessage(content="Mars?"), AIMessage(content=REPLIES[1])])
+    chain = create_cited_rag_chain(retriever, llm, output="message", condense_question=True)
+    earlier = create_cited_rag_chain(retriever, FakeListChatModel(responses=REPLIES[:1]), output="message")
+    history = [HumanMessage("Moon?"), earlier.invoke("Moon?")]
+    chain.invoke({"question": "And the red planet?", "chat_history": history})
+    rewrite = llm.prompts[0][-1].text
+    assert "Moonlight is reflected sunlight." in rewrite and "[1]" not in rewrite  # no sources in that call

@@ -69,7 +69,8 @@ class ScriptedChatLLM(CustomLLM):
         return (ChatResponse(message=message, delta=char) for char in reply)
 
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        return CompletionResponse(text="")
+        self.prompts.append([ChatMessage(role=MessageRole.USER, content=prompt)])  # the question rewrite
+        return CompletionResponse(text="Market?")
 
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
         yield CompletionResponse(text="")
@@ -113,3 +114,12 @@ def test_a_reloaded_chat_keeps_its_numbers_on_the_third_turn() -> None:
     assert again.chat("Church?").response == SHOWN[2]
     assert earlier_answers(llm.prompts[-1]) == READ_ON_TURN_3
     assert CitationSession.from_messages(history).next_number == 3
+
+
+def test_the_question_rewrite_reads_no_markers() -> None:
+    llm = ScriptedChatLLM(replies=list(REPLIES[:2]))
+    chat = CiteChatEngine.from_defaults(TurnRetriever(TURNS[:2]), llm=llm)  # condenses follow-ups
+    chat.chat("Harbour?")
+    assert chat.chat("And then?").response == SHOWN[1]
+    rewrite = str(llm.prompts[1][0].content)
+    assert "It was dredged." in rewrite and "[1]" not in rewrite  # the rewrite shows no sources
