@@ -218,3 +218,32 @@ def test_the_standalone_question_rewrite_reads_no_markers() -> None:
     chain.invoke({"question": "And the red planet?", "chat_history": history})
     rewrite = llm.prompts[0][-1].text
     assert "Moonlight is reflected sunlight." in rewrite and "[1]" not in rewrite  # no sources in that call
+
+
+def test_an_async_langgraph_node_awaiting_ainvoke_streams_tokens() -> None:
+    graph_module = pytest.importorskip("langgraph.graph")
+    chain = create_cited_rag_chain(retriever, FakeListChatModel(responses=REPLIES[1:2]), output="message")
+
+    async def answer(state: Any) -> dict[str, Any]:
+        return {"messages": [await chain.ainvoke(state["messages"][-1].text)]}
+
+    graph = graph_module.StateGraph(graph_module.MessagesState)
+    graph.add_node("answer", answer)
+    graph.add_edge(graph_module.START, "answer")
+    app = graph.compile()
+
+    async def run() -> tuple[list[str], Any]:
+        tokens = []
+        final = None
+        async for mode, item in app.astream(
+            {"messages": [("user", "Mars?")]}, stream_mode=["messages", "values"]
+        ):
+            if mode == "messages":
+                tokens.append(item[0].text)
+            else:
+                final = item["messages"][-1]
+        return tokens, final
+
+    tokens, final = asyncio.run(run())
+    assert len(tokens) > 5 and "".join(tokens) == final.text == "Mars has two moons [1]; the Sun fuses [2]."
+    assert references(final) == [(1, "mars.txt"), (2, "sun.txt")]
