@@ -65,7 +65,7 @@ from ._render import (
 from ._rescore import SupportScorer, embedding_scorer, rescore
 from ._scoring import analyze
 from ._segment import split_sentences
-from ._session import CitationSession
+from ._session import CitationSession, source_key
 from ._sources import number_sources, pdf_pages
 from ._tokens import get_encoding, token_counter
 
@@ -132,6 +132,7 @@ __all__ = [
     "render_terminal",
     "rescore",
     "safe_url",
+    "source_key",
     "split_sentences",
     "strip_controls",
     "to_anthropic_documents",

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._citations import build_answer, citation_for_span, display_number
+from ._citations import DisplayNumbers, build_answer, check_display_numbers, citation_for_span, display_number
 from ._events import display_delta
 from ._exceptions import ArgumentError, StreamClosedError
 from ._localize import Corpus, source_terms
@@ -120,6 +120,8 @@ class AnthropicCitationStream:
         display: bool = False,
         search_result_blocks: SearchResultBlocks | None = None,
         strict: bool = True,
+        display_numbers: Mapping[int, int] | None = None,
+        first_new: int | None = None,
     ) -> None:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
 
@@ -132,7 +134,10 @@ class AnthropicCitationStream:
         other than text and thinking (server tool calls, blocks a newer SDK adds) and values that are
         neither dicts nor SDK objects. A framework adapter answering a user's query passes it: a block
         type the SDK added since must not fail the whole answer, whose text blocks still cite.
+
+        ``display_numbers`` and ``first_new``: as for ``CitationStream``.
         """
+        check_display_numbers(display_numbers, first_new)
         items = list(sources)
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
@@ -145,7 +150,7 @@ class AnthropicCitationStream:
         self._plain_len = 0
         self._blocks: list[TextBlock] = []
         self._display: list[str] = []
-        self._display_no: dict[int, int] = {}
+        self._display_no: dict[int, int] = DisplayNumbers(display_numbers, first_new)
         self._invalid: list[str] = []
         self._events: list[StreamEvent] = []
         self._reasoning: list[str] = []

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ._blocks import blocks_with_markers, claim_spans
-from ._citations import build_answer, display_number
+from ._citations import DisplayNumbers, build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus
@@ -54,6 +54,7 @@ class Assembler(StatementTags):
         emit: bool,
         embeddings: Any,
         style: str = "markers",
+        display_numbers: DisplayNumbers | None = None,
     ) -> None:
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
         ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
@@ -74,7 +75,7 @@ class Assembler(StatementTags):
         self._reasoning: list[str] = []
         self._removed: list[str] = []
         self._invalid: list[str] = []
-        self._display_no: dict[int, int] = {}
+        self._display_no: dict[int, int] = display_numbers if display_numbers is not None else {}
         self._groups: list[_Group] = []
         self._group: _Group | None = None
         self._pre_ws = ""

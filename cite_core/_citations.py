@@ -6,10 +6,11 @@ cited, possibly over several pages or blocks), so both give the same location fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._events import char_location
+from ._exceptions import ArgumentError
 from ._models import (
     CharLocation,
     Citation,
@@ -21,11 +22,54 @@ from ._models import (
     TextBlock,
 )
 
-__all__ = ["build_answer", "citation_for_span", "display_number"]
+__all__ = ["DisplayNumbers", "build_answer", "citation_for_span", "display_number"]
+
+
+class DisplayNumbers(dict[int, int]):
+    """Source number -> display number, in order of first appearance (the references' order).
+
+    ``fixed`` numbers are kept as given (a conversation's earlier numbers, a session's numbers); other
+    sources get the next numbers after the largest of ``fixed``, ``first_new - 1`` and those shown."""
+
+    def __init__(self, fixed: Mapping[int, int] | None = None, first_new: int | None = None) -> None:
+        super().__init__()
+        self.fixed = dict(fixed or {})
+        self.last = max([*self.fixed.values(), (first_new or 1) - 1, 0])
+
+    def show(self, number: int) -> int:
+        shown = self.get(number)
+        if shown is None:
+            shown = self.fixed.get(number)
+            if shown is None:
+                shown = self.last = self.last + 1
+            self[number] = shown
+        return shown
+
+
+def check_display_numbers(fixed: Any, first_new: Any) -> None:
+    """A clear error for ``display_numbers`` that are not distinct positive ints by source number."""
+    if fixed is not None:
+        if not isinstance(fixed, Mapping):
+            raise ArgumentError(f"display_numbers must be a mapping, got {type(fixed).__name__}")
+        for key, value in fixed.items():
+            for number in (key, value):
+                if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+                    raise ArgumentError(
+                        f"display_numbers must map ints >= 1 to ints >= 1, got {key!r}: {value!r}"
+                    )
+        if len(set(fixed.values())) != len(fixed):
+            raise ArgumentError("display_numbers gives two sources the same number")
+    if first_new is not None and (
+        isinstance(first_new, bool) or not isinstance(first_new, int) or first_new < 1
+    ):
+        raise ArgumentError(f"first_new must be an int >= 1, got {first_new!r}")
 
 
 def display_number(numbers: dict[int, int], number: int) -> int:
-    """The display number of source ``number``: 1..k in order of first appearance (``numbers`` grows)."""
+    """The display number of source ``number``: 1..k in order of first appearance (``numbers`` grows),
+    or as ``DisplayNumbers`` fixes it."""
+    if isinstance(numbers, DisplayNumbers):
+        return numbers.show(number)
     return numbers.setdefault(number, len(numbers) + 1)
 
 

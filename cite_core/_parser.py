@@ -10,10 +10,11 @@ tokens into claims, citations, events and the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ._assembler import Assembler
+from ._citations import DisplayNumbers, check_display_numbers
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
 from ._lexer_tokens import Kind, Token
@@ -42,10 +43,18 @@ class CitationStream:
         display: bool = False,
         embeddings: Any = None,
         style: PromptStyle = "markers",
+        display_numbers: Mapping[int, int] | None = None,
+        first_new: int | None = None,
     ) -> None:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
         ``style``: the prompt style the model was given; with ``statements`` the numbers inside
-        ``<cite>`` are the global sentence numbers that prompt showed."""
+        ``<cite>`` are the global sentence numbers that prompt showed.
+
+        Display numbers are 1..k in order of first appearance, except that ``display_numbers`` (source
+        number -> display number) fixes some: a conversation's sources keep the numbers the reader saw
+        before. Other cited sources get the next numbers after the largest fixed one (and after
+        ``first_new - 1``: numbers the conversation gave sources absent from this call)."""
+        check_display_numbers(display_numbers, first_new)
         if style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
         items = list(sources)
@@ -61,7 +70,9 @@ class CitationStream:
             emit=True,
             embeddings=embeddings,
             style=style,
+            display_numbers=DisplayNumbers(display_numbers, first_new),
         )
+        self._display_numbers = (display_numbers, first_new)
         self._style = style
         self._finished: CitedAnswer | None = None
 
@@ -113,7 +124,8 @@ class CitationStream:
         self._out.emit = False
         corpus = self._out.corpus
         if corpus.dense is not None:
-            plan = CitationStream(self.sources, style=self._style)
+            fixed, first_new = self._display_numbers
+            plan = CitationStream(self.sources, style=self._style, display_numbers=fixed, first_new=first_new)
             asked = plan._out.corpus.asked = []
             plan._parse_whole(text)
             corpus.prefetch(asked)
@@ -155,12 +167,20 @@ def parse_answer(
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     embeddings: Any = None,
     style: PromptStyle = "markers",
+    display_numbers: Mapping[int, int] | None = None,
+    first_new: int | None = None,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
-    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``)."""
+    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
+    ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``)."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     stream = CitationStream(
-        sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
+        sources,
+        unsupported_threshold=unsupported_threshold,
+        embeddings=embeddings,
+        style=style,
+        display_numbers=display_numbers,
+        first_new=first_new,
     )
     return stream._parse_whole(text)

@@ -2,7 +2,8 @@
 
 Offline: a scripted tool-calling chat model stands in for a real one (set CITE_EXAMPLE_OPENAI_MODEL to
 use an OpenAI model instead). The retriever tool numbers what it finds in one CitationSession, so a
-document keeps its number across calls; the session parses the agent's final answer.
+document keeps its number across calls; the session parses the agent's final answer, keeping the
+numbers the agent saw and wrote (so a chat UI streaming the agent shows the same ones).
 
     python examples/langgraph_agent.py
 """
@@ -119,9 +120,7 @@ def main(question: str) -> None:
     answer = session.parse(state)
     print(answer.to_markdown())
     for ref in answer.references:
-        print(
-            f"[{ref.number}] {ref.title}: {len(ref.documents)} document(s), source number {ref.source.number}"
-        )
+        print(f"[{ref.number}] {ref.title}: {len(ref.documents)} document(s)")  # the numbers the agent wrote
 
 
 if __name__ == "__main__":

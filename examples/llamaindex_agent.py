@@ -69,7 +69,7 @@ async def main() -> None:
     print(cited)
     print("References:")
     for ref in cited.metadata["cited_answer"].references:
-        print(f"  [{ref.number}] {ref.source.label} (shown to the agent as [{ref.source.number}])")
+        print(f"  [{ref.number}] {ref.source.label}")  # the numbers the agent saw and wrote
     print("Sources the agent saw:", ", ".join(f"[{s.number}] {s.label}" for s in session.sources))
 
 

@@ -8,11 +8,12 @@ from operator import itemgetter
 from typing import Any
 
 from langchain_core.language_models import BaseLanguageModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import (
     Runnable,
     RunnableBranch,
+    RunnableConfig,
     RunnableLambda,
     RunnablePassthrough,
     RunnablePick,
@@ -20,10 +21,12 @@ from langchain_core.runnables import (
 
 from cite_core import PromptError, SourceError, condense_question_messages
 
+from ._conversation import Conversation
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
+from ._streaming import CitedChain, refuse_history_of_answers
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 
@@ -61,9 +64,10 @@ def _condense(llm: Runnable[Any, Any]) -> Runnable[dict[str, Any], str]:
     """The standalone retrieval query of a follow-up question (the question itself without history)."""
 
     def messages(input: dict[str, Any]) -> list[BaseMessage]:
+        # the rewrite sees no sources: earlier answers' markers would name nothing there
         history = [
             {"role": _ROLE_NAMES.get(m.type, m.type), "content": message_text(m)}
-            for m in convert_to_messages(input["chat_history"])
+            for m in Conversation(input["chat_history"]).for_model([])
         ]
         prompt = condense_question_messages(input["question"], history)
         return [_ROLES[m["role"]](content=m["content"]) for m in prompt]
@@ -118,8 +122,13 @@ def create_cited_rag_chain(
     retrieve = RunnablePassthrough.assign(query=query) | RunnablePassthrough.assign(
         documents=RunnablePick("query") | retriever
     )
+
+    def checked_input(input: Any, config: RunnableConfig) -> dict[str, Any]:
+        refuse_history_of_answers(output, config)
+        return _as_input(input)
+
     chain = (
-        RunnableLambda(_as_input, name="input")
+        RunnableLambda(checked_input, name="input")
         | retrieve.with_config(run_name="retrieve")
         | CitationSources(native=native, **options)
         | Generate(prompt=model_input, llm=hidden(llm, output))
@@ -127,7 +136,7 @@ def create_cited_rag_chain(
             output=output, embeddings=retriever_embeddings(retriever) if semantic else None
         )
     )
-    return chain.with_config(run_name="cited_rag_chain")
+    return CitedChain(bound=chain, config={"run_name": "cited_rag_chain"})
 
 
 def retriever_embeddings(retriever: Any) -> Any:
@@ -157,8 +166,9 @@ def add_citations(
     writes ``{instructions}``), and the output is still a string, the answer with renumbered markers
     (``output="message"`` or ``"answer"`` for the other forms). ``options`` go to ``CitationSources``.
     """
-    return (
+    chain = (
         CitationSources(**options)
         | Generate(prompt=with_instructions(prompt), llm=hidden(llm, output))
         | CitationOutputParser(output=output)
-    ).with_config(run_name="add_citations")
+    )
+    return CitedChain(bound=chain, config={"run_name": "add_citations"})

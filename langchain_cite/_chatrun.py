@@ -1,8 +1,8 @@
 """The streamed message reported as a chat model run of its own, named ``cited_answer``.
 
-LangGraph's ``stream_mode="messages"`` and chat UIs show the tokens of chat model runs. With
-``output="message"`` the model's own run is tagged ``nostream`` (its markers are not yet renumbered) and
-the parser reports its renumbered chunks, then the final message, as this run.
+LangGraph's ``stream_mode="messages"`` and chat UIs show the tokens of chat model runs. The model's own
+run is tagged ``nostream`` (its markers are not yet renumbered) and the parser reports the renumbered
+chunks, then the final message, as this run, whatever its ``output``.
 """
 
 from __future__ import annotations

@@ -111,5 +111,8 @@ def with_instructions(prompt: Runnable[dict[str, Any], Any]) -> Runnable[dict[st
 
 
 def hidden(llm: Runnable[Any, Any], output: str) -> Runnable[Any, Any]:
-    """With ``output="message"`` the parser streams the renumbered message: LangGraph hides the raw one."""
-    return llm.with_config(tags=[NOSTREAM]) if output == "message" else llm
+    """The model's own run, tagged ``nostream``: its markers are not the ones shown. The parser reports
+    the text as shown (final numbers) as a chat model run of its own (``cited_answer``), whatever the
+    ``output``, so LangGraph's ``stream_mode="messages"`` and ``astream_events`` consumers that skip
+    ``nostream`` runs (LangGraph's rule) see each answer token once, with the final numbers."""
+    return llm.with_config(tags=[NOSTREAM])

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
-from cite_core import CitedAnswer
+from cite_core import CitedAnswer, source_key
 
 from ._compat import content_helpers
 
@@ -131,6 +131,7 @@ def _metadata(answer: CitedAnswer) -> dict[str, Any]:
             "title": ref.title,
             "url": ref.url,
             "document_index": ref.source.number - 1,
+            "key": source_key(ref.source),  # which source the number means, for later turns and reloads
             "pages": getattr(ref, "pages_shown", None),  # printed page labels when the documents have them
         }
         for ref in answer.references

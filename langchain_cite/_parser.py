@@ -117,31 +117,42 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
         self, input: Iterator[Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Iterator[Any]:
         run = ParseRun(self)
-        chat = chat_run(run_manager) if self.output == "message" else None
+        chat = chat_run(run_manager)
         for chunk in input:
-            for item in run.feed(chunk):
+            items = run.feed(chunk)
+            for item in run.tokens:
                 token(chat, item)
-                yield item
-        for item in run.finish():
+            yield from items
+        items = run.finish()
+        for item in run.tokens:
             token(chat, item)
-            yield item
-        if chat is not None:
-            chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
+        yield from items
+        chat.on_llm_end(result(self._message(run)))
 
     async def _atransform(
         self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> AsyncIterator[Any]:
         run = ParseRun(self)
-        chat = await achat_run(run_manager) if self.output == "message" else None
+        chat = await achat_run(run_manager)
         async for chunk in input:
-            for item in run.feed(chunk):
+            items = run.feed(chunk)
+            for item in run.tokens:
                 await atoken(chat, item)
+            for item in items:
                 yield item
-        for item in run.finish():
+        items = run.finish()
+        for item in run.tokens:
             await atoken(chat, item)
+        for item in items:
             yield item
-        if chat is not None:
-            await chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
+        await chat.on_llm_end(result(self._message(run)))
+
+    def _message(self, run: ParseRun) -> AIMessage:
+        """The final message of the ``cited_answer`` run: annotated with ``output="message"``
+        (langchain-core 1.x), else the answer text."""
+        if self.output == "message":
+            return to_ai_message(_answer(run), markers=True, id=run.message_id)
+        return AIMessage(content=_answer(run).text, id=run.message_id)
 
 
 def _answer(run: ParseRun) -> CitedRagAnswer:

@@ -35,6 +35,9 @@ class ParseRun:
         self.style: Any = "markers"
         self.documents: Mapping[int, list[Any]] = {}
         self.pending: list[Any] = []
+        self.numbering: dict[str, Any] = {}
+        self.tokens: list[Any] = []
+        """The message chunks of the last ``feed`` or ``finish``, for the parser's chat model run."""
         self.stream: CitationStream | AnthropicCitationStream | None = None
         self.answer: CitedRagAnswer | None = None
         self.message_id = f"cited-{uuid4()}"
@@ -52,6 +55,9 @@ class ParseRun:
         if parser.native_key in chunk:
             self.native = bool(chunk[parser.native_key])
         self.style = chunk.get("citation_style", self.style)  # CitationSources' prompt style
+        for key in ("display_numbers", "first_new"):  # a conversation's numbers (CitationSources)
+            if chunk.get(key) is not None:
+                self.numbering[key] = chunk[key]
         if parser.sources_key in chunk and self.stream is None:
             self.sources, documents = number_documents(chunk[parser.sources_key] or [])
             self.documents = documents or self.documents
@@ -59,6 +65,7 @@ class ParseRun:
             self.documents = chunk[SOURCE_DOCUMENTS_KEY]
         if parser.message_key in chunk:
             self.pending.append(chunk[parser.message_key])
+        self.tokens = []
         return self._shown(self._drain()) if self.sources is not None else []
 
     def finish(self) -> list[Any]:
@@ -73,26 +80,33 @@ class ParseRun:
         answer = stream.finish()
         events.extend(stream.pending_events())
         final = self.answer = rag_answer(answer, self.sources, self.documents)
-        if self.parser.output == "answer":
-            return [*self._shown(events), final]
         text = "".join(e.text for e in events if e.type == "display_delta")
-        if self.parser.output == "text":
-            return [text] if text else []
-        return [answer_chunk(final, text, id=self.message_id)]
+        if self.parser.output == "message":
+            self.tokens = [answer_chunk(final, text, id=self.message_id)]
+            return self.tokens
+        self.tokens = [text_chunk(text, id=self.message_id)] if text else []
+        if self.parser.output == "answer":
+            return [*self._shown(events, tokens=False), final]
+        return [text] if text else []
 
-    def _shown(self, events: list[Any]) -> list[Any]:
-        """What the parser streams of these core events."""
+    def _shown(self, events: list[Any], *, tokens: bool = True) -> list[Any]:
+        """What the parser streams of these core events; ``tokens``: what its chat model run reports
+        (the text as shown, final numbers in place), whatever the output."""
+        texts = [e.text for e in events if e.type == "display_delta" and e.text]
+        if tokens:
+            self.tokens = [text_chunk(t, id=self.message_id) for t in texts]
         output = self.parser.output
         if output == "answer":
             return [e for e in events if e.type in ("text_delta", "citations_delta")]
-        texts = [e.text for e in events if e.type == "display_delta" and e.text]
-        return texts if output == "text" else [text_chunk(t, id=self.message_id) for t in texts]
+        return texts if output == "text" else self.tokens
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:
-            options: dict[str, Any] = {"unsupported_threshold": self.parser.unsupported_threshold}
-            if self.parser.output != "answer":
-                options["display"] = True  # the text as shown, markers in place with final numbers
+            options: dict[str, Any] = {
+                "unsupported_threshold": self.parser.unsupported_threshold,
+                **self.numbering,
+            }
+            options["display"] = True  # the text as shown (markers with final numbers), for every output
             if self.native:
                 self.stream = AnthropicCitationStream(self.sources or [], **options)
             else:

@@ -6,12 +6,13 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 
 from cite_core import build_prompt, citation_instructions, format_sources, to_anthropic_documents
 
 from ._compat import PublicSerializable
+from ._conversation import Conversation
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
 
 __all__ = ["CitationSources"]
@@ -102,7 +103,8 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         )
         sources = prompt.sources
         native = self.native and bool(sources)
-        history = convert_to_messages(input.get(self.history_key) or [])
+        conversation = Conversation(input.get(self.history_key) or [])
+        history = conversation.for_model(sources)
         if native:
             content: list[str | dict[Any, Any]] = [
                 *to_anthropic_documents(sources),
@@ -116,6 +118,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             messages = [*system, *history, user]
         return {
             **input,
+            **({self.history_key: history} if self.history_key in input else {}),  # for a prompt of yours
             "sources": sources,
             "dropped": prompt.dropped,
             "context": format_sources(sources, style=self.style),
@@ -125,5 +128,6 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             "messages": messages,
             "native": native,
             "citation_style": self.style,  # CitationOutputParser reads the numbers as this style
+            **conversation.numbering(sources),  # the numbers the reader saw in earlier turns
             SOURCE_DOCUMENTS_KEY: documents,
         }

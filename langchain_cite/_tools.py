@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool
@@ -27,9 +27,10 @@ SESSION_CONFIG_KEY = "citation_session"
 class CitationSession(cite_core.CitationSession):
     """cite_core's ``CitationSession`` for LangChain: numbers ``Document``\\ s, parses messages and states.
 
-    Share one session between every retrieval of a run (the calls of ``create_cited_retriever_tool``):
-    a document keeps its number across calls, and ``parse`` turns the final answer into a
-    ``CitedRagAnswer`` whose references cover every call and reach the original ``Document``\\ s.
+    Share one session between every retrieval of a conversation (the calls of
+    ``create_cited_retriever_tool``): a document keeps its number across calls and turns, and ``parse``
+    turns the final answer into a ``CitedRagAnswer`` that keeps those numbers (the ones the agent wrote
+    and a chat UI streamed), whose references cover every call and reach the original ``Document``\\ s.
     """
 
     def __init__(self, *, merge: bool = True, zero_based_pages: bool = True) -> None:
@@ -52,6 +53,27 @@ class CitationSession(cite_core.CitationSession):
                 numbers.append(source.number)
         by_number = {s.number: s for s in self.sources}
         return [by_number[n] for n in numbers]
+
+    @classmethod
+    def from_messages(  # type: ignore[override]
+        cls, messages: Sequence[Any], *, merge: bool = True, zero_based_pages: bool = True
+    ) -> CitationSession:
+        """The session of a saved conversation (a checkpointed ``MessagesState``, messages loaded from
+        JSON): its tool results numbered again in order (from their ``Document`` artifacts, else from
+        the sources they showed) and the numbers its cited answers showed, so that a source seen
+        before keeps its number when the conversation continues in a new process."""
+        session = cls(merge=merge, zero_based_pages=zero_based_pages)
+        for message in convert_to_messages(list(messages)):
+            if isinstance(message, ToolMessage):
+                documents = _documents(message.artifact)
+                if documents:
+                    session.add_documents(documents)
+                elif isinstance(message.content, str):
+                    session.restore(message.content)
+            references = message.response_metadata.get("references")
+            if isinstance(references, list):
+                session.remember(r for r in references if isinstance(r, Mapping))
+        return session
 
     def documents_for(self, number: int) -> list[Document]:
         """The ``Document``\\ s behind source ``number``, in arrival order."""
@@ -76,6 +98,19 @@ class CitationSession(cite_core.CitationSession):
             return as_output(self.parse(value), output)
 
         return RunnableLambda(run, name="CitationSession.parser")
+
+
+def _documents(artifact: Any) -> list[Document]:
+    """A tool message's artifact as ``Document`` objects (also as dicts, after a JSON round trip)."""
+    if not isinstance(artifact, list):
+        return []
+    documents = []
+    for item in artifact:
+        if isinstance(item, Mapping) and isinstance(item.get("page_content"), str):
+            item = Document(page_content=item["page_content"], metadata=dict(item.get("metadata") or {}))
+        if isinstance(item, Document):
+            documents.append(item)
+    return documents
 
 
 def _final_message(output: Any) -> Any:

@@ -177,6 +177,10 @@ class Run:
                 prompt,
                 unsupported_threshold=threshold,
                 embeddings=synthesizer.embeddings,
+                # a conversation's numbers (CiteChatEngine's ConversationSynthesizer)
+                numbering=synthesizer.numbering(prompt.sources)
+                if hasattr(synthesizer, "numbering")
+                else None,
                 **options,
             )
         elif "answer" in options:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,11 +42,17 @@ class _Citer:
         stream: ClaudeStream | None = None,
         style: Any = "markers",
         embeddings: Any = None,
+        numbering: Mapping[str, Any] | None = None,
     ) -> None:
         self.response = response
         self.numbered = numbered
         self.stream: CitationStream | ClaudeStream = stream or CitationStream(
-            list(shown), unsupported_threshold=threshold, display=True, style=style, embeddings=embeddings
+            list(shown),
+            unsupported_threshold=threshold,
+            display=True,
+            style=style,
+            embeddings=embeddings,
+            **(numbering or {}),  # a conversation's numbers (CiteChatEngine)
         )
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
@@ -114,12 +120,20 @@ class CitedStreamingResponse(StreamingResponse):
         unsupported_threshold: float,
         stream: ClaudeStream | None = None,
         embeddings: Any = None,
+        numbering: Mapping[str, Any] | None = None,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
         against the sources ``prompt`` shows."""
         response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
         citer = _Citer(
-            response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style, embeddings
+            response,
+            numbered,
+            prompt.sources,
+            unsupported_threshold,
+            stream,
+            prompt.style,
+            embeddings,
+            numbering,
         )
 
         def tokens() -> Generator[str, None, None]:
@@ -168,11 +182,19 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         unsupported_threshold: float,
         stream: ClaudeStream | None = None,
         embeddings: Any = None,
+        numbering: Mapping[str, Any] | None = None,
     ) -> AsyncCitedStreamingResponse:
         """``CitedStreamingResponse.start`` over async ``deltas``."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
         citer = _Citer(
-            response, numbered, prompt.sources, unsupported_threshold, stream, prompt.style, embeddings
+            response,
+            numbered,
+            prompt.sources,
+            unsupported_threshold,
+            stream,
+            prompt.style,
+            embeddings,
+            numbering,
         )
 
         async def tokens() -> AsyncGenerator[str, None]:

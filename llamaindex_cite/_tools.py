@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.base.response.schema import Response
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import FunctionTool
 
 import cite_core
@@ -36,6 +37,27 @@ class CitationSession(cite_core.CitationSession):
             self._nodes.setdefault(node.node.node_id, node)
         return self.add([item for _, item in kept])
 
+    @classmethod
+    def from_messages(cls, messages: Iterable[Any], *, merge: bool = True) -> CitationSession:  # type: ignore[override]
+        """The session of a saved conversation (``ChatMessage``\\ s of an agent's memory or a chat store):
+        its tool results give their sources back at the numbers the agent saw, and cited answers
+        (``additional_kwargs["references"]``) the numbers the reader saw."""
+        found = []
+        for message in messages:
+            if not isinstance(message, ChatMessage):
+                raise cite_core.ArgumentError(f"expected ChatMessage objects, got {type(message).__name__}")
+            role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
+            found.append(
+                {
+                    "role": role,
+                    "content": message.content or "",
+                    "references": message.additional_kwargs.get("references"),
+                }
+            )
+        session = super().from_messages(found, merge=merge)
+        assert isinstance(session, CitationSession)
+        return session
+
     def cited_answer(self, text: str, **options: Any) -> CitedAnswer:
         """The ``CitedAnswer`` of a final answer over every source of the session."""
         return super().parse(text, **options)
@@ -46,12 +68,18 @@ class CitationSession(cite_core.CitationSession):
         answer = self.cited_answer(text, **options)
         sources = self.sources
         owners = {
-            source.number: [
-                self._nodes[item["metadata"]["node_id"]] for item in self.items_for(source.number)
-            ]
-            for source in sources
+            source.number: [self._node(item) for item in self.items_for(source.number)] for source in sources
         }
         return NumberedNodes(sources=sources, nodes=owners).response(answer, raw=text)
+
+    def _node(self, item: Any) -> NodeWithScore:
+        """The node an item came from; for a source restored from a saved tool result, a node of the
+        text the agent was shown."""
+        node_id = (item.get("metadata") or {}).get("node_id")
+        if node_id in self._nodes:
+            return self._nodes[node_id]
+        fields = {k: item[k] for k in ("title", "url", "author") if item.get(k)}
+        return NodeWithScore(node=TextNode(text=item["text"], metadata=fields))
 
 
 def cited_query_engine_tool(

@@ -80,6 +80,7 @@ EXPECTED = [
     "render_terminal",
     "rescore",
     "safe_url",
+    "source_key",
     "split_sentences",
     "strip_controls",
     "to_anthropic_documents",

@@ -30,13 +30,19 @@ def test_a_new_chunk_of_a_known_document_joins_its_source() -> None:
     assert session.sources[1].number == 2
 
 
-def test_parse_covers_every_call_and_renumbers_by_first_appearance() -> None:
+def test_parse_covers_every_call_and_keeps_the_session_numbers() -> None:
     session = CitationSession()
     session.add(["The grass is green."])
     session.add(["The sky is blue."])
     answer = session.parse("The sky is blue [2] and the grass is green [1].")
-    assert [(r.number, r.source.number) for r in answer.references] == [(1, 2), (2, 1)]
-    assert answer.text == "The sky is blue [1] and the grass is green [2]."
+    # the numbers the model saw and a chat UI streamed; references in order of first appearance
+    assert [(r.number, r.source.number) for r in answer.references] == [(2, 2), (1, 1)]
+    assert answer.text == "The sky is blue [2] and the grass is green [1]."
+    assert [c.reference for c in answer.citations] == [2, 1]
+    streamed = session.stream(display=True)
+    shown = "".join(e.text for e in streamed.feed("The sky is blue [2].") if e.type == "display_delta")
+    shown += "".join(e.text for e in [*streamed.events([])] if e.type == "display_delta")
+    assert shown == "The sky is blue [2]."
     assert answer.invalid_markers == []
     assert session.parse("Nothing [3].").invalid_markers == ["[3]"]
 

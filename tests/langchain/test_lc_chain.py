@@ -101,10 +101,13 @@ async def test_astream_events_show_run_names_and_tags(retriever: ListRetriever) 
         if e["name"] == "CitationOutputParser" and e["event"] == "on_parser_stream"
     ]
     assert len(parser_chunks) > 10
-    model_chunks = [e for e in events if e["event"] == "on_chat_model_stream"]
-    assert len(model_chunks) == len(ANSWER)
+    model_chunks = [e for e in events if e["event"] == "on_chat_model_stream" and "nostream" in e["tags"]]
+    assert len(model_chunks) == len(ANSWER)  # the model's own run, hidden from chat UIs
+    shown = [e for e in events if e["event"] == "on_chat_model_stream" and "nostream" not in e["tags"]]
+    assert {e["name"] for e in shown} == {"cited_answer"}
     end = next(e for e in events if e["name"] == "cited_rag_chain" and e["event"] == "on_chain_end")
     assert isinstance(end["data"]["output"], CitedRagAnswer)
+    assert "".join(e["data"]["chunk"].text for e in shown) == end["data"]["output"].text
     assert all("mine" in e["tags"] for e in events)
 
 
@@ -112,20 +115,26 @@ class Recorder(BaseCallbackHandler):
     def __init__(self) -> None:
         self.names: list[str] = []
         self.tokens = 0
+        self.shown: list[str] = []
 
     def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
         self.names.append(kwargs.get("name") or "")
 
     def on_llm_new_token(self, token: str, **kwargs: Any) -> None:
-        self.tokens += 1
+        if "nostream" in (kwargs.get("tags") or []):
+            self.tokens += 1
+        else:
+            self.shown.append(token)
 
 
 def test_callbacks_propagate_to_every_step(retriever: ListRetriever) -> None:
     recorder = Recorder()
     chain = create_cited_rag_chain(retriever, fake_list())
-    list(chain.stream(QUESTION, config={"callbacks": [recorder]}))
+    *_, answer = chain.stream(QUESTION, config={"callbacks": [recorder]})
     assert {"cited_rag_chain", "CitationSources", "CitationOutputParser"} <= set(recorder.names)
+    # the model's own tokens (hidden), and the tokens shown (the cited_answer run, final numbers)
     assert recorder.tokens == len(ANSWER)
+    assert "".join(recorder.shown) == answer.text
 
 
 def test_empty_retriever_answers_without_references() -> None:

@@ -118,8 +118,8 @@ def test_langgraph_messages_stream_shows_renumbered_markers() -> None:
     graph = builder.compile()
     streamed = list(graph.stream({"messages": [("user", "How?")]}, stream_mode="messages"))
     texts = [message.text for message, _ in streamed]
-    assert texts and all("[2]" not in t or "[1]" in t for t in texts)
-    assert texts[-1] == SHOWN or "".join(texts) == SHOWN
+    # chain.invoke in a node streams its renumbered tokens, as a chat model's invoke does (issue 22)
+    assert len(texts) > 5 and "".join(texts) == SHOWN
 
 
 def test_langgraph_messages_stream_of_a_streaming_node() -> None:

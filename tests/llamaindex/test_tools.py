@@ -62,6 +62,7 @@ def test_agent_example_runs_offline():
         timeout=120,
         check=True,
     ).stdout
-    assert "steamers could dock [1]. The fish market moved to the new quay in 1933 [2]." in out
-    assert "[2] market.txt (shown to the agent as [3])" in out
+    # one numbering: the answer keeps the numbers the agent saw in its tool results (issue 22)
+    assert "steamers could dock [1]. The fish market moved to the new quay in 1933 [3]." in out
+    assert "  [3] market.txt\n" in out
     assert "[2] church.txt" in out  # the agent saw three sources; the reference list shows the two cited

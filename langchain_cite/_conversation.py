@@ -1,0 +1,57 @@
+"""A chain's conversation in one numbering: the history the model reads and the numbers the reader sees.
+
+Each call of a chain numbers its sources 1..N for the model. Before the model reads an earlier answer,
+its markers are rewritten into this call's numbering from the answer's citation metadata (a marker
+whose source this call does not show is removed), so ``[k]`` in the history always means
+``<source number="k">`` of this call. The reader keeps the conversation's numbers: a source an earlier
+answer cited shows its earlier number again, new ones the next numbers (see docs/concepts.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
+
+from cite_core import CitationSession, CitedAnswer, Source
+
+from ._messages import message_text, to_ai_message
+
+__all__ = ["Conversation"]
+
+
+def _references(message: BaseMessage) -> list[Mapping[str, Any]]:
+    """The ``{"number", "key"}`` references a cited message's metadata holds (none for other messages)."""
+    references = message.response_metadata.get("references") if isinstance(message, AIMessage) else None
+    return [r for r in references if isinstance(r, Mapping)] if isinstance(references, list) else []
+
+
+class Conversation:
+    """The conversation so far (``chat_history``) as one call of a chain sees it."""
+
+    def __init__(self, history: Sequence[Any]) -> None:
+        items = [to_ai_message(h, markers=True) if isinstance(h, CitedAnswer) else h for h in history]
+        self.messages: list[BaseMessage] = convert_to_messages(items)
+        self.session = CitationSession()
+        for message in self.messages:
+            self.session.remember(_references(message))
+
+    def for_model(self, sources: Sequence[Source]) -> list[BaseMessage]:
+        """The history with every earlier answer's markers in the numbering of ``sources``."""
+        shown = []
+        for message in self.messages:
+            if isinstance(message, AIMessage) and not message.tool_calls:
+                text = self.session.rewrite(message_text(message), _references(message), sources)
+                message = AIMessage(content=text, id=message.id, name=message.name)
+            shown.append(message)
+        return shown
+
+    def numbering(self, sources: Sequence[Source]) -> dict[str, Any]:
+        """The parser's options for this call: the numbers the reader saw before, and where new ones start."""
+        if not self.messages:
+            return {}
+        return {
+            "display_numbers": self.session.display_numbers(sources),
+            "first_new": self.session.next_number,
+        }

@@ -1,0 +1,126 @@
+"""One numbering for a conversation (issue 22): display numbers a conversation keeps, earlier answers
+rewritten into a call's numbering, sessions rebuilt from saved messages, answers that round-trip JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from cite_core import (
+    ArgumentError,
+    CitationSession,
+    CitationStream,
+    CitedAnswer,
+    number_sources,
+    parse_answer,
+    source_key,
+)
+from cite_core._conversation import renumber_markers
+
+SOURCES = ["The Sun fuses hydrogen.", "The Moon reflects sunlight.", "Mars has two moons."]
+
+
+def test_display_numbers_keep_earlier_numbers_and_new_ones_follow() -> None:
+    answer = parse_answer(
+        "The Moon reflects sunlight [2]. The Sun fuses hydrogen [1]. Mars has two moons [3].",
+        SOURCES,
+        display_numbers={1: 1},
+        first_new=3,  # the conversation already gave 1 and 2
+    )
+    assert (
+        answer.text == "The Moon reflects sunlight [3]. The Sun fuses hydrogen [1]. Mars has two moons [4]."
+    )
+    assert [(r.number, r.source.number) for r in answer.references] == [(3, 2), (1, 1), (4, 3)]
+    assert [c.reference for c in answer.citations] == [3, 1, 4]
+
+
+def test_display_numbers_stream_as_the_whole_parse_for_any_chunking() -> None:
+    text = "Mars has two moons [3]. The Moon reflects sunlight [2][1]."
+    whole = parse_answer(text, SOURCES, display_numbers={3: 7, 1: 2}, first_new=5)
+    stream = CitationStream(SOURCES, display=True, display_numbers={3: 7, 1: 2}, first_new=5)
+    shown = "".join(e.text for char in text for e in stream.feed(char) if e.type == "display_delta")
+    final = stream.finish()
+    shown += "".join(e.text for e in stream.pending_events() if e.type == "display_delta")
+    assert shown == final.text == whole.text == "Mars has two moons [7]. The Moon reflects sunlight [8][2]."
+    assert final.references == whole.references
+
+
+@pytest.mark.parametrize(
+    ("fixed", "first_new"), [({1: 0}, None), ({1: 2, 2: 2}, None), ({"1": 1}, None), (None, 0), ([1], None)]
+)
+def test_bad_display_numbers_are_a_clear_error(fixed: object, first_new: object) -> None:
+    with pytest.raises(ArgumentError, match=r"display_numbers|first_new"):
+        parse_answer("x [1].", SOURCES, display_numbers=fixed, first_new=first_new)  # type: ignore[arg-type]
+
+
+def test_renumber_markers_maps_removes_and_leaves_code_alone() -> None:
+    text = "Moonlight is sunlight [2]. The Sun fuses [1][3]. In code `[1]` stays. Mars [4]."
+    assert renumber_markers(text, {1: 2, 2: 1}) == (
+        "Moonlight is sunlight [1]. The Sun fuses [2]. In code `[1]` stays. Mars."
+    )
+    assert renumber_markers("Both [1, 2].", {1: 3, 2: 3}) == "Both [3]."
+
+
+def test_rewrite_shows_an_earlier_answer_in_this_calls_numbering() -> None:
+    session = CitationSession()
+    earlier = parse_answer("The Moon reflects sunlight [2]. The Sun fuses hydrogen [1].", SOURCES)
+    references = [{"number": r.number, "key": source_key(r.source)} for r in earlier.references]
+    session.remember(references)
+    sources = number_sources(["Mars has two moons.", "The Moon reflects sunlight."])
+    # the Moon is source 2 in this call, the Sun is not shown: its marker is not either
+    assert session.rewrite(earlier.text, references, sources) == (
+        "The Moon reflects sunlight [2]. The Sun fuses hydrogen."
+    )
+    assert session.display_numbers(sources) == {2: 1}  # the reader saw the Moon as [1]
+    assert session.next_number == 3
+
+
+def test_from_messages_restores_tool_results_and_answer_numbers() -> None:
+    session = CitationSession()
+    shown = session.format(
+        session.add([{"text": SOURCES[0], "title": "Sun"}, {"text": SOURCES[1], "title": "Moon"}])
+    )
+    restored = CitationSession.from_messages(
+        [
+            {"role": "user", "content": "Why?"},
+            {"role": "tool", "content": shown},
+            {"role": "assistant", "content": "x [3].", "references": [{"number": 3, "key": "doc:mars"}]},
+        ]
+    )
+    assert [(s.number, s.title, s.text) for s in restored.sources] == [
+        (1, "Sun", SOURCES[0]),
+        (2, "Moon", SOURCES[1]),
+    ]
+    assert [
+        s.number for s in restored.add([{"text": SOURCES[1]}, {"text": "Mars.", "document_id": "mars"}])
+    ] == [2, 3]
+    assert restored.add(["Venus is hot."])[0].number == 4
+    assert restored.parse("The Moon [2] and Venus [4].").text == "The Moon [2] and Venus [4]."
+
+
+def test_a_cited_answer_round_trips_json_exactly() -> None:
+    sources = [
+        {"pages": ["The Sun is a star. It fuses hydrogen.", "The Moon reflects light."], "title": "Astro"},
+        {"blocks": ["Mars has two moons.", "Venus is hot."], "title": "Planets"},
+        {
+            "text": "Jupiter is the largest planet.",
+            "title": "J",
+            "url": "https://example.org/j",
+            "start_index": 40,
+        },
+    ]
+    answer = parse_answer(
+        "<think>Maybe [1].</think>The Moon reflects light [1]. Mars has two moons [2]. Jupiter is big [3][9]",
+        sources,
+    )
+    again = CitedAnswer.model_validate_json(answer.model_dump_json())
+    assert again == answer
+    assert [type(c).__name__ for c in again.citations] == [
+        "PageLocation",
+        "ContentBlockLocation",
+        "CharLocation",
+    ]
+    assert again.invalid_markers == ["[9]"] and again.reasoning == "Maybe [1]."
+    assert [again.support_level(c) for c in again.citations] == [
+        answer.support_level(c) for c in answer.citations
+    ]
+    assert again.to_anthropic() == answer.to_anthropic() and again.to_markdown() == answer.to_markdown()

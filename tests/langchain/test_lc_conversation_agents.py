@@ -1,0 +1,117 @@
+"""Agents keep one numbering: what ``stream_mode="messages"`` shows is what ``session.parse(state)`` and
+its references say, across two tool calls, a repeated document, two turns and a reload."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, ToolMessage, messages_from_dict, messages_to_dict
+from langchain_core.runnables import RunnableLambda
+
+from langchain_cite import CitationSession, create_cited_retriever_tool, tool_citation_instructions
+
+from .fakes import ScriptedChatModel, tool_call
+
+langchain_agents = pytest.importorskip("langchain.agents")
+
+SUN = Document(page_content="The Sun fuses hydrogen into helium in its core.", metadata={"source": "sun.txt"})
+MOON = Document(page_content="The Moon reflects the light of the Sun.", metadata={"source": "moon.txt"})
+MARS = Document(page_content="Mars has two small moons.", metadata={"source": "mars.txt"})
+RESULTS = {"moon": [MOON], "sun": [SUN, MOON], "mars": [MARS, SUN]}
+
+
+def search_tool(session: CitationSession):  # type: ignore[no-untyped-def]
+    retriever = RunnableLambda(lambda query: RESULTS[query])
+    return create_cited_retriever_tool(
+        retriever, name="search", description="Search the astronomy notes.", session=session
+    )
+
+
+def test_create_agent_streams_the_numbers_that_session_parse_gives() -> None:
+    session = CitationSession()
+    llm = ScriptedChatModel(
+        replies=[
+            tool_call("search", "moon", "c1"),
+            tool_call("search", "sun", "c2"),  # the Moon again, and the Sun
+            AIMessage(content="The Sun makes light by fusion [2], which the Moon reflects [1]."),
+        ]
+    )
+    agent = langchain_agents.create_agent(
+        llm, [search_tool(session)], system_prompt=tool_citation_instructions()
+    )
+    shown = ""
+    state = None
+    for mode, item in agent.stream(
+        {"messages": [("user", "Why does the Moon shine?")]}, stream_mode=["messages", "values"]
+    ):
+        if mode == "values":
+            state = item
+        elif not isinstance(item[0], ToolMessage):
+            shown += item[0].text
+    answer = session.parse(state)
+    assert shown == answer.text == "The Sun makes light by fusion [2], which the Moon reflects [1]."
+    assert [(r.number, r.title) for r in answer.references] == [(2, "sun.txt"), (1, "moon.txt")]
+    assert answer.citations[0].cited_text == SUN.page_content
+
+
+def test_a_second_turn_and_a_reload_keep_the_numbers() -> None:
+    checkpoint = pytest.importorskip("langgraph.checkpoint.memory")
+    session = CitationSession()
+    llm = ScriptedChatModel(
+        replies=[
+            tool_call("search", "sun", "c1"),
+            AIMessage(content="The Sun fuses hydrogen [1]; the Moon reflects it [2]."),
+            tool_call("search", "mars", "c2"),  # Mars is new, the Sun keeps 1
+            AIMessage(content="Mars has two moons [3], and the Sun is a fusion star [1]."),
+        ]
+    )
+    agent = langchain_agents.create_agent(
+        llm,
+        [search_tool(session)],
+        system_prompt=tool_citation_instructions(),
+        checkpointer=checkpoint.InMemorySaver(),
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    agent.invoke({"messages": [("user", "How does the Sun shine?")]}, config)
+    shown = "".join(
+        message.text
+        for message, _ in agent.stream({"messages": [("user", "And Mars?")]}, config, stream_mode="messages")
+        if not isinstance(message, ToolMessage)
+    )
+    state = agent.get_state(config).values
+    second = session.parse(state)
+    assert shown == second.text == "Mars has two moons [3], and the Sun is a fusion star [1]."
+    assert [r.title for r in second.references] == ["mars.txt", "sun.txt"]
+    # every prompt the model saw: [k] in an earlier answer is <source number="k"> of the tool results
+    last_prompt = llm.prompts[-1]
+    tools = "\n".join(m.content for m in last_prompt if isinstance(m, ToolMessage))
+    assert '<source number="1" title="sun.txt">' in tools and '<source number="3" title="mars.txt">' in tools
+    assert '<source number="2" title="moon.txt">' in tools
+
+    # a new process: the conversation from JSON, a fresh session, a third turn
+    saved = json.dumps(messages_to_dict(state["messages"]))
+    restored = CitationSession.from_messages(messages_from_dict(json.loads(saved)))
+    assert [(s.number, s.title) for s in restored.sources] == [
+        (1, "sun.txt"),
+        (2, "moon.txt"),
+        (3, "mars.txt"),
+    ]
+    third = search_tool(restored).invoke({"query": "moon"})
+    assert '<source number="2" title="moon.txt">' in third
+    answer = restored.parse(AIMessage(content="The Moon reflects sunlight [2]."))
+    assert answer.text == "The Moon reflects sunlight [2]." and answer.references[0].title == "moon.txt"
+    assert answer.references[0].documents == [MOON]
+
+
+def test_a_tool_result_without_artifact_is_restored_from_its_text() -> None:
+    session = CitationSession()
+    tool = search_tool(session)
+    first = tool.invoke({"query": "sun"})
+    restored = CitationSession.from_messages([ToolMessage(content=first, tool_call_id="c1")])
+    assert [(s.number, s.title, s.text) for s in restored.sources] == [
+        (1, "sun.txt", SUN.page_content),
+        (2, "moon.txt", MOON.page_content),
+    ]
+    assert '<source number="2"' in search_tool(restored).invoke({"query": "moon"})

@@ -1,0 +1,95 @@
+"""LlamaIndex agents keep one numbering (issue 22): a ``FunctionAgent`` with ``cited_query_engine_tool``
+streams ``AgentStream`` deltas (one character each) with the numbers ``session.parse(final)`` and its
+references give, over two tool calls and a repeated node; a reload from saved ChatMessages keeps them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import pytest
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole, ToolCallBlock
+from llama_index.core.llms.mock import MockFunctionCallingLLM
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import Field
+
+from llamaindex_cite import CitationSession, cited_query_engine_tool
+
+workflow = pytest.importorskip("llama_index.core.agent.workflow")
+
+HARBOUR = TextNode(text="The harbour was dredged in 1931 so steamers could dock.", id_="harbour")
+MARKET = TextNode(text="The fish market moved to the new quay in 1933.", id_="market")
+CHURCH = TextNode(text="The church was rebuilt in stone in 1890.", id_="church")
+FOUND = {"harbour": [HARBOUR, CHURCH], "market": [MARKET, HARBOUR]}
+FINAL = "The fish market moved in 1933 [3], after the harbour was dredged [1]."
+
+
+class KeywordRetriever(BaseRetriever):
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [NodeWithScore(node=n, score=1.0) for n in FOUND[query_bundle.query_str]]
+
+
+class ScriptedAgentLLM(MockFunctionCallingLLM):
+    """Replies in order: tool calls (``("kessby", query)``) or text streamed one character per delta."""
+
+    script: list[Any] = Field(default_factory=list)
+
+    async def astream_chat(  # type: ignore[override]
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> AsyncIterator[ChatResponse]:
+        step = self.script.pop(0)
+
+        async def gen() -> AsyncIterator[ChatResponse]:
+            if isinstance(step, tuple):
+                call = ToolCallBlock(
+                    tool_call_id=f"call-{step[1]}", tool_name=step[0], tool_kwargs={"input": step[1]}
+                )
+                yield ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, blocks=[call]), delta="")
+                return
+            for i, char in enumerate(step):
+                message = ChatMessage(role=MessageRole.ASSISTANT, content=step[: i + 1])
+                yield ChatResponse(message=message, delta=char)
+
+        return gen()
+
+
+async def run_agent(session: CitationSession, script: list[Any]) -> tuple[str, Any, Any]:
+    tool = cited_query_engine_tool(
+        KeywordRetriever(), name="kessby", description="The archive.", session=session
+    )
+    agent = workflow.FunctionAgent(tools=[tool], llm=ScriptedAgentLLM(script=script))
+    handler = agent.run(user_msg="What changed in Kessby?")
+    streamed = ""
+    async for event in handler.stream_events():
+        if isinstance(event, workflow.AgentStream):
+            streamed += event.delta
+    final = await handler
+    memory = await handler.ctx.store.get("memory")
+    return streamed, final, await memory.aget_all()
+
+
+def test_function_agent_streams_the_numbers_session_parse_gives() -> None:
+    session = CitationSession()
+    streamed, final, _ = asyncio.run(run_agent(session, [("kessby", "harbour"), ("kessby", "market"), FINAL]))
+    cited = session.parse(str(final))
+    assert streamed == str(cited) == FINAL
+    references = cited.metadata["cited_answer"].references
+    assert [(r.number, r.source.number) for r in references] == [(3, 3), (1, 1)]
+    assert [n.node.node_id for n in cited.source_nodes] == ["market", "harbour"]
+    assert [s.number for s in session.sources] == [1, 2, 3]  # the harbour, retrieved twice, kept once
+
+
+def test_saved_chat_messages_rebuild_the_session() -> None:
+    session = CitationSession()
+    _, _, messages = asyncio.run(run_agent(session, [("kessby", "harbour"), ("kessby", "market"), FINAL]))
+    saved = [m.model_dump_json() for m in messages]
+    restored = CitationSession.from_messages([ChatMessage.model_validate_json(m) for m in saved])
+    assert [(s.number, s.text) for s in restored.sources] == [(s.number, s.text) for s in session.sources]
+    tool = cited_query_engine_tool(
+        KeywordRetriever(), name="kessby", description="The archive.", session=restored
+    )
+    shown = tool.call(input="market").content
+    assert '<source number="3"' in shown and '<source number="1"' in shown and len(restored) == 3
+    assert str(restored.parse("The market moved [3].")) == "The market moved [3]."

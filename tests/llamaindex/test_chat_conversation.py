@@ -1,0 +1,125 @@
+"""CiteChatEngine keeps one numbering over a conversation (issue 22): the model reads earlier answers with
+their markers in the current turn's numbering, the reader sees a source with the number it had before,
+with chat, stream_chat (one character per delta) and a conversation reloaded from saved ChatMessages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    CompletionResponse,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.llms import CustomLLM
+from llama_index.core.memory import ChatMemoryBuffer
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from pydantic import Field
+
+from llamaindex_cite import CitationSession, CiteChatEngine
+
+HARBOUR = TextNode(text="The harbour was dredged in 1931 so steamers could dock.", id_="harbour")
+MARKET = TextNode(text="The fish market moved to the new quay in 1933.", id_="market")
+CHURCH = TextNode(text="The church was rebuilt in stone in 1890.", id_="church")
+TURNS = [[HARBOUR, CHURCH], [MARKET, HARBOUR], [CHURCH, MARKET]]
+REPLIES = [
+    "It was dredged [1].",
+    "The market moved [1] after the dredging [2].",
+    "The church [1]; the market [2].",
+]
+SHOWN = [
+    "It was dredged [1].",
+    "The market moved [2] after the dredging [1].",
+    "The church [3]; the market [2].",
+]
+READ_ON_TURN_3 = ["It was dredged.", "The market moved [2] after the dredging."]  # HARBOUR is not shown
+
+
+class TurnRetriever(BaseRetriever):
+    def __init__(self, turns: list[list[TextNode]]) -> None:
+        super().__init__()
+        self.turns = list(turns)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [NodeWithScore(node=n, score=1.0) for n in self.turns.pop(0)]
+
+
+class ScriptedChatLLM(CustomLLM):
+    replies: list[str] = Field(default_factory=list)
+    prompts: list[Sequence[ChatMessage]] = Field(default_factory=list)
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(is_chat_model=True)
+
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self.prompts.append(messages)
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self.replies.pop(0)))
+
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Iterator[ChatResponse]:  # type: ignore[override]
+        self.prompts.append(messages)
+        reply = self.replies.pop(0)
+        message = ChatMessage(role=MessageRole.ASSISTANT, content=reply)
+        return (ChatResponse(message=message, delta=char) for char in reply)
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        self.prompts.append([ChatMessage(role=MessageRole.USER, content=prompt)])  # the question rewrite
+        return CompletionResponse(text="Market?")
+
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        yield CompletionResponse(text="")
+
+
+def earlier_answers(prompt: Sequence[ChatMessage]) -> list[str]:
+    return [str(m.content) for m in prompt if m.role == MessageRole.ASSISTANT]
+
+
+def engine(
+    turns: list[list[TextNode]], replies: list[str], **kwargs: Any
+) -> tuple[CiteChatEngine, ScriptedChatLLM]:
+    llm = ScriptedChatLLM(replies=list(replies))
+    return CiteChatEngine.from_defaults(TurnRetriever(turns), llm=llm, skip_condense=True, **kwargs), llm
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_three_turns_keep_one_numbering(streaming: bool) -> None:
+    chat, llm = engine(TURNS, REPLIES)
+    for question, shown in zip(["Harbour?", "Market?", "Church?"], SHOWN):
+        if streaming:
+            reply = chat.stream_chat(question)
+            tokens = list(reply.response_gen)  # the history is written when the stream ends
+            assert len(tokens) > 5 and "".join(tokens) == shown
+        else:
+            assert chat.chat(question).response == shown
+    assert earlier_answers(llm.prompts[-1]) == READ_ON_TURN_3
+    assert earlier_answers(llm.prompts[1]) == ["It was dredged [2]."]  # the harbour is source 2 on turn 2
+    assert [m.content for m in chat.chat_history if m.role == MessageRole.ASSISTANT] == SHOWN
+
+
+def test_a_reloaded_chat_keeps_its_numbers_on_the_third_turn() -> None:
+    chat, _ = engine(TURNS[:2], REPLIES[:2])
+    chat.chat("Harbour?")
+    chat.chat("Market?")
+    saved = json.dumps([m.model_dump(mode="json") for m in chat.chat_history])
+
+    history = [ChatMessage.model_validate(m) for m in json.loads(saved)]
+    memory = ChatMemoryBuffer.from_defaults(chat_history=list(history))
+    again, llm = engine(TURNS[2:], REPLIES[2:], memory=memory)
+    assert again.chat("Church?").response == SHOWN[2]
+    assert earlier_answers(llm.prompts[-1]) == READ_ON_TURN_3
+    assert CitationSession.from_messages(history).next_number == 3
+
+
+def test_the_question_rewrite_reads_no_markers() -> None:
+    llm = ScriptedChatLLM(replies=list(REPLIES[:2]))
+    chat = CiteChatEngine.from_defaults(TurnRetriever(TURNS[:2]), llm=llm)  # condenses follow-ups
+    chat.chat("Harbour?")
+    assert chat.chat("And then?").response == SHOWN[1]
+    rewrite = str(llm.prompts[1][0].content)
+    assert "It was dredged." in rewrite and "[1]" not in rewrite  # the rewrite shows no sources
