@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,6 +39,7 @@ __all__ = [
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)  # a streamed object is walked once per partial: the same paths each time
 def child_path(path: str, key: str | int) -> str:
     """The JSON path of ``key`` under ``path``: ``steps[2]``, ``steps[2].detail``, ``a["b c"]``."""
     if isinstance(key, int):
@@ -218,6 +220,7 @@ def field_parser(
     items = list(sources)
     numbered = items if all(isinstance(s, Source) for s in items) else number_sources(items)
     numbers: dict[int, int] = {}  # source number -> display number, for every field
+    corpus: list[Any] = []
 
     def new_stream() -> CitationStream:
         stream = CitationStream(
@@ -230,6 +233,11 @@ def field_parser(
         # the parser's own numbering (Assembler._display_no), shared: the field's first marker of a
         # source already cited in an earlier field gets that field's number
         stream._out._display_no = numbers
+        # and one Corpus (term statistics over every source, claim terms): built once, not per field
+        if corpus:
+            stream._out.corpus = corpus[0]
+        else:
+            corpus.append(stream._out.corpus)
         return stream
 
     return numbered, new_stream, numbers
