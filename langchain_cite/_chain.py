@@ -24,7 +24,7 @@ from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
-from ._structured import structured_steps
+from ._structured_chain import structured_steps
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 

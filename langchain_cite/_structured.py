@@ -16,10 +16,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackMa
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.runnables import (
-    Runnable,
     RunnableConfig,
-    RunnablePick,
-    RunnableSequence,
     RunnableSerializable,
 )
 from langchain_core.runnables.config import patch_config
@@ -27,7 +24,6 @@ from pydantic import Field
 
 from cite_core import (
     DEFAULT_UNSUPPORTED_THRESHOLD,
-    ArgumentError,
     Source,
     StructuredCitationStream,
     cite_structured,
@@ -35,40 +31,13 @@ from cite_core import (
 
 from ._compat import PublicSerializable
 from ._documents import number_documents
-from ._generate import Generate, hidden
 from ._messages import message_text
-from ._sources import CitationSources
 from ._structured_message import partial_object, to_structured_message
 
-__all__ = [
-    "StructuredCitationParser",
-    "StructuredOutput",
-    "split_structured",
-    "structured_steps",
-]
+__all__ = ["StructuredCitationParser", "StructuredOutput"]
 
 StructuredOutput = Literal["answer", "message"]
 """``answer``: a ``CitedStructure`` (streams partial objects first); ``message``: an ``AIMessage``."""
-
-
-def split_structured(llm: Any, schema: Any, options: Mapping[str, Any]) -> tuple[Runnable[Any, Any], Any]:
-    """``llm.with_structured_output(schema, **options)`` as (the bound model, LangChain's parser); the
-    parser is None when the structured runnable is not a model followed by parsers (then it is the
-    first item, and nothing streams before the end)."""
-    if "include_raw" in options:
-        raise ArgumentError("structured_output: include_raw is set by the chain, leave it out")
-    try:
-        structured = llm.with_structured_output(schema, **options)
-    except NotImplementedError as exc:
-        raise ArgumentError(
-            f"schema= needs a chat model with structured output; {type(llm).__name__}.with_structured_output "
-            f"is not implemented ({exc})"
-        ) from exc
-    if isinstance(structured, RunnableSequence):
-        first, *rest = structured.steps
-        parser: Any = rest[0] if len(rest) == 1 else RunnableSequence(*rest)
-        return first, parser
-    return structured, None
 
 
 class StructuredCitationParser(PublicSerializable, RunnableSerializable[Any, Any]):
@@ -228,33 +197,3 @@ class _Run:
         if self.owner.output == "message":
             return to_structured_message(structure, reply if isinstance(reply, AIMessage) else None)
         return structure
-
-
-def structured_steps(
-    llm: Any,
-    schema: Any,
-    prompt: Runnable[Any, Any] | None,
-    native: bool | None,
-    output: str,
-    structured_output: Mapping[str, Any] | None,
-    embeddings: Any,
-    options: Mapping[str, Any],
-) -> Runnable[Any, Any]:
-    """``create_cited_rag_chain(schema=...)`` after retrieval: sources and prompt, the structured model,
-    the parser that cites its string fields."""
-    if native:
-        raise ArgumentError(
-            "native=True cannot be combined with schema=: Claude's citations are refused with structured "
-            "output; leave native unset and the string fields are cited with [n] markers"
-        )
-    if output not in ("answer", "message"):
-        raise ArgumentError(f'with schema=, output must be "answer" or "message", got {output!r}')
-    structured_output = dict(structured_output or {})
-    model, parser = split_structured(llm, schema, structured_output)
-    sources = CitationSources(
-        answer_schema=schema, show_schema=structured_output.get("method") == "json_mode", **options
-    )
-    generate = Generate(
-        prompt=prompt if prompt is not None else RunnablePick("messages"), llm=hidden(model, output)
-    )
-    return sources | generate | StructuredCitationParser(parser=parser, output=output, embeddings=embeddings)
