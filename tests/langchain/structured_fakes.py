@@ -37,7 +37,11 @@ class StructuredScriptedModel(BaseChatModel):
         return self._prompts
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, Any]:
-        return self.bind(tool_names=[getattr(t, "__name__", "answer") for t in tools])
+        names = [
+            t.get("title", "answer") if isinstance(t, dict) else getattr(t, "__name__", "answer")
+            for t in tools
+        ]
+        return self.bind(tool_names=names)
 
     def with_structured_output(self, schema: Any, *, include_raw: bool = False, **kwargs: Any) -> Any:
         if kwargs.get("method") != "json_mode":

@@ -181,3 +181,15 @@ def test_the_parser_alone_over_a_parsed_object(retriever: ListRetriever) -> None
     parser = StructuredCitationParser()
     result = parser.invoke({"sources": sources, "message": Report.model_validate(REPLY)})
     assert result == cite_structured(Report.model_validate(REPLY), sources)
+
+
+def test_a_json_schema_dict_gives_a_cited_dict(retriever: ListRetriever) -> None:
+    schema = Report.model_json_schema()
+    result = create_cited_rag_chain(retriever, model(), schema=schema).invoke(QUESTION)
+    expected = create_cited_rag_chain(retriever, model(), schema=Report).invoke(QUESTION)
+    assert isinstance(result.value, dict)
+    assert result.value["summary"] == expected.value.summary
+    assert result.value["steps"][1]["detail"] == expected.value.steps[1].detail
+    assert result.citations_by_path == expected.citations_by_path
+    *_, streamed = create_cited_rag_chain(retriever, model(), schema=schema).stream(QUESTION)
+    assert streamed == result
