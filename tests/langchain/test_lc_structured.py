@@ -193,3 +193,10 @@ def test_a_json_schema_dict_gives_a_cited_dict(retriever: ListRetriever) -> None
     assert result.citations_by_path == expected.citations_by_path
     *_, streamed = create_cited_rag_chain(retriever, model(), schema=schema).stream(QUESTION)
     assert streamed == result
+
+
+def test_a_model_without_structured_output_is_a_clear_error(retriever: ListRetriever) -> None:
+    from langchain_core.language_models import FakeListChatModel
+
+    with pytest.raises(ArgumentError, match="with_structured_output is not implemented"):
+        create_cited_rag_chain(retriever, FakeListChatModel(responses=["{}"]), schema=Report)
