@@ -290,5 +290,9 @@ def cite_structured(
     numbered, new_stream, numbers = field_parser(
         sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
     )
-    answers = {path: new_stream()._parse_whole(text) for path, text in string_fields(obj)}
+    answers: dict[str, CitedAnswer] = {}
+    for path, text in string_fields(obj):
+        if path in answers:  # a dict with both 1 and "1" as keys: one path for two fields
+            raise ArgumentError(f"cite_structured: two fields have the path {path}")
+        answers[path] = new_stream()._parse_whole(text)
     return build_structure(obj, answers, numbered, numbers, unsupported_threshold)

@@ -176,6 +176,8 @@ def test_bad_input_is_a_clear_error() -> None:
     looped["self"] = looped
     with pytest.raises(ArgumentError, match="contains itself"):
         cite_structured(looped, SOURCES)
+    with pytest.raises(ArgumentError, match="two fields have the path"):
+        cite_structured({1: "Sky [2].", "1": "Grass [1]."}, SOURCES)
 
 
 def test_deep_nesting_is_walked() -> None:
