@@ -67,6 +67,8 @@ from ._scoring import analyze
 from ._segment import split_sentences
 from ._session import CitationSession, source_key
 from ._sources import number_sources, pdf_pages
+from ._structured import CitedStructure, InvalidMarker, cite_structured
+from ._structured_stream import StructuredCitationStream
 from ._tokens import get_encoding, token_counter
 
 __version__ = "0.1.0"
@@ -86,9 +88,11 @@ __all__ = [
     "CitationsDelta",
     "CiteError",
     "CitedAnswer",
+    "CitedStructure",
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "InvalidMarker",
     "Messages",
     "MissingDependencyError",
     "Note",
@@ -102,6 +106,7 @@ __all__ = [
     "SourceError",
     "StreamClosedError",
     "StreamEvent",
+    "StructuredCitationStream",
     "SupportScorer",
     "TextBlock",
     "TextDelta",
@@ -115,6 +120,7 @@ __all__ = [
     "build_messages",
     "build_prompt",
     "citation_instructions",
+    "cite_structured",
     "clear_caches",
     "condense_question_messages",
     "content_security_policy",

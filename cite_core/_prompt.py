@@ -14,6 +14,7 @@ from ._localize import source_units
 from ._models import Source
 from ._sources import number_sources
 from ._statements import first_sentences
+from ._structured_prompt import structured_rules
 from ._tokens import EncodingSpec, token_counter
 
 __all__ = [
@@ -108,8 +109,17 @@ class Messages(list[dict[str, str]]):
     token_count: int | None
 
 
-def citation_instructions(count: int, *, style: PromptStyle = "markers", template: str | None = None) -> str:
-    """The system instructions telling a model to cite ``count`` sources with markers."""
+def citation_instructions(
+    count: int,
+    *,
+    style: PromptStyle = "markers",
+    template: str | None = None,
+    schema: Any = None,
+    show_schema: bool = False,
+) -> str:
+    """The system instructions telling a model to cite ``count`` sources with markers; with ``schema``
+    (a pydantic model class, TypedDict or JSON schema dict), inside the string fields of a structured
+    answer (``show_schema``: the JSON schema written out too, for JSON mode)."""
     if style not in PROMPT_STYLES:
         raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
     if count == 0:
@@ -118,6 +128,8 @@ def citation_instructions(count: int, *, style: PromptStyle = "markers", templat
         rules = {"markers": _MARKER_RULES, "sentences": _SENTENCE_RULES, "statements": _STATEMENT_RULES}[
             style
         ].format(count=count)
+    if schema is not None:
+        rules += "\n" + structured_rules(schema, show_schema=show_schema, cite=count > 0)
     return _format(template or DEFAULT_SYSTEM_TEMPLATE, "system template", rules=rules, count=count)
 
 
@@ -228,6 +240,8 @@ def build_prompt(
     user_template: str | None = None,
     on_overflow: OverflowPolicy = "drop",
     warn_dropped: bool = True,
+    schema: Any = None,
+    show_schema: bool = False,
 ) -> CitationPrompt:
     """Messages asking for a cited answer to ``question`` over ``sources``, within ``max_tokens``.
 
@@ -239,6 +253,9 @@ def build_prompt(
     word end when no sentence fits), as a prefix of its text with the same number and offsets, so the
     parser cites only what the model saw; the whole source is listed in ``truncated``. Dropped sources
     are logged as a warning unless ``warn_dropped=False`` (a caller that shows them in a later call).
+    ``schema`` (a pydantic model class, TypedDict or JSON schema dict) asks for a structured answer cited
+    inside its string fields (parse it with ``cite_structured``); ``show_schema`` writes the JSON schema
+    into the instructions (JSON mode). Both count in the budget.
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
@@ -248,13 +265,16 @@ def build_prompt(
     if [s.number for s in numbered] != list(range(1, len(numbered) + 1)):
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")
     user_template = user_template or DEFAULT_USER_TEMPLATE
+    instructions: dict[str, Any] = {"style": style, "template": system_template}
+    if schema is not None:
+        instructions.update(schema=schema, show_schema=show_schema)
     blocks, firsts = _source_blocks(numbered, style)
     shown, truncated, total = numbered, list[Source](), None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
             raise PromptError(f"max_tokens must be a positive integer, got {max_tokens!r}")
         count = token_counter(encoding)
-        fixed = count(citation_instructions(len(numbered), style=style, template=system_template))
+        fixed = count(citation_instructions(len(numbered), **instructions))
         fixed += count(_format(user_template, "user template", sources="", question=question))
         fixed += MESSAGE_FRAMING_TOKENS
         if fixed > max_tokens:
@@ -273,7 +293,7 @@ def build_prompt(
             len(dropped),
             ", ".join(str(s.number) for s in dropped),
         )
-    system = citation_instructions(len(shown), style=style, template=system_template)
+    system = citation_instructions(len(shown), **instructions)
     shown_text = "\n\n".join(blocks) if shown else NO_SOURCES_TEXT
     user = _format(user_template, "user template", sources=shown_text, question=question)
     return CitationPrompt(

@@ -8,7 +8,14 @@ output to citation events, a message or text). Agents use ``create_cited_retriev
 sources and core results back. Works on langchain-core 0.3 and 1.x (annotations need 1.x).
 """
 
-from cite_core import CitationsDelta, CitedAnswer, Source, TextDelta, tool_citation_instructions
+from cite_core import (
+    CitationsDelta,
+    CitedAnswer,
+    CitedStructure,
+    Source,
+    TextDelta,
+    tool_citation_instructions,
+)
 
 from ._answer import CitedRagAnswer, DocumentReference
 from ._chain import add_citations, create_cited_rag_chain, is_chat_anthropic
@@ -16,6 +23,7 @@ from ._documents import document_to_item, documents_to_sources
 from ._messages import to_ai_message
 from ._parser import CitationOutputParser, StreamItem
 from ._sources import CitationSources
+from ._structured import StructuredCitationParser
 from ._tools import CitationSession, create_cited_retriever_tool
 
 __all__ = [
@@ -25,9 +33,11 @@ __all__ = [
     "CitationsDelta",
     "CitedAnswer",
     "CitedRagAnswer",
+    "CitedStructure",
     "DocumentReference",
     "Source",
     "StreamItem",
+    "StructuredCitationParser",
     "TextDelta",
     "add_citations",
     "create_cited_rag_chain",

@@ -27,6 +27,7 @@ from ._messages import message_text
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
 from ._streaming import CitedChain, refuse_history_of_answers
+from ._structured_chain import structured_steps
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 
@@ -88,6 +89,8 @@ def create_cited_rag_chain(
     output: Output = "answer",
     condense_question: bool = False,
     semantic: bool = False,
+    schema: Any = None,
+    structured_output: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> Runnable[Any, Any]:
     """Retrieve, prompt any chat model to cite its sources, and parse the cited answer.
@@ -108,6 +111,12 @@ def create_cited_rag_chain(
     ``CitationSources`` (``max_tokens``, ``style="sentences"`` to cite numbered sentences ``[n:s]``,
     ``merge``, ...).
 
+    ``schema`` (a pydantic model class, TypedDict or JSON schema) asks for a structured answer through
+    ``llm.with_structured_output(schema, **structured_output)`` (``{"method": "json_mode"}`` also
+    writes the schema into the prompt), cited inside its string fields: ``invoke`` returns a
+    ``CitedStructure`` (``output="message"``: an ``AIMessage``), ``stream`` yields the partial objects
+    with renumbered markers, then the ``CitedStructure`` (see docs/structured.md).
+
     Equivalent LCEL (without history)::
 
         {"documents": retriever, "question": RunnablePassthrough()}
@@ -115,6 +124,12 @@ def create_cited_rag_chain(
         | RunnablePassthrough.assign(message=itemgetter("messages") | llm)
         | CitationOutputParser()
     """
+    structured = None
+    if schema is not None:  # a structured answer (_structured.py): no native citations with a schema
+        embeddings = retriever_embeddings(retriever) if semantic else None
+        structured = structured_steps(
+            llm, schema, prompt, native, output, structured_output, embeddings, options
+        )
     if native is None:
         native = prompt is None and is_chat_anthropic(llm)
     model_input = prompt if prompt is not None else RunnablePick("messages")
@@ -127,6 +142,13 @@ def create_cited_rag_chain(
         refuse_history_of_answers(output, config)
         return _as_input(input)
 
+    if structured is not None:
+        steps = (
+            RunnableLambda(checked_input, name="input")
+            | retrieve.with_config(run_name="retrieve")
+            | structured
+        )
+        return steps.with_config(run_name="cited_rag_chain")
     chain = (
         RunnableLambda(checked_input, name="input")
         | retrieve.with_config(run_name="retrieve")

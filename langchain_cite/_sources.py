@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import Field
 
 from cite_core import build_prompt, citation_instructions, format_sources, to_anthropic_documents
 
@@ -61,6 +62,11 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
     """Replaces cite_core's user message; may use ``{sources}`` and ``{question}``."""
     native: bool = False
     """Give the sources to Claude as ``document`` blocks with citations enabled (ChatAnthropic only)."""
+    answer_schema: Any = Field(default=None, exclude=True)
+    """A structured answer's schema (pydantic model class, TypedDict, JSON schema): the instructions ask
+    for the citations inside its string fields (cite_core's ``build_prompt(schema=...)``)."""
+    show_schema: bool = False
+    """Write ``answer_schema`` as JSON schema into the instructions (JSON mode, which does not send it)."""
     name: str | None = "CitationSources"
 
     def invoke(
@@ -92,6 +98,9 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         if not numbered:
             logger.warning("no sources for %r: the answer will cite nothing", question)
         options: dict[str, Any] = {"style": self.style, "max_tokens": self.max_tokens}
+        structured: dict[str, Any] = {}
+        if self.answer_schema is not None:
+            structured = {"schema": self.answer_schema, "show_schema": self.show_schema}
         if self.encoding is not None:
             options["encoding"] = self.encoding
         prompt = build_prompt(
@@ -100,6 +109,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             system_template=self.system_template,
             user_template=self.user_template,
             **options,
+            **structured,
         )
         sources = prompt.sources
         native = self.native and bool(sources)
@@ -123,7 +133,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             "dropped": prompt.dropped,
             "context": format_sources(sources, style=self.style),
             "instructions": citation_instructions(
-                len(sources), style=self.style, template=self.system_template
+                len(sources), style=self.style, template=self.system_template, **structured
             ),
             "messages": messages,
             "native": native,

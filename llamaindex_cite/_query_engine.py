@@ -93,6 +93,12 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         description="The embedding model to mix in (any LlamaIndex or LangChain embedding, or a function "
         "from texts to vectors); default with semantic: the retriever's.",
     )
+    output_cls: Any = Field(
+        default=None,
+        exclude=True,
+        description="A pydantic model class: the answer is that object with its string fields cited "
+        "(one call through llm.as_structured_llm; see docs/structured.md).",
+    )
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
 
     @classmethod
@@ -143,6 +149,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             user_template=self.user_template,
             encoding=self.encoding,
             embeddings=self.embed_model(),
+            output_cls=self.output_cls,
         )
 
     def embed_model(self) -> Any:

@@ -21,20 +21,22 @@ from llama_index.core.instrumentation.events.synthesis import (
 from llama_index.core.llms import LLM
 from llama_index.core.prompts import BasePromptTemplate
 from llama_index.core.response_synthesizers.base import BaseSynthesizer, QueryTextType
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
 from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw
+from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
+from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
 
 __all__ = ["CiteSynthesizer"]
 
 dispatcher = get_dispatcher(__name__)
 
 
-class CiteSynthesizer(BaseSynthesizer):
+class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
     """A response synthesizer that answers with citations: ``response_synthesizer=CiteSynthesizer()``.
 
     The nodes become numbered sources (chunks of one document share a number). When they do not fit
@@ -45,6 +47,7 @@ class CiteSynthesizer(BaseSynthesizer):
     the renumbered text, only the cited nodes and the metadata ``CiteQueryEngine`` gives; with
     ``streaming=True`` the tokens are already renumbered. With llama-index-llms-anthropic's
     ``Anthropic`` (``native=None``), Claude's own citations are used instead of ``[n]`` markers.
+    ``output_cls`` (a pydantic model): one structured call, the object's string fields cited (structured.md).
     """
 
     def __init__(
@@ -66,8 +69,10 @@ class CiteSynthesizer(BaseSynthesizer):
         encoding: Any = None,
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
+        output_cls: Any = None,
     ) -> None:
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
+        self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)
         self.response_mode = response_mode
         """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""
         self.merge_chunks = merge_chunks
@@ -136,16 +141,7 @@ class CiteSynthesizer(BaseSynthesizer):
         if "refine_template" in prompts:
             self.refine_template = prompts["refine_template"]
 
-    # -- BaseSynthesizer ----------------------------------------------------------------------------
-
-    def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
-        """The cited answer's text over plain text chunks (each one a source)."""
-        return str(self.synthesize(query_str, [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]))
-
-    async def aget_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
-        """The cited answer's text over plain text chunks (each one a source)."""
-        nodes = [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]
-        return str(await self.asynthesize(query_str, nodes))
+    # -- BaseSynthesizer (get_response, aget_response: TextChunkAnswers) ------------------------------
 
     @dispatcher.span
     def synthesize(
@@ -157,6 +153,8 @@ class CiteSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         """Answer ``query`` over ``nodes`` with citations (events and callbacks as LlamaIndex's own)."""
         with self._events(query, nodes) as run:
+            if self._output_cls is not None:
+                return synthesize_structured(self, run)
             prompt, llm = run.plan.first(), self._llm
             if self.uses_claude() and run.plan.shown:
                 claude, messages = self._claude(run)
@@ -191,6 +189,8 @@ class CiteSynthesizer(BaseSynthesizer):
     ) -> RESPONSE_TYPE:
         """``synthesize`` with the LLM's async calls."""
         with self._events(query, nodes) as run:
+            if self._output_cls is not None:
+                return await asynthesize_structured(self, run)
             prompt, llm = run.plan.first(), self._llm
             if self.uses_claude() and run.plan.shown:
                 claude, messages = self._claude(run)
