@@ -9,6 +9,7 @@ from types import FunctionType
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._calibrate import FlagCalibration, calibrate_flag
 from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
     ArgumentError,
@@ -68,6 +69,8 @@ from ._segment import split_sentences
 from ._session import CitationSession
 from ._sources import number_sources, pdf_pages
 from ._tokens import get_encoding, token_counter
+from ._verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
+from ._verify import averify, verify
 
 __version__ = "0.1.0"
 
@@ -89,6 +92,7 @@ __all__ = [
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "FlagCalibration",
     "Messages",
     "MissingDependencyError",
     "Note",
@@ -108,12 +112,18 @@ __all__ = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "Verdict",
+    "VerdictLevel",
+    "Verification",
+    "VerificationDelta",
     "__version__",
     "analyze",
     "answer_notes",
     "attribute",
+    "averify",
     "build_messages",
     "build_prompt",
+    "calibrate_flag",
     "citation_instructions",
     "clear_caches",
     "condense_question_messages",
@@ -137,6 +147,7 @@ __all__ = [
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",
+    "verify",
 ]
 
 

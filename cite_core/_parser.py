@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ._assembler import Assembler
+from ._calibrate import FlagCalibration, resolve_threshold
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
 from ._lexer_tokens import Kind, Token
@@ -42,10 +43,13 @@ class CitationStream:
         display: bool = False,
         embeddings: Any = None,
         style: PromptStyle = "markers",
+        calibration: FlagCalibration | None = None,
     ) -> None:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
         ``style``: the prompt style the model was given; with ``statements`` the numbers inside
-        ``<cite>`` are the global sentence numbers that prompt showed."""
+        ``<cite>`` are the global sentence numbers that prompt showed. ``calibration``: a flag threshold
+        chosen on your own examples (``calibrate_flag``), instead of ``unsupported_threshold``."""
+        unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
         if style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
         items = list(sources)
@@ -155,12 +159,18 @@ def parse_answer(
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     embeddings: Any = None,
     style: PromptStyle = "markers",
+    calibration: FlagCalibration | None = None,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
-    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``)."""
+    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``).
+    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``)."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     stream = CitationStream(
-        sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
+        sources,
+        unsupported_threshold=unsupported_threshold,
+        embeddings=embeddings,
+        style=style,
+        calibration=calibration,
     )
     return stream._parse_whole(text)

@@ -37,6 +37,7 @@ EXPECTED = [
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "FlagCalibration",
     "Messages",
     "MissingDependencyError",
     "Note",
@@ -56,12 +57,18 @@ EXPECTED = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "Verdict",
+    "VerdictLevel",
+    "Verification",
+    "VerificationDelta",
     "__version__",
     "analyze",
     "answer_notes",
     "attribute",
+    "averify",
     "build_messages",
     "build_prompt",
+    "calibrate_flag",
     "citation_instructions",
     "clear_caches",
     "condense_question_messages",
@@ -85,6 +92,7 @@ EXPECTED = [
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",
+    "verify",
 ]
 
 PRIVATE_IMPORT_ALLOWED: dict[str, str] = {}
@@ -272,6 +280,7 @@ def test_claims_give_their_span_in_the_display_and_the_plain_text() -> None:
         "citations",
         "plain_start",
         "plain_end",
+        "verdict",
     ]
     sources = cite_core.number_sources(["The grass is green.", "El cielo es azul 🙂."])
     answer = cite_core.parse_answer(
