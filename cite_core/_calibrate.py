@@ -77,6 +77,16 @@ class FlagCalibration(BaseModel):
     def __str__(self) -> str:
         return self.report
 
+    def threshold_for(self, unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD) -> float:
+        """The flag threshold of a parse given this calibration and the ``unsupported_threshold``
+        argument: this one's, unless a threshold of one's own was given too (``ArgumentError``)."""
+        if unsupported_threshold != DEFAULT_UNSUPPORTED_THRESHOLD:
+            raise ArgumentError(
+                "give unsupported_threshold or calibration, not both (the calibration's threshold is "
+                f"{self.threshold:.4f})"
+            )
+        return self.threshold
+
 
 def example_answer(claim: str, count: int) -> str:
     """The answer ``calibrate_flag`` parses for a claim citing ``count`` sources: one sentence with the
@@ -215,9 +225,4 @@ def resolve_threshold(unsupported_threshold: float, calibration: FlagCalibration
         raise ArgumentError(
             f"calibration must be a FlagCalibration (from calibrate_flag), got {type(calibration).__name__}"
         )
-    if unsupported_threshold != DEFAULT_UNSUPPORTED_THRESHOLD:
-        raise ArgumentError(
-            "give unsupported_threshold or calibration, not both (the calibration's threshold is "
-            f"{calibration.threshold:.4f})"
-        )
-    return calibration.threshold
+    return calibration.threshold_for(unsupported_threshold)

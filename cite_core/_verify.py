@@ -60,6 +60,8 @@ def judge_kind(judge: Any) -> str:
 
 def _name(judge: Any, kind: str) -> str:
     label = getattr(judge, "__name__", None) if kind == "callable" else None
+    while kind == "langchain" and getattr(judge, "bound", None) is not None:  # a model with its config
+        judge = judge.bound
     return f"{kind}:{label or type(judge).__name__}"
 
 

@@ -18,12 +18,13 @@ from langchain_core.runnables import (
     RunnablePick,
 )
 
-from cite_core import PromptError, SourceError, condense_question_messages
+from cite_core import ArgumentError, FlagCalibration, PromptError, SourceError, condense_question_messages
 
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
+from ._verify import VerifyAnswer, quiet_judge
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 
@@ -84,6 +85,9 @@ def create_cited_rag_chain(
     output: Output = "answer",
     condense_question: bool = False,
     semantic: bool = False,
+    calibration: FlagCalibration | None = None,
+    verify: bool = False,
+    judge: Any = None,
     **options: Any,
 ) -> Runnable[Any, Any]:
     """Retrieve, prompt any chat model to cite its sources, and parse the cited answer.
@@ -102,7 +106,9 @@ def create_cited_rag_chain(
     uses Claude's own citations. ``semantic`` mixes the retriever's embedding model
     (``retriever.vectorstore.embeddings``) into localisation and support. ``options`` go to
     ``CitationSources`` (``max_tokens``, ``style="sentences"`` to cite numbered sentences ``[n:s]``,
-    ``merge``, ...).
+    ``merge``, ...). ``calibration``: a flag threshold from ``calibrate_flag``. ``verify=True`` checks
+    every cited claim with ``judge`` (default: ``llm``) in one call after the answer ends
+    (``cite_core.verify``): ``stream`` then yields a ``VerificationDelta`` before the verified answer.
 
     Equivalent LCEL (without history)::
 
@@ -124,9 +130,19 @@ def create_cited_rag_chain(
         | CitationSources(native=native, **options)
         | Generate(prompt=model_input, llm=hidden(llm, output))
         | CitationOutputParser(
-            output=output, embeddings=retriever_embeddings(retriever) if semantic else None
+            output=output,
+            embeddings=retriever_embeddings(retriever) if semantic else None,
+            **({"calibration": calibration} if calibration is not None else {}),
         )
     )
+    if verify:
+        if output != "answer":
+            raise ArgumentError(
+                f'verify=True needs output="answer" (the verdicts are on the answer), got {output!r}'
+            )
+        chain = chain | VerifyAnswer(judge=quiet_judge(llm if judge is None else judge))
+    elif judge is not None:
+        raise ArgumentError("judge= is the model of verify=True: pass verify=True with it")
     return chain.with_config(run_name="cited_rag_chain")
 
 

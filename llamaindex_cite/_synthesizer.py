@@ -25,7 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
-from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw
+from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw, verified
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
 
@@ -66,6 +66,7 @@ class CiteSynthesizer(BaseSynthesizer):
         encoding: Any = None,
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
+        verify: Any = False,
     ) -> None:
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self.response_mode = response_mode
@@ -81,6 +82,8 @@ class CiteSynthesizer(BaseSynthesizer):
         """Room left for the answer; default: the LLM's ``num_output`` (or 256)."""
         self.unsupported_threshold = unsupported_threshold
         """Citations whose support is below this are listed as unsupported on the cited answer."""
+        self.verify = verify
+        """True (the LLM judges) or a judge: check every cited claim once the answer has ended."""
         self.system_template = system_template
         self.user_template = user_template
         """Replace cite_core's system and user templates (the first call's)."""
@@ -102,8 +105,6 @@ class CiteSynthesizer(BaseSynthesizer):
     def llm(self) -> LLM:
         """The LLM that writes the answer."""
         return self._llm
-
-    # -- prompt -------------------------------------------------------------------------------------
 
     def prompt(self, query: str, nodes: Sequence[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
         """Number the nodes and build the first call's prompt (see ``CallPlan``)."""
@@ -136,8 +137,6 @@ class CiteSynthesizer(BaseSynthesizer):
         if "refine_template" in prompts:
             self.refine_template = prompts["refine_template"]
 
-    # -- BaseSynthesizer ----------------------------------------------------------------------------
-
     def get_response(self, query_str: str, text_chunks: Sequence[str], **kwargs: Any) -> str:
         """The cited answer's text over plain text chunks (each one a source)."""
         return str(self.synthesize(query_str, [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]))
@@ -147,7 +146,7 @@ class CiteSynthesizer(BaseSynthesizer):
         nodes = [NodeWithScore(node=TextNode(text=t)) for t in text_chunks]
         return str(await self.asynthesize(query_str, nodes))
 
-    @dispatcher.span
+    @verified(dispatcher.span)
     def synthesize(
         self,
         query: QueryTextType,
@@ -181,7 +180,7 @@ class CiteSynthesizer(BaseSynthesizer):
                 run.respond(llm.chat(self.messages(prompt)).message.content or "")
         return run.response
 
-    @dispatcher.span
+    @verified(dispatcher.span)
     async def asynthesize(
         self,
         query: QueryTextType,
