@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--markdown", action="store_true", help="print the answer as Markdown with references")
     ask.add_argument("--html", metavar="FILE", default=None, help="also write a self-contained HTML page")
     ask.add_argument("--no-color", action="store_true", help="no colours (also NO_COLOR)")
+    ask.add_argument(
+        "--verify", action="store_true", help="check each cited claim against its passages with the model"
+    )
     _common(ask)
     return parser
 

@@ -13,7 +13,7 @@ from cite_core import CitationStream, answer_notes, number_sources, render_html,
 
 from ._check import require_whole
 from ._errors import CliError
-from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts
+from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts, verified
 from ._output import LiveTerminal, json_message, markdown_answer
 from ._search import search
 from ._store import Hit, Store
@@ -67,6 +67,8 @@ def ask(
     if args.max_tokens < 1:
         raise CliError("--max-tokens must be at least 1")
     answerer = choose_answerer(args.model, args.base_url, args.api_key, max_tokens=args.max_tokens)
+    if args.verify and answerer.extractive:
+        raise CliError("--verify needs a model to judge with (--model or --base-url, or CITE_MODEL)")
     store = open_store(create=False)
     try:
         meta = store.meta()
@@ -98,6 +100,8 @@ def ask(
     for event in stream.pending_events():
         if live:
             live.event(event)
+    if args.verify:
+        answer = verified(answer, answerer)
     notes = answer_notes(answer, extractive=answerer.extractive, dropped=dropped)
     if live:
         live.finish(answer, notes)

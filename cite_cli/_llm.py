@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cite_core import Source, build_messages, extractive_answer, split_sentences
+from cite_core import (
+    CitedAnswer,
+    Source,
+    build_messages,
+    extractive_answer,
+    split_sentences,
+    strip_controls,
+    verify,
+)
 
 from ._errors import CliError, require
 
@@ -81,6 +90,21 @@ def _extractive(question: str, sources: Sequence[Source]) -> str:
         seen.update(sentences)
         out.extend(sentences)
     return " ".join(out)
+
+
+def verified(answer: CitedAnswer, answerer: Answerer) -> CitedAnswer:
+    """``answer`` with the model's verdict on each cited claim (one more call; ``cite_core.verify``)."""
+    claims = len(answer.claims)
+    if claims:
+        print(
+            strip_controls(f"cite: verifying {claims} cited claim(s) with {answerer.name}"), file=sys.stderr
+        )
+    try:
+        return verify(answer, answerer.model)
+    except CliError:
+        raise
+    except Exception as exc:
+        raise CliError(_model_error(exc, answerer)) from exc
 
 
 def _messages(question: str, sources: Sequence[Source], max_tokens: int | None) -> Any:

@@ -100,9 +100,27 @@ def json_message(answer: Any, model: str, notes: Sequence[Note]) -> str:
         ],
         "removed_reference_list": answer.removed_reference_list,
         "extractive": "extractive" in by_kind,
+        "verification": _verification(answer),
         "notes": [n.model_dump() for n in notes],
     }
     return safe_json(json.dumps(message, ensure_ascii=False, indent=2)) + "\n"
+
+
+def _verification(answer: Any) -> dict[str, Any] | None:
+    """The judge's verdicts (``cite ask --verify``) as JSON, or None when not verified."""
+    verification = answer.verification
+    if verification is None:
+        return None
+    claims = [
+        {
+            "markers": "".join(f"[{n}]" for n in dict.fromkeys(c.reference for c in claim.citations)),
+            "claim": claim.text,
+            "verdict": claim.verdict.level if claim.verdict else None,
+            "reason": claim.verdict.reason if claim.verdict else None,
+        }
+        for claim in answer.claims
+    ]
+    return {**verification.model_dump(exclude={"verdicts"}), "claims": claims}
 
 
 def markdown_answer(answer: Any, notes: Sequence[Note]) -> str:

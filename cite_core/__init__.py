@@ -9,6 +9,7 @@ from types import FunctionType
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._calibrate import FlagCalibration, calibrate_flag
 from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
     ArgumentError,
@@ -70,6 +71,8 @@ from ._sources import number_sources, pdf_pages
 from ._structured import CitedStructure, InvalidMarker, cite_structured
 from ._structured_stream import StructuredCitationStream
 from ._tokens import get_encoding, token_counter
+from ._verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
+from ._verify import averify, verify
 
 __version__ = "0.1.0"
 
@@ -92,6 +95,7 @@ __all__ = [
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "FlagCalibration",
     "InvalidMarker",
     "Messages",
     "MissingDependencyError",
@@ -113,12 +117,18 @@ __all__ = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "Verdict",
+    "VerdictLevel",
+    "Verification",
+    "VerificationDelta",
     "__version__",
     "analyze",
     "answer_notes",
     "attribute",
+    "averify",
     "build_messages",
     "build_prompt",
+    "calibrate_flag",
     "citation_instructions",
     "cite_structured",
     "clear_caches",
@@ -144,6 +154,7 @@ __all__ = [
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",
+    "verify",
 ]
 
 

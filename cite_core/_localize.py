@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C loop
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from . import _cache as _cache_module
@@ -22,7 +22,8 @@ from ._scoring import (
     support,
 )
 from ._segment import split_sentences
-from ._terms import _analyze, ascii_separated, term_of
+from ._stopwords import STOP
+from ._terms import _TOKEN, _analyze, ascii_separated, term_of
 
 __all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
 
@@ -308,7 +309,7 @@ class Corpus:
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
         if first is None:
             dense = [cosine(vectors[0], v) for v in vectors[1:]] if vectors else None
-            first, last, scores = self._best(source, claim_terms, units, dense)
+            first, last, scores = self._best(source, claim_terms, units, dense, claim)
         cited_terms: Sequence[str]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
@@ -334,7 +335,12 @@ class Corpus:
         return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
 
     def _best(
-        self, source: Source, claim: ClaimTerms, units: list[Unit], dense: list[float] | None = None
+        self,
+        source: Source,
+        claim: ClaimTerms,
+        units: list[Unit],
+        dense: list[float] | None = None,
+        claim_text: str = "",
     ) -> tuple[int | None, int | None, list[float] | None]:
         if not units or not (claim.weights or dense):
             return None, None, None
@@ -345,7 +351,14 @@ class Corpus:
         elif max(scores) <= 0:
             return None, None, scores
         text = source.text
-        best = _pick(scores, _fragment_flags(source, units))
+        words: list[frozenset[str]] = []  # the claim's words, found on the first tie
+
+        def verbatim(i: int) -> int:
+            if not words:
+                words.append(_words(claim_text))
+            return len(words[0] & _words(text[units[i].start : units[i].end]))
+
+        best = _pick(scores, _fragment_flags(source, units), verbatim)
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = coverage(claim, counts[best].keys())
@@ -385,16 +398,25 @@ def _fragments(text: str, units: Sequence[Unit]) -> list[bool]:
     return [text[u.start : u.end].rstrip(_CLOSERS)[-1:] not in _ENDS for u in units]
 
 
-def _pick(scores: list[float], fragments: list[bool]) -> int:
+def _pick(scores: list[float], fragments: list[bool], verbatim: Callable[[int], int] | None = None) -> int:
     """The best unit: fragments weighted by ``FRAGMENT_WEIGHT``; among tied scores a sentence before a
-    fragment, then the first."""
+    fragment, then the one holding more of the claim's words as written (``verbatim``), then the first."""
     weighted = [s * FRAGMENT_WEIGHT if f and s > 0 else s for s, f in zip(scores, fragments)]
     top = max(weighted)
     floor = top - abs(top) * TIE
     tied = [i for i, s in enumerate(weighted) if s >= floor]
     if len(tied) == 1:
         return tied[0]
-    return min(tied, key=lambda i: (fragments[i], i))
+    if verbatim is None:
+        return min(tied, key=lambda i: (fragments[i], i))
+    return min(tied, key=lambda i: (fragments[i], -verbatim(i), i))
+
+
+def _words(text: str) -> frozenset[str]:
+    """The distinct lower-cased words of a text as written (stop words aside). The stemmer gives
+    "married" and "marries" one term, so two units can tie where only one says what the claim says:
+    ``_pick`` then prefers the unit holding more of the claim's words verbatim (computed on a tie only)."""
+    return frozenset(w for w in _TOKEN.findall(text.lower()) if w not in STOP)
 
 
 def _line_between(text: str, a: Unit, b: Unit) -> bool:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
 from ._metadata import metadata_json, metadata_problem
 from ._scoring import SupportLevel, support_level
+from ._verdicts import Verdict, Verification
 
 __all__ = [
     "CharLocation",
@@ -246,6 +247,8 @@ class Claim(BaseModel):
     """Offset of the claim in ``CitedAnswer.plain_text`` (no markers)."""
     plain_end: int
     """End offset (exclusive) in ``CitedAnswer.plain_text``."""
+    verdict: Verdict | None = None
+    """A judge's verdict on this claim against the passages it cites (``verify``), None when not verified."""
 
 
 class Reference(BaseModel):
@@ -283,6 +286,23 @@ class CitedAnswer(BaseModel):
     reasoning: str = ""
     """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
     separately), kept out of ``text``, ``content`` and the citations."""
+    _verification: Verification | None = PrivateAttr(default=None)
+
+    @property
+    def verification(self) -> Verification | None:
+        """How the claims were verified (``verify``: the judge, its calls, each claim's verdict, what
+        could not be read), None when not verified. Kept beside the answer's JSON, not in it."""
+        private = self.__pydantic_private__  # None on an answer built without validation
+        return private.get("_verification") if private else None
+
+    @property
+    def verdicts(self) -> list[Verdict | None]:
+        """The judge's verdict of each cited claim (``claims``), in order: None where none was given
+        (not verified, or the judge's reply could not be read)."""
+        count = sum(1 for block in self.content if block.citations)
+        verification = self.verification
+        found = verification.verdicts if verification is not None else ()
+        return list(found) if len(found) == count else [None] * count
 
     @property
     def citations(self) -> list[Citation]:
@@ -304,6 +324,7 @@ class CitedAnswer(BaseModel):
         """The cited blocks with their spans in ``text`` (display coordinates) and in ``plain_text``, in
         answer order."""
         claims, offset, plain = [], 0, 0
+        verdicts = iter(self.verdicts)
         for block in self.content:
             if block.citations:
                 claims.append(
@@ -314,6 +335,7 @@ class CitedAnswer(BaseModel):
                         citations=block.citations,
                         plain_start=plain,
                         plain_end=plain + len(block.text),
+                        verdict=next(verdicts),
                     )
                 )
             offset += len(block.text) + len(block.marker_text)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ._assembler import Assembler
+from ._calibrate import FlagCalibration, resolve_threshold
 from ._citations import DisplayNumbers, check_display_numbers
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
@@ -45,16 +46,19 @@ class CitationStream:
         style: PromptStyle = "markers",
         display_numbers: Mapping[int, int] | None = None,
         first_new: int | None = None,
+        calibration: FlagCalibration | None = None,
     ) -> None:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
         ``style``: the prompt style the model was given; with ``statements`` the numbers inside
-        ``<cite>`` are the global sentence numbers that prompt showed.
+        ``<cite>`` are the global sentence numbers that prompt showed. ``calibration``: a flag threshold
+        chosen on your own examples (``calibrate_flag``), instead of ``unsupported_threshold``.
 
         Display numbers are 1..k in order of first appearance, except that ``display_numbers`` (source
         number -> display number) fixes some: a conversation's sources keep the numbers the reader saw
         before. Other cited sources get the next numbers after the largest fixed one (and after
         ``first_new - 1``: numbers the conversation gave sources absent from this call)."""
         check_display_numbers(display_numbers, first_new)
+        unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
         if style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
         items = list(sources)
@@ -169,10 +173,12 @@ def parse_answer(
     style: PromptStyle = "markers",
     display_numbers: Mapping[int, int] | None = None,
     first_new: int | None = None,
+    calibration: FlagCalibration | None = None,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
     ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
-    ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``)."""
+    ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``).
+    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``)."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
     stream = CitationStream(
@@ -182,5 +188,6 @@ def parse_answer(
         style=style,
         display_numbers=display_numbers,
         first_new=first_new,
+        calibration=calibration,
     )
     return stream._parse_whole(text)

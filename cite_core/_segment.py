@@ -7,7 +7,8 @@ checks on the token before a candidate and the character after it then accept or
 
 * ``.`` after a known abbreviation ("Dr.", "Sra.", "Fig. 3", "pág. 12"), a capital initial ("J. R. R.")
   or a list marker at the start of a line ("1.") is not a boundary;
-* ``. ! ?`` followed by a lowercase word (after opening quotes, ``¿ ¡`` or a dash) is not a boundary;
+* ``. ! ?`` followed by a lowercase word (after opening quotes, ``¿ ¡`` or a dash) on the same line is not
+  a boundary (a line ending in one of them ends its sentence even before a lowercase line: "eMOTIVe");
   an ellipsis ends a sentence only before a letter that is not lowercase;
 * ``.'`` closes a quotation only when a single quote is open on its line; else the ``'`` is a
   possessive and the ``.`` an abbreviation's ("Warner Bros.' 2020 film");
@@ -206,6 +207,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
     """Decide whether the Latin punctuation run ``text[s:e]`` (space or CJK after it) ends a sentence."""
+    new_line = False
     if text[e : e + 1] == " " and text[e + 1 : e + 2] in _ASCII_ALNUM:
         nxt = text[e + 1]  # the usual case, what _NEXT_CHAR would find, without the regex call
     else:
@@ -213,9 +215,12 @@ def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:
         if m is None:
             return True  # only whitespace follows
         nxt = m.group(1)
-    if nxt.islower():
-        return False
+        new_line = "\n" in text[e : m.start(1)]
     run = text[s:e]
+    if nxt.islower() and not (new_line and "…" not in run and ".." not in run):
+        # a lowercase word goes on with the sentence, except at the start of the next line: after a
+        # line ending in ". ! ?" it starts a new one ("eMOTIVe", "iPhone"; abbreviations aside, below)
+        return False
     if "…" in run or ".." in run:  # an ellipsis continues before digits and symbols
         return nxt.isalpha()
     if run in (".'", ".’"):  # "Warner Bros.' 2020 film": a possessive, unless a quote is open

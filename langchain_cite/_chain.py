@@ -19,7 +19,7 @@ from langchain_core.runnables import (
     RunnablePick,
 )
 
-from cite_core import PromptError, SourceError, condense_question_messages
+from cite_core import ArgumentError, FlagCalibration, PromptError, SourceError, condense_question_messages
 
 from ._conversation import Conversation
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
@@ -28,6 +28,7 @@ from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
 from ._streaming import CitedChain, refuse_history_of_answers
 from ._structured_chain import structured_steps
+from ._verify import VerifyAnswer, quiet_judge
 
 __all__ = ["create_cited_rag_chain", "is_chat_anthropic"]
 
@@ -91,6 +92,9 @@ def create_cited_rag_chain(
     semantic: bool = False,
     schema: Any = None,
     structured_output: Mapping[str, Any] | None = None,
+    calibration: FlagCalibration | None = None,
+    verify: bool = False,
+    judge: Any = None,
     **options: Any,
 ) -> Runnable[Any, Any]:
     """Retrieve, prompt any chat model to cite its sources, and parse the cited answer.
@@ -109,7 +113,9 @@ def create_cited_rag_chain(
     uses Claude's own citations. ``semantic`` mixes the retriever's embedding model
     (``retriever.vectorstore.embeddings``) into localisation and support. ``options`` go to
     ``CitationSources`` (``max_tokens``, ``style="sentences"`` to cite numbered sentences ``[n:s]``,
-    ``merge``, ...).
+    ``merge``, ...). ``calibration``: a flag threshold from ``calibrate_flag``. ``verify=True`` checks
+    every cited claim with ``judge`` (default: ``llm``) in one call after the answer ends
+    (``cite_core.verify``): ``stream`` then yields a ``VerificationDelta`` before the verified answer.
 
     ``schema`` (a pydantic model class, TypedDict or JSON schema) asks for a structured answer through
     ``llm.with_structured_output(schema, **structured_output)`` (``{"method": "json_mode"}`` also
@@ -155,9 +161,19 @@ def create_cited_rag_chain(
         | CitationSources(native=native, **options)
         | Generate(prompt=model_input, llm=hidden(llm, output))
         | CitationOutputParser(
-            output=output, embeddings=retriever_embeddings(retriever) if semantic else None
+            output=output,
+            embeddings=retriever_embeddings(retriever) if semantic else None,
+            **({"calibration": calibration} if calibration is not None else {}),
         )
     )
+    if verify:
+        if output != "answer":
+            raise ArgumentError(
+                f'verify=True needs output="answer" (the verdicts are on the answer), got {output!r}'
+            )
+        chain = chain | VerifyAnswer(judge=quiet_judge(llm if judge is None else judge))
+    elif judge is not None:
+        raise ArgumentError("judge= is the model of verify=True: pass verify=True with it")
     return CitedChain(bound=chain, config={"run_name": "cited_rag_chain"})
 
 

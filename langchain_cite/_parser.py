@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, TextDelta
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, FlagCalibration, TextDelta
 
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
@@ -57,6 +57,8 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
     """Citations with a lower support score are listed in ``answer.unsupported_citations``."""
     output: Output = "answer"
     """What ``invoke`` returns and ``stream`` yields (see the class docstring)."""
+    calibration: FlagCalibration | None = None
+    """A flag threshold from ``calibrate_flag``, instead of ``unsupported_threshold``."""
     embeddings: Any = Field(default=None, exclude=True)
     """An embedding model (LangChain ``Embeddings``) mixed into localisation and support; lexical if None."""
     name: str | None = "CitationOutputParser"

@@ -9,7 +9,7 @@ from uuid import uuid4
 
 from langchain_core.exceptions import OutputParserException
 
-from cite_core import AnthropicCitationStream, CitationStream, Source
+from cite_core import AnthropicCitationStream, CitationStream, FlagCalibration, Source
 
 from ._answer import CitedRagAnswer, rag_answer
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
@@ -103,7 +103,9 @@ class ParseRun:
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:
             options: dict[str, Any] = {
-                "unsupported_threshold": self.parser.unsupported_threshold,
+                "unsupported_threshold": calibrated(
+                    self.parser.unsupported_threshold, self.parser.calibration
+                ),
                 **self.numbering,
             }
             options["display"] = True  # the text as shown (markers with final numbers), for every output
@@ -130,6 +132,11 @@ class ParseRun:
             if text:
                 events.extend(stream.feed(text))
         return events
+
+
+def calibrated(threshold: float, calibration: FlagCalibration | None) -> float:
+    """The flag threshold of a parse: the calibration's (checked by the core) when one is given."""
+    return threshold if calibration is None else calibration.threshold_for(threshold)
 
 
 def _refuse_native(output: Any) -> None:

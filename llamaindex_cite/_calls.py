@@ -31,11 +31,21 @@ from cite_core import (
 
 from ._convert import NumberedNodes
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+from ._verify import judge_of, verified
 
 if TYPE_CHECKING:
     from ._synthesizer import CiteSynthesizer
 
-__all__ = ["DEFAULT_REFINE_PROMPT", "CallPlan", "ResponseMode", "Run", "adeltas", "aiterate", "araw"]
+__all__ = [
+    "DEFAULT_REFINE_PROMPT",
+    "CallPlan",
+    "ResponseMode",
+    "Run",
+    "adeltas",
+    "aiterate",
+    "araw",
+    "verified",
+]
 
 ResponseMode = Literal["compact", "refine", "single"]
 logger = logging.getLogger("llamaindex_cite")
@@ -181,6 +191,7 @@ class Run:
                 numbering=synthesizer.numbering(prompt.sources)
                 if hasattr(synthesizer, "numbering")
                 else None,
+                judge=judge_of(synthesizer),
                 **options,
             )
         elif "answer" in options:

@@ -16,10 +16,11 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, SourceError
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, FlagCalibration, SourceError
 
 from ._convert import NumberedNodes
 from ._synthesizer import CiteSynthesizer
+from ._verify import verify_option
 
 __all__ = ["CiteQueryEngine"]
 
@@ -99,6 +100,15 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         description="A pydantic model class: the answer is that object with its string fields cited "
         "(one call through llm.as_structured_llm; see docs/structured.md).",
     )
+    calibration: FlagCalibration | None = Field(
+        default=None, exclude=True, description="A flag threshold from cite_core.calibrate_flag."
+    )
+    verify: bool = Field(
+        default=False,
+        description="Check every cited claim with judge (default: llm) in one call once the answer has "
+        'ended (cite_core.verify): metadata["verification"].',
+    )
+    judge: Any = Field(default=None, exclude=True, description="The model of verify (default: llm).")
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
 
     @classmethod
@@ -144,12 +154,15 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             style=self.prompt_style,
             max_prompt_tokens=self.max_prompt_tokens,
             answer_tokens=self.answer_tokens,
-            unsupported_threshold=self.unsupported_threshold,
+            unsupported_threshold=self.calibration.threshold_for(self.unsupported_threshold)
+            if self.calibration is not None
+            else self.unsupported_threshold,
             system_template=self.system_template,
             user_template=self.user_template,
             encoding=self.encoding,
             embeddings=self.embed_model(),
             output_cls=self.output_cls,
+            verify=verify_option(self.verify, self.judge),
         )
 
     def embed_model(self) -> Any:

@@ -21,6 +21,7 @@ from cite_core import (
 
 from ._claude import ClaudeStream
 from ._convert import NumberedNodes, answer_metadata
+from ._verify import averify_response, verify_response
 
 __all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
 
@@ -121,6 +122,7 @@ class CitedStreamingResponse(StreamingResponse):
         stream: ClaudeStream | None = None,
         embeddings: Any = None,
         numbering: Mapping[str, Any] | None = None,
+        judge: Any = None,
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
         against the sources ``prompt`` shows."""
@@ -140,6 +142,8 @@ class CitedStreamingResponse(StreamingResponse):
             for delta in deltas:
                 yield from citer.feed(delta)
             yield from citer.finish()
+            if judge is not None:  # after the last token: the answer has ended
+                verify_response(response, judge)
 
         response.response_gen = tokens()
         return response
@@ -183,6 +187,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         stream: ClaudeStream | None = None,
         embeddings: Any = None,
         numbering: Mapping[str, Any] | None = None,
+        judge: Any = None,
     ) -> AsyncCitedStreamingResponse:
         """``CitedStreamingResponse.start`` over async ``deltas``."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
@@ -203,6 +208,8 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
                     yield token
             for token in citer.finish():
                 yield token
+            if judge is not None:
+                await averify_response(response, judge)
 
         response.response_gen = tokens()
         return response

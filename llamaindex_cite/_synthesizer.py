@@ -25,7 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
-from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw
+from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw, verified
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
@@ -70,6 +70,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
         output_cls: Any = None,
+        verify: Any = False,
     ) -> None:
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)
@@ -86,6 +87,8 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         """Room left for the answer; default: the LLM's ``num_output`` (or 256)."""
         self.unsupported_threshold = unsupported_threshold
         """Citations whose support is below this are listed as unsupported on the cited answer."""
+        self.verify = verify
+        """True (the LLM judges) or a judge: check every cited claim once the answer has ended."""
         self.system_template = system_template
         self.user_template = user_template
         """Replace cite_core's system and user templates (the first call's)."""
@@ -107,8 +110,6 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
     def llm(self) -> LLM:
         """The LLM that writes the answer."""
         return self._llm
-
-    # -- prompt -------------------------------------------------------------------------------------
 
     def prompt(self, query: str, nodes: Sequence[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
         """Number the nodes and build the first call's prompt (see ``CallPlan``)."""
@@ -141,9 +142,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         if "refine_template" in prompts:
             self.refine_template = prompts["refine_template"]
 
-    # -- BaseSynthesizer (get_response, aget_response: TextChunkAnswers) ------------------------------
-
-    @dispatcher.span
+    @verified(dispatcher.span)
     def synthesize(
         self,
         query: QueryTextType,
@@ -179,7 +178,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                 run.respond(llm.chat(self.messages(prompt)).message.content or "")
         return run.response
 
-    @dispatcher.span
+    @verified(dispatcher.span)
     async def asynthesize(
         self,
         query: QueryTextType,

@@ -17,7 +17,8 @@ from typing import Any
 
 from cite_core._scoring import SUPPORT_THRESHOLD
 
-from . import flag, localisation, longcite, markers, multilingual, posthoc, verification
+from . import citecheck, flag, localisation, longcite, markers, multilingual, posthoc, systems, verification
+from . import verify as verify_check
 from ._data import DATA_DIR, find_data_dir, searched
 from ._model import load_embeddings, save_vectors
 
@@ -52,6 +53,9 @@ def run_all(which: str = "test", hybrid: bool = True, embeddings: Any = None) ->
     result: dict[str, Any] = {"markers": markers.run(), **_sections(which, None)}
     result["hybrid"] = {"skipped": why}
     result["longcite"] = longcite.run()  # recorded outputs of citation models; nothing tuned, no split
+    result["citecheck"] = citecheck.run("all")  # the whole file is CiteCheck's dev half
+    result["systems"] = systems.run(which)
+    result["verify"] = verify_check.run(which)
     if hybrid and embeddings is not None:
         result["hybrid"] = _sections(which, embeddings)
         if minilm:
@@ -145,6 +149,7 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
                 "caught",
                 f"target >= 0.50 ({rates['not_supported']} claims)",
             )
+    rows.extend(_trust_rows(r))
     if hybrid is None:
         rows.append(("hybrid rows (every set)", "skipped", r["hybrid"]["skipped"]))
     add("WiCE sentence precision", ("wice",), "precision")
@@ -190,6 +195,32 @@ def table(r: dict[str, Any]) -> list[tuple[str, str, str]]:
             also="precision",
         )
     rows.extend(longcite.rows(r["longcite"]))
+    return rows
+
+
+def _trust_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The Chinese flag (CiteCheck dev), the flag per ExpertQA system, and the verify plumbing."""
+    rows: list[tuple[str, str, str]] = []
+    c = r.get("citecheck", {"skipped": "not run"})
+    if "skipped" in c:
+        rows.append(("lexical: CiteCheck (zh) flag", "skipped", c["skipped"]))
+    else:
+        n = f"({c['faithful']} faithful of {c['statements']}, CiteCheck dev: the CJK bias was chosen on it)"
+        rows.append(("lexical: CiteCheck (zh) AUROC", _f(c["auroc"]), n))
+        rows.append(("lexical: CiteCheck (zh) faithful flagged", _f(c["false_flags"]), "target <= 0.10"))
+        rows.append(("lexical: CiteCheck (zh) unfaithful caught", _f(c["caught"]), "target >= 0.70"))
+    s = r.get("systems", {"skipped": "not run"})
+    if "skipped" in s:
+        rows.append(("lexical: ExpertQA per system", "skipped", s["skipped"]))
+    else:
+        for name, figures in s.items():
+            if name != "post_hoc_calibrated":
+                ref = f"target <= 0.10 ({figures['complete']} Complete claims)"
+                rows.append((f"lexical: ExpertQA {name} Complete flagged", _f(figures["false_flags"]), ref))
+        for name, figures in s["post_hoc_calibrated"].items():
+            ref = f"calibrate_flag on its dev claims: threshold {figures['threshold']}"
+            rows.append((f"  + calibrated {name}", _f(figures["false_flags"]), ref))
+    rows.extend(verify_check.rows(r.get("verify", {"skipped": "not run"})))
     return rows
 
 

@@ -52,6 +52,12 @@ LABELS: dict[str, dict[str, str]] = {
         "note_extractive": (
             "Extractive answer: no language model wrote it; its sentences are quoted from the sources."
         ),
+        "note_verification": "Checked against the cited passages by {judge}: {items}",
+        "note_verification_failed": "Not verified: {problem}",
+        "verdict_supported": "supported",
+        "verdict_partially_supported": "partly supported",
+        "verdict_not_supported": "not supported",
+        "verdict_contradicted": "contradicted",
         "note_dropped_sources": (
             "{count} source(s) did not fit the token budget and were not shown to the model: {items}"
         ),
@@ -78,6 +84,12 @@ LABELS: dict[str, dict[str, str]] = {
             "Respuesta extractiva: no la escribió ningún modelo de lenguaje; "
             "sus frases se citan de las fuentes."
         ),
+        "note_verification": "Comprobado con los pasajes citados por {judge}: {items}",
+        "note_verification_failed": "Sin verificar: {problem}",
+        "verdict_supported": "respaldada",
+        "verdict_partially_supported": "respaldada en parte",
+        "verdict_not_supported": "sin respaldo",
+        "verdict_contradicted": "contradicha",
         "note_dropped_sources": (
             "{count} fuente(s) no cabían en el presupuesto de tokens y no se mostraron al modelo: {items}"
         ),
@@ -100,6 +112,12 @@ LABELS: dict[str, dict[str, str]] = {
             "模型自行写出的参考文献列表已被移除；下面的参考文献根据回答中的标记生成。"
         ),
         "note_extractive": "抽取式回答：没有使用语言模型，句子直接摘自来源。",
+        "note_verification": "已由 {judge} 对照所引段落核查：{items}",
+        "note_verification_failed": "未核查：{problem}",
+        "verdict_supported": "有依据",
+        "verdict_partially_supported": "部分有依据",
+        "verdict_not_supported": "无依据",
+        "verdict_contradicted": "与来源矛盾",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
 }

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from .blocks import weak_numbers
-from .labels import labels_for
+from .labels import labels_for, short
 
 if TYPE_CHECKING:
     from .._models import CitedAnswer, Source
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes"]
 
 NoteKind = Literal[
-    "invalid_markers", "unsupported", "removed_reference_list", "extractive", "dropped_sources"
+    "invalid_markers",
+    "unsupported",
+    "removed_reference_list",
+    "extractive",
+    "dropped_sources",
+    "verification",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -76,8 +81,33 @@ def answer_notes(
         )
     if answer.removed_reference_list:
         notes.append(Note(kind="removed_reference_list", text=labels["note_removed_reference_list"]))
+    verified = _verification_note(answer, labels)
+    if verified is not None:
+        notes.append(verified)
     if dropped:
         items = [f"[{s.number}] {' '.join(s.label.split())}" for s in dropped]
         text = labels["note_dropped_sources"].format(count=len(items), items=_listed(items))
         notes.append(Note(kind="dropped_sources", text=text, items=items))
     return notes
+
+
+def _verification_note(answer: CitedAnswer, labels: dict[str, str]) -> Note | None:
+    """The judge's verdict on each cited claim (``verify``), or why there is none."""
+    verification = answer.verification
+    if verification is None or not verification.claims:
+        return None
+    if verification.problem is not None:
+        text = labels["note_verification_failed"].format(problem=verification.problem)
+        return Note(kind="verification", text=text, items=[])
+    items = []
+    for claim in answer.claims:
+        if claim.verdict is None:
+            continue
+        markers = "".join(f"[{n}]" for n in dict.fromkeys(c.reference for c in claim.citations))
+        reason = f" ({short(claim.verdict.reason, 160)})" if claim.verdict.reason else ""
+        level = labels["verdict_" + claim.verdict.level]
+        items.append(f"{markers} “{short(claim.text, 60)}”: {level}{reason}")
+    text = labels["note_verification"].format(
+        judge=verification.judge, items="; ".join(items[:MAX_NOTE_ITEMS])
+    )
+    return Note(kind="verification", text=text + (" …" if len(items) > MAX_NOTE_ITEMS else ""), items=items)

@@ -38,6 +38,7 @@ EXPECTED = [
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "FlagCalibration",
     "InvalidMarker",
     "Messages",
     "MissingDependencyError",
@@ -59,12 +60,18 @@ EXPECTED = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "Verdict",
+    "VerdictLevel",
+    "Verification",
+    "VerificationDelta",
     "__version__",
     "analyze",
     "answer_notes",
     "attribute",
+    "averify",
     "build_messages",
     "build_prompt",
+    "calibrate_flag",
     "citation_instructions",
     "cite_structured",
     "clear_caches",
@@ -90,6 +97,7 @@ EXPECTED = [
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",
+    "verify",
 ]
 
 PRIVATE_IMPORT_ALLOWED: dict[str, str] = {}
@@ -277,6 +285,7 @@ def test_claims_give_their_span_in_the_display_and_the_plain_text() -> None:
         "citations",
         "plain_start",
         "plain_end",
+        "verdict",
     ]
     sources = cite_core.number_sources(["The grass is green.", "El cielo es azul 🙂."])
     answer = cite_core.parse_answer(
