@@ -226,7 +226,7 @@ def test_measured_hold_back_per_construct_is_within_its_bound() -> None:
     bounds = {
         "marker": MAX_HOLD,
         "link": MAX_HOLD + MAX_URL + 2,
-        "cit_tag": 240,
+        "cit_tag": MAX_HOLD,
         "think_tag": MAX_THINK_TAG,
         "spaces": MAX_WS + MAX_HOLD,
         "heading": MAX_HOLD,
