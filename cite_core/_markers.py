@@ -74,7 +74,10 @@ def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
         if hi < lo or hi - lo > MAX_RANGE:
             invalid.append(part_raw)
             continue
-        items.extend(Item(n, f"[{n}]" if hi != lo or several else raw, sentences) for n in range(lo, hi + 1))
+        for n in range(lo, hi + 1):
+            # reported, when invalid, as written: the part naming sentences, else the marker or its number
+            item_raw = part_raw if sentences and hi == lo else f"[{n}]" if hi != lo or several else raw
+            items.append(Item(n, item_raw, sentences))
     return tuple(items), tuple(invalid)
 
 
