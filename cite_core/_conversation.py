@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ._args import check_items, check_text
 from ._exceptions import PromptError
 
 __all__ = ["CONDENSE_SYSTEM", "condense_question_messages", "tool_citation_instructions"]
@@ -33,6 +34,8 @@ def condense_question_messages(question: str, history: Sequence[Mapping[str, str
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
+    check_text(question, "question")
+    history = check_items(history, "history", Mapping, "messages (dicts with role and content)")
     lines = []
     for message in history:
         role, content = message.get("role"), message.get("content")

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from ._args import check_flag, check_items, check_number, check_text
 from ._assembler import Assembler
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
@@ -46,9 +47,11 @@ class CitationStream:
         """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
         ``style``: the prompt style the model was given; with ``statements`` the numbers inside
         ``<cite>`` are the global sentence numbers that prompt showed."""
-        if style not in PROMPT_STYLES:
+        if not isinstance(style, str) or style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
-        items = list(sources)
+        items = check_items(sources, "sources")
+        check_number(unsupported_threshold, "unsupported_threshold")
+        check_flag(display, "display")
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
@@ -158,8 +161,7 @@ def parse_answer(
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
     ``style``: the prompt style the model was given (``statements``: see ``CitationStream``)."""
-    if not isinstance(text, str):
-        raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
+    check_text(text, "text", surrogates=True)  # model text: lone surrogates become U+FFFD
     stream = CitationStream(
         sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
     )

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ._args import check_flag
 from ._exceptions import SourceError
 from ._models import CitedAnswer, Source
 from ._parser import CitationStream, parse_answer
@@ -31,7 +32,7 @@ class CitationSession:
     """Sources numbered 1..N across several retrievals; a document keeps its number for the whole session."""
 
     def __init__(self, *, merge: bool = True) -> None:
-        self.merge = merge
+        self.merge = check_flag(merge, "merge")
         """Whether a new chunk of a document already seen (same ``document_id``) joins its source."""
         self._lock = threading.Lock()
         self._items: list[Any] = []

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
-from .notes import Note, answer_notes
+from .notes import Note, answer_notes, check_render_args
 
 if TYPE_CHECKING:
     from .._models import CitedAnswer
@@ -37,6 +38,7 @@ def strip_controls(text: str) -> str:
     visible control pictures (``␛``, ``␡``), C1 controls become ``�``, bidi overrides, embeddings,
     isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C) are removed. ``\\r\\n`` becomes
     ``\\n``; a lone ``\\r`` is shown as ``␍`` (it would overwrite the line)."""
+    check_text(text, "text", surrogates=True)
     return text.replace("\r\n", "\n").translate(_TABLE)
 
 
@@ -60,6 +62,9 @@ def render_terminal(
     notes). ANSI colours only with ``color``. Every string from the model or a document is cleaned by
     :func:`strip_controls`.
     """
+    notes = check_render_args(answer, lang, notes)
+    check_flag(color, "color")
+    check_flag(references, "references")
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes
