@@ -21,6 +21,7 @@ __all__ = [
     "check_instance",
     "check_int",
     "check_items",
+    "check_iterable",
     "check_mapping",
     "check_number",
     "check_text",
@@ -102,6 +103,13 @@ def check_int(
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"at least {low}" if high is None else f"between {low} and {high}"
         raise ArgumentError(f"{name} must be {bounds}, got {_got(value)}")
+    return value
+
+
+def check_iterable(value: Any, name: str, what: str) -> Iterable[Any]:
+    """An iterable but a ``str``, ``bytes`` or a mapping, not read here (a generator stays lazy)."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise ArgumentError(f"{name} must be an iterable of {what}, got {_got(value)}")
     return value
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ._args import check_flag, check_items, check_number, check_text
+from ._args import check_flag, check_items, check_iterable, check_number, check_text
 from ._assembler import Assembler
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
@@ -104,7 +104,7 @@ class CitationStream:
 
     def events(self, chunks: Iterable[str]) -> Iterator[StreamEvent]:
         """Feed every chunk, yielding events; the finished answer is then at ``finish()``."""
-        for chunk in chunks:
+        for chunk in check_iterable(chunks, "chunks", "str chunks"):
             yield from self.feed(chunk)
         self.finish()
         yield from self._out.take_events()

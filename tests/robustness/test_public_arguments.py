@@ -4,6 +4,7 @@ built from a misread argument (a ``str`` as ``sources`` read as one source per c
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections.abc import Callable
@@ -176,6 +177,35 @@ def test_a_wrong_argument_raises_only_cite_errors(name: str, argument: str, valu
         assert any(n in str(exc) for n in named), f"{name}: {exc}"
     except CiteError:
         pass  # SourceError, PromptError... (e.g. a list of one None as sources: "item 0: ...")
+
+
+def _session() -> c.CitationSession:
+    session = c.CitationSession()
+    session.add(["The grass is green."])
+    return session
+
+
+METHODS: dict[str, Callable[[Any], Any]] = {
+    "CitationSession.add": lambda v: _session().add(v),
+    "CitationSession.items_for": lambda v: _session().items_for(v),
+    "CitationSession.format": lambda v: _session().format(v),
+    "CitationSession.parse": lambda v: _session().parse(v),
+    "CitationStream.feed": lambda v: c.CitationStream(SOURCES).feed(v),
+    "CitationStream.feed_reasoning": lambda v: c.CitationStream(SOURCES).feed_reasoning(v),
+    "CitationStream.events": lambda v: list(c.CitationStream(SOURCES).events(v)),
+    "AnthropicCitationStream.feed": lambda v: c.AnthropicCitationStream(SOURCES).feed(v),
+    "AnthropicCitationStream.feed(citation)": lambda v: c.AnthropicCitationStream(SOURCES).feed(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": v}}
+    ),
+}
+
+
+@pytest.mark.parametrize("method", METHODS)
+@settings(max_examples=30)
+@given(value=WRONG)
+def test_a_wrong_argument_to_a_method_raises_only_cite_errors(method: str, value: Any) -> None:
+    with contextlib.suppress(CiteError):  # any other error (TypeError, AttributeError...) fails the test
+        METHODS[method](value)
 
 
 @pytest.mark.parametrize("sources", ["Thegrass", "x" * 1_000_000, b"The grass", {"text": "The grass"}])
