@@ -15,7 +15,15 @@ from collections.abc import Callable
 
 import pytest
 
-from cite_core import CitationStream, parse_answer, split_sentences
+from cite_core import (
+    CitationStream,
+    build_messages,
+    parse_answer,
+    render_html,
+    render_markdown,
+    render_terminal,
+    split_sentences,
+)
 from tests.core.test_properties import SOURCES
 
 SMALL, LARGE = 16_000, 32_000
@@ -131,3 +139,19 @@ def test_the_stream_is_linear(shape: str) -> None:
 @pytest.mark.parametrize("unit", [" ", "\n", ". ", "Dr. ", "1. ", "中。", "A. B. ", " . ", "e.g. "])
 def test_sentence_splitting_is_linear(unit: str) -> None:
     _assert_linear(split_sentences, _repeat(unit))
+
+
+def _prompt(text: str) -> object:
+    return build_messages("Why?", [text + "x"])
+
+
+def _rendered(text: str) -> object:
+    answer = parse_answer(text + " [1].", SOURCES)
+    return render_markdown(answer), render_html(answer), render_terminal(answer)
+
+
+@pytest.mark.parametrize("unit", [" ", "<", "< /", "</source ", "](", "[1]: ", "\u200b", "\\"])
+def test_prompting_and_rendering_are_linear(unit: str) -> None:
+    """Source text goes through the prompt neutraliser, answer text through the renderers' escapes."""
+    _assert_linear(_prompt, _repeat(unit))
+    _assert_linear(_rendered, _repeat(unit))
