@@ -122,6 +122,7 @@ def token_counter(encoding: EncodingSpec | None = None) -> TokenCounter:
     if encoding is None:
         encoding = DEFAULT_ENCODING
     if isinstance(encoding, str):
+        check_text(encoding, "encoding")
         counter = _COUNTERS.get(encoding)
         if counter is None:
             counter = _COUNTERS[encoding] = _cached_counter(get_encoding(encoding))

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import cite_core as c
@@ -168,6 +168,11 @@ def test_every_public_function_that_takes_arguments_is_covered() -> None:
 @pytest.mark.parametrize(("name", "argument"), CASES)
 @settings(max_examples=30)
 @given(value=WRONG)
+@example(value=None)
+@example(value="\ud800")
+@example(value=10**100)
+@example(value=b"x")
+@example(value=[None])
 def test_a_wrong_argument_raises_only_cite_errors(name: str, argument: str, value: Any) -> None:
     try:
         _call(name, argument, value)
