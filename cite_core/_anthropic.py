@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._args import check_flag, check_items, check_number, check_text
 from ._citations import DisplayNumbers, build_answer, check_display_numbers, citation_for_span, display_number
 from ._events import display_delta
 from ._exceptions import ArgumentError, StreamClosedError
@@ -63,8 +64,9 @@ def to_anthropic_documents(sources: Sequence[Source], *, citations: bool = True)
     block sources become custom-content documents with one block per segment (cited by blocks,
     mapped back to pages).
     """
+    check_flag(citations, "citations")
     documents = []
-    for source in sources:
+    for source in check_items(sources, "sources", Source, "sources (Source objects)"):
         if source.kind == "text":
             body: dict[str, Any] = {"type": "text", "media_type": "text/plain", "data": source.text}
         else:
@@ -92,6 +94,7 @@ def from_anthropic_content(
     Thinking blocks are skipped; any other non-text block raises ``ArgumentError`` (a ``ValueError``)
     naming its type, unless ``strict=False``. ``search_result_blocks``: see ``AnthropicCitationStream``.
     """
+    content = check_items(content, "content", what="content blocks")
     stream = AnthropicCitationStream(
         sources,
         unsupported_threshold=unsupported_threshold,
@@ -138,7 +141,10 @@ class AnthropicCitationStream:
         ``display_numbers`` and ``first_new``: as for ``CitationStream``.
         """
         check_display_numbers(display_numbers, first_new)
-        items = list(sources)
+        items = check_items(sources, "sources")
+        check_number(unsupported_threshold, "unsupported_threshold")
+        check_flag(display, "display")
+        check_flag(strict, "strict")
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
@@ -164,13 +170,13 @@ class AnthropicCitationStream:
         """Add one streaming event (a dict or an SDK event); returns the events it completes."""
         if self._finished is not None:
             raise StreamClosedError("AnthropicCitationStream.feed called after finish()")
-        event = _as_dict(event, self._strict)
+        event = _as_dict(event, self._strict, "event")
         kind = event.get("type")
         if kind == "content_block_start":
-            block = _as_dict(event.get("content_block") or {}, self._strict)
+            block = _as_dict(event.get("content_block") or {}, self._strict, "content block")
             btype = block.get("type", "text")
             if btype == "thinking":
-                self._think(block.get("thinking") or "")
+                self._think(self._text_of(block, "thinking"))
                 return self._take()
             if btype in _SKIPPED_BLOCKS:
                 return []
@@ -179,19 +185,21 @@ class AnthropicCitationStream:
                     return []
                 raise ArgumentError(f"expected text content from the model, got a {btype!r} content block")
             self._open(event.get("index"))
-            self._add_text(block.get("text") or "")
-            self._raw.extend(_as_dict(c, self._strict) for c in block.get("citations") or [])
+            self._add_text(self._text_of(block, "text"))
+            self._raw.extend(
+                self._citation(c) for c in check_items(block.get("citations") or [], "citations")
+            )
         elif kind == "content_block_delta":
-            delta = _as_dict(event.get("delta") or {}, self._strict)
+            delta = _as_dict(event.get("delta") or {}, self._strict, "delta")
             dtype = delta.get("type")
             if dtype == "text_delta":
                 self._open(event.get("index"))
-                self._add_text(delta.get("text") or "")
+                self._add_text(self._text_of(delta, "text"))
             elif dtype == "thinking_delta":
-                self._think(delta.get("thinking") or "")
+                self._think(self._text_of(delta, "thinking"))
             elif dtype == "citations_delta":
                 self._open(event.get("index"))
-                self._raw.append(_as_dict(delta.get("citation") or {}, self._strict))
+                self._raw.append(self._citation(delta.get("citation") or {}))
         elif kind == "content_block_stop":
             self._close()
         return self._take()
@@ -216,6 +224,23 @@ class AnthropicCitationStream:
         return self._take()
 
     # -- blocks ----------------------------------------------------------------------------------
+
+    def _text_of(self, block: Mapping[str, Any], key: str) -> str:
+        """A text field of a block: a str, or (``strict=False``) nothing when it is not one."""
+        value = block.get(key)
+        if value is not None and not isinstance(value, str) and not self._strict:
+            return ""
+        return check_text(value, key, optional=True, surrogates=True) or ""
+
+    def _citation(self, value: Any) -> dict[str, Any]:
+        """A citation as a dict; its ``cited_text`` a str (``strict=False``: dropped when it is not)."""
+        raw = _as_dict(value, self._strict, "citation")
+        cited = raw.get("cited_text")
+        if cited is not None and not isinstance(cited, str):
+            if self._strict:
+                check_text(cited, "cited_text", optional=True)
+            raw = {**raw, "cited_text": None}
+        return raw
 
     def _open(self, index: Any) -> None:
         if index != self._index:
@@ -292,7 +317,7 @@ class AnthropicCitationStream:
         return citation_for_span(source, start, end, reference=reference, support=score)
 
 
-def _as_dict(value: Any, strict: bool) -> dict[str, Any]:
+def _as_dict(value: Any, strict: bool, name: str) -> dict[str, Any]:
     """A dict of a Mapping or an Anthropic SDK object; anything else raises, or is empty if not ``strict``."""
     if isinstance(value, Mapping):
         return dict(value)
@@ -301,7 +326,7 @@ def _as_dict(value: Any, strict: bool) -> dict[str, Any]:
         return dict(dump())
     if not strict:
         return {}
-    raise ArgumentError(f"expected a dict or an Anthropic SDK object, got {type(value).__name__}")
+    raise ArgumentError(f"{name}: expected a dict or an Anthropic SDK object, got {type(value).__name__}")
 
 
 def _search_result_chars(

@@ -14,7 +14,7 @@ from ._blocks import blocks_with_markers, claim_spans
 from ._citations import DisplayNumbers, build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
-from ._localize import Corpus
+from ._localize import Corpus, source_units
 from ._match_types import Item, Marker, Tag
 from ._models import Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences
@@ -229,9 +229,8 @@ class Assembler(StatementTags):
             self._group = None
         self._invalid.extend(marker.invalid)
         for item in marker.items:
-            source = self._by_number.get(item.number)
+            source = self._cited_source(item)
             if source is None:
-                self._invalid.append(item.raw)
                 continue
             group = self._group or self._start_group()
             if any(s.number == source.number for s, _ in group.items):
@@ -243,6 +242,18 @@ class Assembler(StatementTags):
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
+
+    def _cited_source(self, item: Item) -> Source | None:
+        """The source ``item`` cites; None, reported as invalid, for a number that names no source or
+        sentences the source does not have (``[1:999]``, ``[1:0]``, ``[1:3-99]``, ``sentences='42'``)."""
+        source = self._by_number.get(item.number)
+        if source is not None and item.sentences is not None:
+            lo, hi = item.sentences
+            if not 1 <= lo <= hi <= len(source_units(source)):
+                source = None
+        if source is None:
+            self._invalid.append(item.raw)
+        return source
 
     def _start_group(self) -> _Group:
         group = _Group()
@@ -368,9 +379,8 @@ class Assembler(StatementTags):
         claim = self._tag_claim(start)
         self._tag_text = []
         for item in items:
-            source = self._by_number.get(item.number)
+            source = self._cited_source(item)
             if source is None:
-                self._invalid.append(item.raw)
                 continue
             group = _Group()
             group.start, group.end, group.claim = claim

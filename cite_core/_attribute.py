@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._exceptions import ArgumentError
+from ._args import check_int, check_items, check_number, check_text
 from ._localize import Corpus
 from ._models import CitedAnswer, Source
 from ._parser import parse_answer
@@ -48,9 +48,11 @@ def attribute(
     (``Corpus(..., source_units=1)``); the answer flags weak support as ``parse_answer`` does.
     ``embeddings`` (as for ``parse_answer``) mixes the user's embedding model into both steps.
     """
-    if not isinstance(answer_text, str):
-        raise ArgumentError(f"attribute expects the answer as str, got {type(answer_text).__name__}")
-    items = list(sources)
+    check_text(answer_text, "answer_text", surrogates=True)
+    items = check_items(sources, "sources")
+    check_number(threshold, "threshold")
+    check_number(margin, "margin")
+    check_int(max_sources, "max_sources", low=1)
     if not all(isinstance(s, Source) for s in items):
         items = number_sources(items)
     corpus = Corpus(items, source_units=1, embeddings=embeddings)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._args import check_items, check_text
 from ._exceptions import ArgumentError, PromptError
 from ._lexer import Lexer
 from ._lexer_tokens import Kind
@@ -44,6 +45,8 @@ def condense_question_messages(question: str, history: Sequence[Mapping[str, str
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
+    check_text(question, "question")
+    history = check_items(history, "history", Mapping, "messages (dicts with role and content)")
     lines = []
     for message in history:
         role, content = message.get("role"), message.get("content")

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ._exceptions import ArgumentError, PromptError
+from ._args import check_int, check_items, check_text
+from ._exceptions import PromptError
 from ._localize import source_units
 from ._models import Source
 from ._scoring import ClaimTerms, TermStats, analyze, bm25, support
@@ -82,9 +83,9 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
-    if max_sentences < 1:
-        raise ArgumentError(f"max_sentences must be at least 1, got {max_sentences}")
-    items = list(sources)
+    check_text(question, "question")
+    check_int(max_sentences, "max_sentences", low=1)
+    items = check_items(sources, "sources")
     numbered: list[Source] = items if all(isinstance(s, Source) for s in items) else number_sources(items)
     lang = "zh" if _is_cjk(question) else "en"
     query = analyze(question)

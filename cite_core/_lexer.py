@@ -16,7 +16,7 @@ from collections.abc import Generator, Iterator
 from ._claims import JOINER_WORDS
 from ._lexer_state import MAX_WS, TEXT_STOP, LexerState
 from ._lexer_tokens import Kind, Mode, Token
-from ._line_starts import MAX_FENCE, match_line_start
+from ._line_starts import MAX_FENCE, match_fence_close, match_line_start
 from ._markers import match_marker
 from ._match_types import NEED, Marker, Tag, ThinkTag
 from ._tags import match_think
@@ -253,12 +253,10 @@ class Lexer(LexerState):
         """Inside a fenced code block: whole lines, until a closing fence line."""
         newline = buf.find("\n", pos)
         if self._line_start:
-            line = buf[pos:] if newline < 0 else buf[pos:newline]
-            stripped = line.strip()
-            could_close = stripped == self._fence[0] * len(stripped)
-            if newline < 0 and not eof and len(line) <= MAX_FENCE + 3 and could_close:
+            closes = match_fence_close(buf, pos, eof, self._fence)
+            if closes == NEED:
                 return pos, True
-            if could_close and len(self._fence) <= len(stripped) <= MAX_FENCE:
+            if closes:
                 self.mode = Mode.TEXT
         end = len(buf) if newline < 0 else newline + 1
         yield from self._text(buf[pos:end], Kind.CODE)

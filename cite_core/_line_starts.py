@@ -9,17 +9,25 @@ from __future__ import annotations
 
 import re
 
-from ._markers import MAX_HOLD, match_marker
-from ._match_types import NEED, Marker
+from ._markers import match_marker
+from ._match_types import MAX_HOLD, NEED, Construct, Marker
 
-__all__ = ["MAX_FENCE", "match_line_start"]
+__all__ = ["FENCE_LINE", "LINE_START", "MAX_FENCE", "match_fence_close", "match_line_start"]
 
 MAX_FENCE = 32
 """A run of backticks or tildes longer than this opens no code fence or code span: it is text, so a
 stream never holds back more than this many of them."""
+LINE_START = MAX_HOLD
+"""What a line opens (a fence, a reference list heading or entry) is decided from its first
+``LINE_START`` characters, the same ones in a stream and in the whole text."""
+FENCE_LINE = MAX_FENCE + 3
+"""A closing fence line (up to 3 spaces, the run, trailing spaces) is at most this many characters."""
+_LINE = Construct(re.compile(r"[^\n]*"), LINE_START)
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _FENCE_RUN = re.compile(r" {0,3}(`+|~+)")
 _FENCE_PREFIX = re.compile(r" {0,3}(?:`{1,2}|~{1,2})?")
+_FENCE_CLOSE = Construct(re.compile(r"( {0,3})(`+|~+)?([ \t]*)"), FENCE_LINE + 1)
+"""The start of a line inside a fenced block, up to its newline (the window: the line and its newline)."""
 _HEADING_WORDS = (
     "references",
     "reference",
@@ -41,10 +49,19 @@ _HEADING_WORDS = (
     "引用",
     "出处",
 )
+_EMPHASIS = r"(?:(?:\*\*|__|\*|_)[ \t]*)?"
+# no two runs of spaces are adjacent (each run is followed by something it cannot match), so a failed
+# match backtracks through a run once, not once per way of splitting it
 _HEADING = re.compile(
-    r"[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__|\*|_)?[ \t]*(?P<word>"
+    r"[ \t]*(?:#{1,6}[ \t]*)?"
+    + _EMPHASIS
+    + "(?P<word>"
     + "|".join(re.escape(w) for w in sorted(_HEADING_WORDS, key=len, reverse=True))
-    + r")[ \t]*(?:\*\*|__|\*|_)?[ \t]*(?P<colon>[:：])?[ \t]*(?:\*\*|__|\*|_)?[ \t]*(?P<rest>[^\n]*)",
+    + r")[ \t]*"
+    + _EMPHASIS
+    + r"(?:(?P<colon>[:：])[ \t]*)?"
+    + _EMPHASIS
+    + r"(?P<rest>[^\n]*)",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)?")
@@ -64,43 +81,46 @@ def match_line_start(
 
     ``titles`` maps each valid source number to the lower-cased strings that name it (title, URL), so
     that ``[2] My Document, https://...`` at the start of a line is recognised as a reference list.
+    Decided from the line's first ``LINE_START`` characters: ``NEED`` only while they have not all
+    arrived.
     """
-    newline = text.find("\n", pos)
-    line_end = len(text) if newline < 0 else newline
-    complete = newline >= 0 or eof
+    line_end = _LINE.match(text, pos).end()  # type: ignore[union-attr]
+    known = _LINE.known(text, pos, eof) or line_end < len(text)
+    # the whole line is in the window: it ended (a newline or the end) before the window's last character
+    ended = line_end - pos < LINE_START and (line_end < len(text) or eof)
     line = text[pos:line_end]
     run = _FENCE_RUN.match(line)
     if run and len(run.group(1)) > MAX_FENCE:
         return None  # decided without waiting: a run this long opens no fence, the line is text
-    if not complete and _FENCE_PREFIX.fullmatch(line):
+    if not known and _FENCE_PREFIX.fullmatch(line):
         return NEED
     fence = _FENCE.match(line)
     if fence:
-        if fence.end() == len(line) and not complete:
+        if fence.end() == len(line) and not known:
             return NEED
         return ("fence", pos + fence.end())
-    if not line and not complete:
+    if not line and not known:
         return NEED
-    if not complete and len(line) <= MAX_HOLD and _is_heading_prefix(line):
+    if not known and _is_heading_prefix(line):
         return NEED  # "Sources c" may still become "Sources cited"
     heading = _HEADING.match(line)
     if heading:
         rest = heading["rest"].strip()
         if not rest:  # "Sources", "## References", "**Sources:**" alone on the line so far
-            if complete:
+            if ended:
                 return "reflist"
-            return NEED if len(line) <= MAX_HOLD else None
+            return None if known else NEED
         if heading["colon"] and (rest[0] in "[【［(-*•0123456789" or rest.lower().startswith("http")):
             return "reflist"  # "Sources: [1] ..., [2] ..."
-        if heading["colon"] and not complete and "http".startswith(rest.lower()):
+        if heading["colon"] and not known and "http".startswith(rest.lower()):
             return NEED  # "Sources: ht" may still become "Sources: https://..."
-    return _reference_entry(text, pos, line_end, complete, titles)
+    return _reference_entry(text, pos, line_end, ended, known, titles)
 
 
 def _reference_entry(
-    text: str, pos: int, line_end: int, complete: bool, titles: dict[int, tuple[str, ...]]
+    text: str, pos: int, line_end: int, ended: bool, known: bool, titles: dict[int, tuple[str, ...]]
 ) -> str | None:
-    if not complete and _BULLET_PREFIX.fullmatch(text, pos, line_end) and line_end - pos <= MAX_HOLD:
+    if not known and _BULLET_PREFIX.fullmatch(text, pos, line_end):
         return NEED
     bullet = _BULLET.match(text, pos, line_end)
     start = bullet.end() if bullet else pos
@@ -109,7 +129,7 @@ def _reference_entry(
     if text[start] not in "[【［":
         return None
     line = text[start:line_end]
-    marker = match_marker(line, 0, complete)
+    marker = match_marker(line, 0, known)  # the window's end is the end when it is known
     if marker == NEED:
         return NEED
     if not isinstance(marker, Marker) or len(marker.items) != 1:
@@ -118,7 +138,7 @@ def _reference_entry(
     if marker.raw.startswith("[^") and after.startswith(":"):
         return "reflist"  # a Markdown footnote definition
     if after.startswith(":") and after[1:2] in (" ", "\t", ""):
-        if not after[1:] and not complete:
+        if not after[1:] and not known:
             return NEED  # "[1]:" so far: "[1]: text" is a definition, "[1]:c" is not
         return "reflist"  # a Markdown link reference definition
     names = titles.get(marker.items[0].number, ())
@@ -127,6 +147,20 @@ def _reference_entry(
         want = name[:24]
         if head.startswith(want):
             return "reflist"
-        if not complete and want.startswith(head):
+        if not known and want.startswith(head):
             return NEED
     return None
+
+
+def match_fence_close(text: str, pos: int, eof: bool, fence: str) -> bool | str:
+    """Whether the line starting at ``text[pos]``, inside a block opened by ``fence`` (its run of
+    backticks or tildes), closes it: up to 3 spaces, a run of the same character at least as long (at
+    most ``MAX_FENCE``), spaces, the end of the line, within ``FENCE_LINE`` characters; or ``NEED``."""
+    m = _FENCE_CLOSE.match(text, pos)
+    end = m.end()  # type: ignore[union-attr]
+    run = m.group(2) or ""  # type: ignore[union-attr]
+    if end == len(text) and not _FENCE_CLOSE.known(text, pos, eof):
+        # the line so far: wait while it may still become a closing line (spaces, then the run)
+        return NEED if not run or (run[0] == fence[0] and len(run) <= MAX_FENCE) else False
+    ended = text.startswith("\n", end) or (eof and end == len(text))
+    return ended and end - pos <= FENCE_LINE and run[:1] == fence[:1] and len(fence) <= len(run) <= MAX_FENCE

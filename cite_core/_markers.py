@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import re
 
-from ._match_types import NEED, NUM, Item, Marker, Tag
+from ._match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag
 from ._tags import match_tag
 
 __all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker"]
 
-MAX_HOLD = 48
-"""At most this many characters are held back for an unfinished marker (a link target: ``MAX_URL``)."""
 MAX_URL = 512
 MAX_RANGE = 50
 """``[1-50]`` expands; a wider range is reported invalid instead."""
@@ -27,13 +25,20 @@ _KW = (
 _RANGE = rf"{NUM}(?:\s*[-–—~]\s*{NUM})?"
 _ITEM = rf"(?:{_KW}\s*[:#：]?\s*)?{_RANGE}(?:\s*:\s*{_RANGE})?"
 _SEP = r"\s*(?:,|;|、|，|；|&|\band\b|\by\b|和)\s*"
-_BRACKET = re.compile(
-    rf"(?P<open>\[\[|\[|【|［|〔)\s*(?P<caret>\^)?\s*(?P<inner>{_ITEM}(?:{_SEP}{_ITEM})*)\s*(?P<close>\]\]|\]|】|］|〕)",
-    re.IGNORECASE,
+_BRACKET = Construct(
+    re.compile(
+        rf"(?P<open>\[\[|\[|【|［|〔)\s*(?P<caret>\^)?\s*(?P<inner>{_ITEM}(?:{_SEP}{_ITEM})*)\s*"
+        r"(?P<close>\]\]|\]|】|］|〕)",
+        re.IGNORECASE,
+    ),
+    MAX_HOLD,
 )
-_PAREN = re.compile(
-    rf"\(\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*\)",
-    re.IGNORECASE,
+_PAREN = Construct(
+    re.compile(
+        rf"\(\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*\)",
+        re.IGNORECASE,
+    ),
+    MAX_HOLD,
 )
 _ITEM_PARTS = re.compile(
     rf"(?P<lo>{NUM})(?:\s*[-–—~]\s*(?P<hi>{NUM}))?(?:\s*:\s*(?P<slo>{NUM})(?:\s*[-–—~]\s*(?P<shi>{NUM}))?)?"
@@ -46,14 +51,10 @@ _BRACKET_PREFIX = re.compile(
 _PAREN_PREFIX = re.compile(
     rf"\(\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE
 )
-_LINK = re.compile(rf"\((?:[^\s()]{{0,{MAX_URL}}})\)")
+_LINK = Construct(re.compile(rf"\([^\s()]{{0,{MAX_URL}}}\)"), MAX_URL + 2)
 _LINK_PREFIX = re.compile(rf"\([^\s()]{{0,{MAX_URL}}}")
 _SIMPLE = re.compile(r"\[([0-9]{1,6})\]")
 _CLOSERS = {"[[": "]]", "[": "]", "【": "】", "［": "］", "〔": "〕"}
-
-
-def _touches_end(end: int, text: str, eof: bool) -> bool:
-    return end >= len(text) and not eof
 
 
 def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
@@ -73,7 +74,10 @@ def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
         if hi < lo or hi - lo > MAX_RANGE:
             invalid.append(part_raw)
             continue
-        items.extend(Item(n, f"[{n}]" if hi != lo or several else raw, sentences) for n in range(lo, hi + 1))
+        for n in range(lo, hi + 1):
+            # reported, when invalid, as written: the part naming sentences, else the marker or its number
+            item_raw = part_raw if sentences and hi == lo else f"[{n}]" if hi != lo or several else raw
+            items.append(Item(n, item_raw, sentences))
     return tuple(items), tuple(invalid)
 
 
@@ -84,8 +88,8 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         return match_tag(text, pos, eof)
     if char == "(":
         m = _PAREN.match(text, pos)
-        if m and m.end() - pos <= MAX_HOLD:
-            if _touches_end(m.end(), text, eof):
+        if m:
+            if not _PAREN.final(m, text, eof):
                 return NEED
             items, invalid = _items(m["inner"], m.group(0))
             return Marker(pos, m.end(), m.group(0), items, invalid)
@@ -98,10 +102,10 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         raw = m.group()
         return Marker(pos, m.end(), raw, (Item(int(m.group(1)), raw),))
     m = _BRACKET.match(text, pos)
-    if m and ((_CLOSERS[m["open"]] != m["close"] and m["open"] != "[[") or m.end() - pos > MAX_HOLD):
-        m = None  # 【1] and the like (mismatched brackets) and over-long groups are text
+    if m and _CLOSERS[m["open"]] != m["close"] and m["open"] != "[[":
+        m = None  # 【1] and the like (mismatched brackets) are text
     if m:
-        if _touches_end(m.end(), text, eof):
+        if not _BRACKET.final(m, text, eof):
             return NEED
         if m["open"] == "[[" and m["close"] != "]]":
             return None  # "[[1]": the first "[" is text, "[1]" is the marker
@@ -109,10 +113,10 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         if text.startswith("(", end) and m["open"] == "[":  # [1](https://...): the model's URL is dropped
             link = _LINK.match(text, end)
             if link:
-                if _touches_end(link.end(), text, eof):
+                if not _LINK.final(link, text, eof):
                     return NEED
                 end = link.end()
-            elif not eof and _LINK_PREFIX.fullmatch(text, end):
+            elif not _LINK.known(text, end, eof) and _LINK_PREFIX.fullmatch(text, end):
                 return NEED
         items, invalid = _items(m["inner"], m.group(0))
         return Marker(pos, end, text[pos:end], items, invalid)
@@ -120,6 +124,6 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
 
 
 def _prefix(pattern: re.Pattern[str], text: str, pos: int, eof: bool) -> str | None:
-    if eof or len(text) - pos > MAX_HOLD:
+    if _BRACKET.known(text, pos, eof):  # a marker is decided within its window (brackets or parentheses)
         return None
     return NEED if pattern.fullmatch(text, pos) else None

@@ -69,9 +69,13 @@ def page_from_metadata(metadata: Mapping[str, Any], keys: Mapping[str, int]) -> 
     0-based page (LangChain's PDF loaders write ``page``), 1 for a 1-based one (Unstructured's
     ``page_number``, LlamaIndex's ``page_label`` when it is a number). The first key whose value is an
     integer (an int or a string of decimal digits, never a bool) at least its first page wins, e.g.
-    ``page_from_metadata({"page": 0}, {"page": 0, "page_number": 1}) == 1``. Never raises.
+    ``page_from_metadata({"page": 0}, {"page": 0, "page_number": 1}) == 1``. Never raises on what the
+    metadata holds (``ArgumentError`` when ``metadata`` or ``keys`` is not a mapping).
     """
-    for key, first in keys.items():
+    from ._args import check_mapping  # not at the top: _args is imported by modules this one serves
+
+    check_mapping(metadata, "metadata")
+    for key, first in check_mapping(keys, "keys").items():
         value = metadata_int(metadata.get(key))
         if value is not None and value >= first:
             return value - first + 1

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from ._args import check_flag, check_items, check_iterable, check_number, check_text
 from ._assembler import Assembler
 from ._calibrate import FlagCalibration, resolve_threshold
 from ._citations import DisplayNumbers, check_display_numbers
@@ -59,9 +60,11 @@ class CitationStream:
         ``first_new - 1``: numbers the conversation gave sources absent from this call)."""
         check_display_numbers(display_numbers, first_new)
         unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
-        if style not in PROMPT_STYLES:
+        if not isinstance(style, str) or style not in PROMPT_STYLES:
             raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
-        items = list(sources)
+        items = check_items(sources, "sources")
+        check_number(unsupported_threshold, "unsupported_threshold")
+        check_flag(display, "display")
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
@@ -116,7 +119,7 @@ class CitationStream:
 
     def events(self, chunks: Iterable[str]) -> Iterator[StreamEvent]:
         """Feed every chunk, yielding events; the finished answer is then at ``finish()``."""
-        for chunk in chunks:
+        for chunk in check_iterable(chunks, "chunks", "str chunks"):
             yield from self.feed(chunk)
         self.finish()
         yield from self._out.take_events()
@@ -179,8 +182,7 @@ def parse_answer(
     ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
     ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``).
     ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``)."""
-    if not isinstance(text, str):
-        raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
+    check_text(text, "text", surrogates=True)  # model text: lone surrogates become U+FFFD
     stream = CitationStream(
         sources,
         unsupported_threshold=unsupported_threshold,

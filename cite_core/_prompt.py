@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from ._args import check_flag, check_int, check_items, check_text
 from ._delimiters import clean_attribute, clean_text
 from ._exceptions import PromptError, TokenBudgetError
 from ._localize import source_units
@@ -120,7 +121,9 @@ def citation_instructions(
     """The system instructions telling a model to cite ``count`` sources with markers; with ``schema``
     (a pydantic model class, TypedDict or JSON schema dict), inside the string fields of a structured
     answer (``show_schema``: the JSON schema written out too, for JSON mode)."""
-    if style not in PROMPT_STYLES:
+    check_int(count, "count", low=0)
+    check_text(template, "template", optional=True)
+    if not isinstance(style, str) or style not in PROMPT_STYLES:
         raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
     if count == 0:
         rules = _NO_SOURCE_RULES
@@ -135,6 +138,9 @@ def citation_instructions(
 
 def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers") -> str:
     """The numbered sources as the model sees them, with their metadata."""
+    sources = check_items(sources, "sources", Source, "sources (Source objects)")
+    if not isinstance(style, str) or style not in PROMPT_STYLES:
+        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
     if not sources:
         return NO_SOURCES_TEXT
     return "\n\n".join(_source_blocks(sources, style)[0])
@@ -259,8 +265,13 @@ def build_prompt(
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
+    check_text(question, "question")
     if on_overflow not in ("drop", "truncate"):
         raise PromptError(f"on_overflow must be 'drop' or 'truncate', got {on_overflow!r}")
+    check_text(system_template, "system_template", optional=True)
+    check_text(user_template, "user_template", optional=True)
+    check_flag(warn_dropped, "warn_dropped")
+    sources = check_items(sources, "sources")
     numbered = list(sources) if all(isinstance(s, Source) for s in sources) else number_sources(sources)
     if [s.number for s in numbered] != list(range(1, len(numbered) + 1)):
         raise PromptError("sources must be numbered 1..N in order; pass them through number_sources()")

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ._args import check_callable, check_instance, check_number
 from ._exceptions import ArgumentError, CiteError
 from ._models import CitedAnswer
 
@@ -28,14 +29,9 @@ def rescore(answer: CitedAnswer, scorer: SupportScorer, *, threshold: float) -> 
     ``unsupported_threshold`` is ``threshold`` (choose it for that scorer on data of your own: the
     default one is calibrated for the lexical score only). The scorer is called once, with every
     ``(claim, cited_text)`` pair of the answer; the claim is the text block the citation supports."""
-    if not isinstance(answer, CitedAnswer):
-        raise ArgumentError(f"rescore expects a CitedAnswer, got {type(answer).__name__}")
-    if not callable(scorer):
-        raise ArgumentError(
-            f"scorer must be a callable taking (claim, cited_text) pairs, got {type(scorer).__name__}"
-        )
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-        raise ArgumentError(f"threshold must be a finite number, got {threshold!r}")
+    check_instance(answer, "answer", CitedAnswer, "a CitedAnswer")
+    check_callable(scorer, "scorer", "taking (claim, cited_text) pairs")
+    check_number(threshold, "threshold")
     pairs = [(block.text, c.cited_text) for block in answer.content for c in block.citations or []]
     scores = list(scorer(pairs)) if pairs else []
     if len(scores) != len(pairs):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ._exceptions import ArgumentError
+from ._args import check_text
 from ._text import CJK_WIDE
 
 __all__ = ["split_sentences"]
@@ -174,8 +174,7 @@ _NUM_ABBREV = frozenset(
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Return the ``(start, end)`` spans of the sentences of ``text``, in order and trimmed."""
-    if not isinstance(text, str):
-        raise ArgumentError(f"split_sentences() expects a str, got {type(text).__name__}")
+    check_text(text, "text", surrogates=True)
     spans: list[tuple[int, int]] = []
     start = _WS.match(text).end()  # type: ignore[union-attr]  # \s* always matches; the pending sentence
     boundary = 0  # end of the last sentence boundary

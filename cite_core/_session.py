@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._args import check_flag, check_int, check_items
 from ._conversation import read_source_blocks, renumber_markers
 from ._exceptions import ArgumentError, SourceError
 from ._models import CitedAnswer, Source
@@ -44,7 +45,7 @@ class CitationSession:
     """Sources numbered 1..N across several retrievals; a document keeps its number for the whole session."""
 
     def __init__(self, *, merge: bool = True) -> None:
-        self.merge = merge
+        self.merge = check_flag(merge, "merge")
         """Whether a new chunk of a document already seen (same ``document_id``) joins its source."""
         self._lock = threading.Lock()
         self._items: list[Any] = []
@@ -56,9 +57,7 @@ class CitationSession:
     def add(self, items: Iterable[Any]) -> list[Source]:
         """Number ``items`` (anything ``number_sources`` accepts) and return their sources, in the
         order of the items' first appearance, without repeats; each has its session-wide number."""
-        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
-            raise SourceError(f"CitationSession.add expects a sequence of items, got {type(items).__name__}")
-        items = list(items)
+        items = check_items(items, "items", error=SourceError)
         singles = number_sources(items, merge=False)  # validates every item before anything changes
         with self._lock:
             touched: list[int] = []
@@ -105,6 +104,7 @@ class CitationSession:
 
     def items_for(self, number: int) -> list[Any]:
         """The original items (``Document``\\ s, nodes, dicts) that source ``number`` was built from."""
+        check_int(number, "number")
         with self._lock:
             if number not in self._members:
                 raise SourceError(f"the session has no source {number} (it holds 1..{len(self._sources)})")
@@ -112,7 +112,7 @@ class CitationSession:
 
     def format(self, sources: Sequence[Source], *, style: PromptStyle = "markers") -> str:
         """The given sources as the model sees them (for a tool's output), with their session numbers."""
-        return format_sources(list(sources), style=style)
+        return format_sources(sources, style=style)
 
     def parse(self, text: str, **options: Any) -> CitedAnswer:
         """Parse a final answer against every source of the session (options as for ``parse_answer``).

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ._args import check_flag, check_instance, check_items, check_text
 from ._exceptions import SourceError
 from ._metadata import metadata_int, metadata_problem, surrogate_problem
 from ._models import Segment, Source, SourceKind
@@ -57,10 +58,10 @@ def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) 
     ``Source.item_indices`` says which items each source was built from. ``start`` is the first number
     given (a session continuing after the sources it already holds).
     """
-    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
-        raise SourceError(f"number_sources expects a sequence of items, got {type(items).__name__}")
+    items = check_items(items, "items", error=SourceError)
     if isinstance(start, bool) or not isinstance(start, int) or start < 1:
         raise SourceError(f"start must be an integer >= 1, got {start!r}")
+    check_flag(merge, "merge")
     parsed = [_parse_item(i, item) for i, item in enumerate(items)]
     groups: list[_Item] = []
     by_doc: dict[tuple[str | None, ...], _Item] = {}
@@ -262,6 +263,9 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
     """The text of each page of a PDF (a path or its bytes), via pypdf (``cite-anything[pdf]``)."""
     from ._exceptions import require
 
+    check_instance(pdf, "pdf", (bytes, bytearray, str), "the bytes of a PDF or its path (str)")
+    if isinstance(pdf, str):
+        check_text(pdf, "pdf")  # a path: a lone surrogate names no file
     pypdf = require("pypdf", "pdf", "Reading PDF files")
     import io
 

@@ -129,6 +129,7 @@ class StatementTags:
         def _move_boundary(self, offset: int) -> None: ...
         def _cite(self, group: Any, source: Source, item: Item) -> None: ...
         def _show_only(self, text: str) -> None: ...
+        def _cited_source(self, item: Item) -> Source | None: ...
 
     def _statement_tag(self, tag: Tag) -> None:
         """``<statement>`` opens a claim as ``<CIT>`` does (with no items); ``</statement>`` closes it;
@@ -183,9 +184,8 @@ class StatementTags:
                 self._cite_item(group, Item(piece.source.number, raw, (piece.first + 1, piece.last + 1)))
 
     def _cite_item(self, group: Any, item: Item) -> None:
-        source = self._by_number.get(item.number)
+        source = self._cited_source(item)
         if source is None:
-            self._invalid.append(item.raw)
             return
         if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):
             return

@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import re
 
-from ._match_types import NEED, NUM, Item, Tag, ThinkTag
+from ._match_types import MAX_HOLD, NEED, NUM, Construct, Item, Tag, ThinkTag
 
 __all__ = ["MAX_THINK_TAG", "match_tag", "match_think"]
 
-_TAG_OPEN = re.compile(r"<cit\b(?P<attrs>[^<>]{0,200})>", re.IGNORECASE)
-_TAG_CLOSE = re.compile(r"</cit\s*>", re.IGNORECASE)
+_TAG_OPEN = Construct(re.compile(r"<cit\b(?P<attrs>[^<>]*)>", re.IGNORECASE), MAX_HOLD)
+_TAG_CLOSE = Construct(re.compile(r"</cit\s*>", re.IGNORECASE), MAX_HOLD)
+"""A ``<CIT>`` tag, opening or closing, is at most ``MAX_HOLD`` characters, as a marker is."""
 _Q = "[\"'’′‘`]?"
 _ATTR_SOURCE = re.compile(rf"(?:chunk_id|chunk|source|doc|document|id)\s*=\s*{_Q}\s*({NUM})", re.IGNORECASE)
 _ATTR_SENTENCES = re.compile(rf"sentences?\s*=\s*{_Q}\s*({NUM})(?:\s*[-–—~]\s*({NUM}))?", re.IGNORECASE)
-_STATEMENT_TAG = re.compile(r"<(/?)\s*(statement|cite)\s*>", re.IGNORECASE)
+_STATEMENT_TAG = Construct(re.compile(r"<(/?)\s*(statement|cite)\s*>", re.IGNORECASE), 24)
+"""A statement or cite tag is at most 24 characters (and an unfinished one held back that long)."""
 _STATEMENT_NAMES = ("statement", "cite")
-_MAX_STATEMENT_PREFIX = 24
-"""An unfinished statement or cite tag is held back for at most this many characters."""
-_CITE_LOOKAHEAD = re.compile(r"[ \t]{0,16}")
+_CITE_LOOKAHEAD = Construct(re.compile(r"[ \t]*"), 16)
 _CITE_FOLLOWS = "[【［<"
 """``<cite>`` opens a citation only when one of these follows (after spaces): ``<cite>[2]``,
 ``<cite></cite>``; otherwise (``<cite>Title</cite>``, HTML) it is text."""
@@ -33,16 +33,17 @@ def _match_statement_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
     """``<statement>``, ``</statement>``, ``<cite>`` or ``</cite>`` at ``text[pos]``, ``NEED`` or ``None``."""
     m = _STATEMENT_TAG.match(text, pos)
     if m is None:
-        if eof or len(text) - pos > _MAX_STATEMENT_PREFIX:
+        if _STATEMENT_TAG.known(text, pos, eof):
             return None
         return NEED if _is_statement_prefix(text[pos:].lower()) else None
     name, closing = m.group(2).lower(), bool(m.group(1))
     if name == "cite" and not closing:
-        after = _CITE_LOOKAHEAD.match(text, m.end()).end()  # type: ignore[union-attr]
-        if after == len(text):
-            if not eof:
-                return NEED if after - m.end() < 16 else None
-        elif text[after] not in _CITE_FOLLOWS:
+        # what follows the spaces after <cite> (within their window) decides whether it opens a citation
+        spaces = _CITE_LOOKAHEAD.match(text, m.end())
+        after = spaces.end()  # type: ignore[union-attr]
+        if after == len(text) and not _CITE_LOOKAHEAD.known(text, m.end(), eof):
+            return NEED
+        if after == len(text) or after - m.end() >= _CITE_LOOKAHEAD.limit or text[after] not in _CITE_FOLLOWS:
             return None
     return Tag(pos, m.end(), m.group(0), closing=closing, name=name)
 
@@ -77,7 +78,7 @@ def match_tag(text: str, pos: int, eof: bool) -> Tag | str | None:
             hi = int(s.group(2)) if s.group(2) else lo
             sentences = (min(lo, hi), max(lo, hi))
         return Tag(pos, m.end(), m.group(0), (Item(int(source.group(1)), m.group(0), sentences),))
-    if not eof and len(text) - pos <= 240 and _is_tag_prefix(text[pos:].lower()):
+    if not _TAG_OPEN.known(text, pos, eof) and _is_tag_prefix(text[pos:].lower()):
         return NEED
     return None
 
@@ -97,11 +98,11 @@ def _is_tag_prefix(rest: str) -> bool:
 
 # --- thinking sections ---------------------------------------------------------------------------
 
-_THINK = re.compile(r"<(/?)(thinking|think|reasoning)\s*>", re.IGNORECASE)
+MAX_THINK_TAG = 24
+"""A thinking tag is at most this many characters (and a possible one held back that long)."""
+_THINK = Construct(re.compile(r"<(/?)(thinking|think|reasoning)\s*>", re.IGNORECASE), MAX_THINK_TAG)
 _THINK_PREFIX = re.compile(r"</?(?:thinking|think|reasoning)\s*", re.IGNORECASE)
 _THINK_NAMES = ("think", "thinking", "reasoning")
-MAX_THINK_TAG = 24
-"""A possible thinking tag is held back for at most this many characters."""
 
 
 def match_think(text: str, pos: int, eof: bool) -> ThinkTag | str | None:
@@ -109,7 +110,7 @@ def match_think(text: str, pos: int, eof: bool) -> ThinkTag | str | None:
     m = _THINK.match(text, pos)
     if m:
         return ThinkTag(pos, m.end(), m.group(2).lower(), closing=bool(m.group(1)))
-    if eof or len(text) - pos > MAX_THINK_TAG:
+    if _THINK.known(text, pos, eof):
         return None
     if _THINK_PREFIX.fullmatch(text, pos):
         return NEED  # "<think" may still become "<thinking>"

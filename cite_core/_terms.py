@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from ._args import check_text
 from ._stopwords import CJK_STOP, STOP, SUFFIXES
 from ._text import CJK, CJK_RE
 
@@ -45,7 +46,7 @@ _stem = lru_cache(maxsize=65536)(_stem_word)
 
 def analyze(text: str) -> list[str]:
     """The terms of ``text`` used for matching (order kept, duplicates kept)."""
-    return list(_analyze(text))
+    return list(_analyze(check_text(text, "text", surrogates=True)))
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

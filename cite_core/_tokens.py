@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ._args import check_text
 from ._exceptions import TokenizerUnavailableError
 
 __all__ = ["TokenCounter", "clear_counts", "get_encoding", "token_counter"]
@@ -57,6 +58,7 @@ def _blocked_read(blobpath: str) -> bytes:
 
 def get_encoding(name: str = DEFAULT_ENCODING) -> Any:
     """A ``tiktoken.Encoding`` by name, loaded from local files when possible, else by tiktoken itself."""
+    check_text(name, "name")
     if name in _LOADED:
         return _LOADED[name]
     try:
@@ -120,6 +122,7 @@ def token_counter(encoding: EncodingSpec | None = None) -> TokenCounter:
     if encoding is None:
         encoding = DEFAULT_ENCODING
     if isinstance(encoding, str):
+        check_text(encoding, "encoding")
         counter = _COUNTERS.get(encoding)
         if counter is None:
             counter = _COUNTERS[encoding] = _cached_counter(get_encoding(encoding))

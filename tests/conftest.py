@@ -56,6 +56,7 @@ SLOW_TESTS = (
     "tests/llamaindex/test_exports_and_example.py::test_example_runs_offline_with_the_fake_llm",
     "tests/render/test_browser.py::test_xss_corpus_runs_no_script",
     "tests/robustness/test_fuzz_properties.py::test_markers_split_at_every_position_equal_the_whole_parse",
+    "tests/robustness/test_linear_time.py",
     "tests/robustness/test_memory.py",
 )
 """Tests (or whole modules) that took 4 s or more with ``--durations=40 -n 2`` on a 2-core machine; they

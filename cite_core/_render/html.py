@@ -26,10 +26,11 @@ from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
+from .._args import check_flag, check_text, check_texts
 from .._exceptions import CiteError
 from .html_builders import CitationIds, esc, markers_html, panel_html, references_html
 from .labels import detect_lang, labels_for, one_line, short
-from .notes import Note, answer_notes
+from .notes import Note, answer_notes, check_render_args
 
 if TYPE_CHECKING:
     from .._models import CitedAnswer
@@ -61,7 +62,8 @@ def content_security_policy(*, script: bool = True, extra_styles: Iterable[str] 
     Send it (or merge it into yours) when you embed ``render_html`` fragments in your own pages;
     ``extra_styles`` are the texts of other inline ``<style>`` elements to allow.
     """
-    styles = " ".join(_hash(text) for text in (STYLE, *extra_styles))
+    check_flag(script, "script")
+    styles = " ".join(_hash(text) for text in (STYLE, *check_texts(extra_styles, "extra_styles")))
     parts = [
         "default-src 'none'",
         f"style-src {styles}",
@@ -113,6 +115,12 @@ def render_html(
     text by default); ``notes`` replaces ``answer_notes(answer, lang)``; ``id_prefix`` makes element ids
     unique when several answers share a page.
     """
+    notes = check_render_args(answer, lang, notes)
+    check_text(title, "title")
+    check_text(id_prefix, "id_prefix", optional=True)
+    for name, value in (("full_page", full_page), ("script", script), ("style", style)):
+        check_flag(value, name)
+    check_flag(references_open, "references_open")
     lang = lang or detect_lang(answer.plain_text or answer.text)
     labels = labels_for(lang)
     p = _prefix(answer, id_prefix)

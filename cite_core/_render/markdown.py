@@ -33,9 +33,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
-from .notes import Note, answer_notes
+from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 from .urls import md_url, safe_url
 
@@ -115,6 +116,10 @@ def render_markdown(
     http(s) URLs from source metadata become links. ``quotes`` adds the cited text to each entry.
     ``lang`` (``en``, ``es``, ``zh``; guessed by default) words the heading and the notes.
     """
+    notes = check_render_args(answer, lang, notes)
+    check_text(heading, "heading", optional=True)
+    check_flag(quotes, "quotes")
+    check_flag(safe, "safe")
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes

@@ -8,17 +8,16 @@ answer, and sources left out by the token budget.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from .._args import check_flag, check_instance, check_items, check_text
+from .._models import CitedAnswer, Source
 from .blocks import weak_numbers
 from .labels import labels_for, short
 
-if TYPE_CHECKING:
-    from .._models import CitedAnswer, Source
-
-__all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes"]
+__all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes", "check_render_args"]
 
 NoteKind = Literal[
     "invalid_markers",
@@ -44,6 +43,14 @@ class Note(BaseModel):
     """Its items: raw invalid markers, ``[n]`` markers with weak support, or dropped sources' labels."""
 
 
+def check_render_args(answer: object, lang: object, notes: object) -> list[Note] | None:
+    """The arguments every renderer takes, checked (``ArgumentError`` naming the wrong one); the notes
+    as a list, or None."""
+    check_instance(answer, "answer", CitedAnswer, "a CitedAnswer")
+    check_text(lang, "lang", optional=True)
+    return check_items(notes, "notes", Note, "notes (Note objects)", optional=True)
+
+
 def _listed(items: Sequence[str]) -> str:
     shown = " ".join(items[:MAX_NOTE_ITEMS])
     return shown + (" …" if len(items) > MAX_NOTE_ITEMS else "")
@@ -61,6 +68,10 @@ def answer_notes(
     ``extractive`` says the answer came from ``extractive_answer`` (no model); ``dropped`` are the
     sources the token budget left out (``CitationPrompt.dropped``), which the answer cannot know.
     """
+    check_instance(answer, "answer", CitedAnswer, "a CitedAnswer")
+    check_text(lang, "lang")
+    check_flag(extractive, "extractive")
+    dropped = check_items(dropped, "dropped", Source, "sources (Source objects)")
     labels = labels_for(lang)
     notes: list[Note] = []
     if extractive:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
-from .notes import Note, answer_notes
+from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def strip_controls(text: str) -> str:
     :func:`reveal_invisible` (deleting them would make ``[<U+202E>1]`` print exactly like a marker), and
     bidi marks (U+200E/F, U+061C) outside a bracket are removed. ``\\r\\n`` becomes ``\\n``; a lone
     ``\\r`` is shown as ``␍`` (it would overwrite the line)."""
+    check_text(text, "text", surrogates=True)
     return reveal_invisible(text.replace("\r\n", "\n").translate(_TABLE)).translate(_MARKS)
 
 
@@ -62,6 +64,9 @@ def render_terminal(
     notes). ANSI colours only with ``color``. Every string from the model or a document is cleaned by
     :func:`strip_controls`.
     """
+    notes = check_render_args(answer, lang, notes)
+    check_flag(color, "color")
+    check_flag(references, "references")
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes

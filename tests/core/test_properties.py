@@ -149,3 +149,39 @@ def test_references_are_exactly_the_valid_markers_that_appear(numbers: list[int]
     assert [r.source.number for r in answer.references] == list(dict.fromkeys(valid))
     assert answer.invalid_markers == [f"[{n}]" for n in numbers if not 1 <= n <= len(SOURCES)]
     check_answer(answer, SOURCES, text)
+
+
+# Each construct has one definition and one limit for the whole parse and the stream: long runs of
+# spaces inside a construct (where its limit falls) and fence lines of every length, cut anywhere.
+CONSTRUCT_PIECES = [
+    "<think", "</think", "<thinking", "<reasoning", "<statement", "</statement", "<cite>", "</cite",
+    "<cit", "</cit", "<CIT chunk_id='1'", "<CIT chunk_id='1' sentences='2'", ">", "[", "[1", "[^1", "[1]",
+    "[1]:", "]", "(", "(Source 1", ")", "Sources", "Sources:", "## References", "**Sources:**", "- ", "1. ",
+    "[1] My Document", "http", "```", "~~~", "`" * 32, "`" * 33, "~" * 33, "    ", "\n", "x", "The grass.",
+]  # fmt: skip
+SPACE_RUNS = st.integers(0, 300).map(" ".__mul__) | st.sampled_from(["\t", " \t ", "\u3000"])
+CONSTRUCT_TEXTS = st.lists(st.sampled_from(CONSTRUCT_PIECES) | SPACE_RUNS, max_size=14).map("".join)
+
+
+@given(CONSTRUCT_TEXTS, st.lists(st.integers(min_value=1, max_value=900), max_size=30))
+@example("A <think" + " " * 19 + ">r</think> b [1].", [26])
+@example("<think>r</think" + " " * 19 + "> b [1].", [33])
+@example("<statement" + " " * 19 + ">Grass.<cite>[1]</cite></statement>", [25])
+@example("<CIT chunk_id='1'>Grass</cit" + " " * 235 + "> more [1].", [264])
+@example("Text [1].\nSources:" + " " * 45 + "\n[1] x", [58])
+@example("Text [1].\nSources" + " " * 45 + "\nfoo", [58])
+@example("a\n```\ncode\n    " + "`" * 33 + "\nafter [1]\n", [47])
+@example("a\n```\ncode\n" + "`" * 3 + " " * 40 + "\nafter [1]\n", [30])
+@example("Text [1].\n" + " " * 60 + "[1]: http://x\n", [59])
+@example("<cite>" + " " * 16 + "[1]", [22])
+def test_long_space_runs_and_fences_stream_equals_whole_for_any_chunking(text: str, cuts: list[int]) -> None:
+    check_stream_equals_whole(text, cuts, SOURCES)
+
+
+SHORT_RUNS = st.integers(0, 60).map(" ".__mul__)
+
+
+@given(st.lists(st.sampled_from(CONSTRUCT_PIECES) | SHORT_RUNS, max_size=10).map("".join))
+def test_constructs_fed_one_character_at_a_time_equal_the_whole_parse(text: str) -> None:
+    answer, deltas, _ = streamed(text, list(range(1, len(text))), SOURCES)
+    assert answer == parse_answer(text, SOURCES) and deltas == answer.plain_text

@@ -163,7 +163,7 @@ def test_spans_are_offsets_into_the_original() -> None:
 
 @pytest.mark.parametrize("bad", [b"bytes.", None, 42, ["a."]])
 def test_rejects_non_str(bad: object) -> None:
-    with pytest.raises(TypeError, match="expects a str"):
+    with pytest.raises(TypeError, match="text must be a str"):
         split_sentences(bad)  # type: ignore[arg-type]
 
 

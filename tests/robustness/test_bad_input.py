@@ -16,7 +16,7 @@ from cite_core import Segment, Source, SourceError, number_sources, parse_answer
 
 @pytest.mark.parametrize("items", [None, b"abc", "abc", 42, {"text": "abc"}])
 def test_not_a_sequence_of_items_is_a_source_error(items: object) -> None:
-    with pytest.raises(SourceError, match="expects a sequence"):
+    with pytest.raises(SourceError, match="items must be a sequence"):
         number_sources(items)  # type: ignore[arg-type]
 
 
@@ -73,7 +73,7 @@ def test_finite_scores_are_kept_and_merged_chunks_keep_the_best() -> None:
 
 def test_model_text_that_is_not_a_str_is_a_type_error() -> None:
     for bad in (None, b"[1]", 1, ["[1]"]):
-        with pytest.raises(TypeError, match="expects the model's text as str"):
+        with pytest.raises(TypeError, match="text must be a str"):
             parse_answer(bad, ["abc"])  # type: ignore[arg-type]
 
 

@@ -1,0 +1,160 @@
+"""Argument checks at the public boundary: the wrong type or value raises ``ArgumentError`` naming it.
+
+Every public function of cite_core checks its arguments here, before any work, so that ``None``, a
+number, a list, bytes or a lone surrogate where something else is expected is a ``CiteError`` that says
+which argument was wrong, never a built-in error from deep inside (or, worse, a result: a ``str`` given
+as ``sources`` is not a list of one-character sources). Model text is not checked here beyond its type:
+it never makes the parser raise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ._exceptions import ArgumentError, CiteError
+
+__all__ = [
+    "check_callable",
+    "check_flag",
+    "check_instance",
+    "check_int",
+    "check_items",
+    "check_iterable",
+    "check_mapping",
+    "check_number",
+    "check_text",
+    "check_texts",
+]
+
+
+def _got(value: object) -> str:
+    """How an argument is described in an error: its type, and a short repr of simple values."""
+    kind = type(value).__name__
+    if isinstance(value, (str, bytes, int, float)) and not isinstance(value, bool):
+        shown = repr(value[:40] if isinstance(value, (str, bytes)) else value)
+        return f"{kind} {shown[:60]}"
+    return kind
+
+
+def _no_utf8(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (U+D800..U+DFFF), which has no UTF-8 form."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_text(value: Any, name: str, *, optional: bool = False, surrogates: bool = False) -> Any:
+    """A ``str`` (or ``None`` when ``optional``); a lone surrogate (no UTF-8 form) only when allowed."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"{name} must be a str{' or None' if optional else ''}, got {_got(value)}")
+    if not surrogates and _no_utf8(value):
+        raise ArgumentError(f"{name} contains a lone surrogate (text with no UTF-8 form)")
+    return value
+
+
+def check_texts(value: Any, name: str) -> list[str]:
+    """An iterable of ``str`` (not a single ``str``), as a list."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ArgumentError(f"{name} must be a list of str, got {_got(value)}")
+    items = list(value)
+    for i, item in enumerate(items):
+        check_text(item, f"{name}[{i}]")
+    return items
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A ``bool``."""
+    if not isinstance(value, bool):
+        raise ArgumentError(f"{name} must be True or False, got {_got(value)}")
+    return value
+
+
+def check_number(value: Any, name: str, *, low: float | None = None, high: float | None = None) -> float:
+    """A finite real number (not a ``bool``), within ``low..high`` when given."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentError(f"{name} must be a number, got {_got(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int too large for a float
+        raise ArgumentError(f"{name} must be a finite number, got {_got(value)}") from None
+    if not math.isfinite(number):
+        raise ArgumentError(f"{name} must be a finite number, got {value!r}")
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ArgumentError(f"{name} must be between {low} and {high}, got {value!r}")
+    return number
+
+
+def check_int(
+    value: Any, name: str, *, low: int | None = None, high: int | None = None, optional: bool = False
+) -> Any:
+    """An ``int`` (not a ``bool``) within ``low..high`` when given (or ``None`` when ``optional``)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentError(f"{name} must be an integer{' or None' if optional else ''}, got {_got(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise ArgumentError(f"{name} must be {bounds}, got {_got(value)}")
+    return value
+
+
+def check_iterable(value: Any, name: str, what: str) -> Iterable[Any]:
+    """An iterable but a ``str``, ``bytes`` or a mapping, not read here (a generator stays lazy)."""
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise ArgumentError(f"{name} must be an iterable of {what}, got {_got(value)}")
+    return value
+
+
+def check_items(
+    value: Any,
+    name: str,
+    kind: type[Any] | None = None,
+    what: str = "items",
+    *,
+    error: type[CiteError] = ArgumentError,
+    optional: bool = False,
+) -> Any:
+    """The items of a collection (``sources``, ``content``, ``notes``) as a list: any iterable but a
+    ``str``, ``bytes`` or a mapping, which would otherwise be read as one item per character or key;
+    each an instance of ``kind`` when given (``what`` names them). ``None`` when ``optional``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise error(f"{name} must be a sequence of {what} (a list), got {_got(value)}")
+    items = list(value)
+    if kind is not None:
+        for i, item in enumerate(items):
+            if not isinstance(item, kind):
+                raise error(f"{name}[{i}] must be one of the {what}, got {_got(item)}")
+    return items
+
+
+def check_instance(
+    value: Any, name: str, kind: type[Any] | tuple[type[Any], ...], what: str, *, optional: bool = False
+) -> Any:
+    """An instance of ``kind`` (``what`` names it in the error), or ``None`` when ``optional``."""
+    if value is None and optional:
+        return value
+    if not isinstance(value, kind):
+        raise ArgumentError(f"{name} must be {what}{' or None' if optional else ''}, got {_got(value)}")
+    return value
+
+
+def check_mapping(value: Any, name: str) -> Mapping[Any, Any]:
+    """A mapping (a dict)."""
+    return check_instance(value, name, Mapping, "a mapping (dict)")
+
+
+def check_callable(value: Any, name: str, what: str) -> Callable[..., Any]:
+    """A callable (``what`` says what it is called with)."""
+    if not callable(value):
+        raise ArgumentError(f"{name} must be a callable {what}, got {_got(value)}")
+    return value

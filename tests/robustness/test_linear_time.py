@@ -1,0 +1,157 @@
+"""The parser takes linear time on hostile text: 32 KB of each shape costs about twice 16 KB.
+
+Each shape aims at one recogniser or pattern (runs of spaces where two patterns could split them, an
+opener followed by what may still become a marker, tag, heading or fence, long runs of openers), and
+is parsed whole and streamed. A quadratic pattern makes the ratio 4 (a line of 32,000 spaces took 52 s
+before every recogniser was bounded to its window); the test asserts a ratio, not a time, and takes
+the best of several runs of CPU time, measured again before failing, so a busy machine does not
+fail it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from cite_core import (
+    CitationStream,
+    build_messages,
+    parse_answer,
+    render_html,
+    render_markdown,
+    render_terminal,
+    split_sentences,
+)
+from tests.core.test_properties import SOURCES
+
+SMALL, LARGE = 16_000, 32_000
+MAX_RATIO = 3.0
+"""Linear is 2; quadratic is 4. Noise on a shared machine stays well under 3 with the best of runs."""
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda n: (unit * (n // len(unit) + 1))[:n]
+
+
+def _after(head: str, unit: str = " ") -> Callable[[int], str]:
+    return lambda n: head + unit * (n - len(head))
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "a line of spaces": _repeat(" "),
+    "spaces and tabs": _repeat(" \t"),
+    "[ and spaces": _after("["),
+    "【 and spaces": _after("【"),
+    "( and spaces": _after("("),
+    "[1 and spaces": _after("[1"),
+    "[^ and spaces": _after("[^"),
+    "[Source and spaces": _after("[Source"),
+    "[1] and spaces": _after("[1]"),
+    "[1]( and a URL": _after("[1](", "a"),
+    "[ and digits": _after("[", "1"),
+    "<cit and spaces": _after("<cit"),
+    "</cit and spaces": _after("</cit"),
+    "<think and spaces": _after("<think"),
+    "</think and spaces": _after("</think"),
+    "<statement and spaces": _after("<statement"),
+    "<cite> and spaces": _after("<cite>"),
+    "Sources: and spaces": _after("Sources:"),
+    "# and spaces": _after("#"),
+    "**Sources and spaces": _after("**Sources"),
+    "- and spaces": _after("- "),
+    "1. and spaces": _after("1. "),
+    "backticks": _repeat("`"),
+    "tildes": _repeat("~"),
+    "indented long fence lines in a fence": lambda n: "```\n" + _repeat("    " + "`" * 33 + "\n")(n - 4),
+    "fence lines of spaces in a fence": lambda n: "```\n" + _repeat(" " * 40 + "\n")(n - 4),
+    "underscores": _repeat("_"),
+    "stars and spaces": _repeat("* "),
+    "colons": _repeat(":"),
+    "open brackets": _repeat("[["),
+    "angle brackets": _repeat("<"),
+    "parentheses": _repeat("("),
+    "unclosed groups": _repeat("[1 ,"),
+    "keywords": _repeat("[source "),
+    "markers and commas": _repeat("[1], "),
+    "markers and joiners": _repeat("[1] and "),
+    "newlines": _repeat("\n"),
+    "heading lines": _repeat("Sources\n"),
+    "reference lines": _repeat("[1] My Document\n"),
+    "sentence markers": _repeat("[1:2]"),
+    "CIT tags": _repeat("<CIT chunk_id='1' sentences='1-2'>x</CIT>"),
+    "thinking tags": _repeat("<think>"),
+    "a long claim": lambda n: _repeat("grass green ")(n - 4) + "[1].",
+}
+
+
+def _time(run: Callable[[str], object], text: str, loops: int) -> float:
+    start = time.thread_time()  # CPU time: the time the machine's other work takes is not counted
+    for _ in range(loops):
+        run(text)
+    return time.thread_time() - start
+
+
+def _ratio(run: Callable[[str], object], make: Callable[[int], str]) -> float:
+    small, large = make(SMALL), make(LARGE)
+    loops, elapsed = 1, _time(run, small, 1)  # also a warm-up: first-use caches are not the pattern's cost
+    while elapsed < 0.02:  # fast shapes: enough calls per measure that the timer's grain does not matter
+        loops *= 2
+        elapsed = _time(run, small, loops)
+    best_small = best_large = float("inf")
+    for _ in range(5 if elapsed < 0.05 else 2):  # interleaved, so a busy moment hits both sizes alike
+        best_small = min(best_small, _time(run, small, loops))
+        best_large = min(best_large, _time(run, large, loops))
+    return best_large / best_small
+
+
+def _whole(text: str) -> object:
+    return parse_answer(text, SOURCES)
+
+
+def _streamed(text: str) -> object:
+    stream = CitationStream(SOURCES)
+    for i in range(0, len(text), 7):  # an odd chunk size cuts each construct at every offset somewhere
+        stream.feed(text[i : i + 7])
+    return stream.finish()
+
+
+def _assert_linear(run: Callable[[str], object], make: Callable[[int], str]) -> None:
+    ratios = []
+    for _ in range(3):  # measured again before failing: one busy moment is not a quadratic pattern
+        ratios.append(_ratio(run, make))
+        if ratios[-1] < MAX_RATIO:
+            return
+    pytest.fail(f"32 KB took {min(ratios):.1f} times as long as 16 KB (ratios {ratios})")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_whole_parse_is_linear(shape: str) -> None:
+    _assert_linear(_whole, SHAPES[shape])
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_stream_is_linear(shape: str) -> None:
+    _assert_linear(_streamed, SHAPES[shape])
+
+
+@pytest.mark.parametrize("unit", [" ", "\n", ". ", "Dr. ", "1. ", "中。", "A. B. ", " . ", "e.g. "])
+def test_sentence_splitting_is_linear(unit: str) -> None:
+    _assert_linear(split_sentences, _repeat(unit))
+
+
+def _prompt(text: str) -> object:
+    return build_messages("Why?", [text + "x"])
+
+
+def _rendered(text: str) -> object:
+    answer = parse_answer(text + " [1].", SOURCES)
+    return render_markdown(answer), render_html(answer), render_terminal(answer)
+
+
+@pytest.mark.parametrize("unit", [" ", "<", "< /", "</source ", "](", "[1]: ", "\u200b", "\\"])
+def test_prompting_and_rendering_are_linear(unit: str) -> None:
+    """Source text goes through the prompt neutraliser, answer text through the renderers' escapes."""
+    _assert_linear(_prompt, _repeat(unit))
+    _assert_linear(_rendered, _repeat(unit))
