@@ -18,7 +18,7 @@ from ._localize import Corpus
 from ._match_types import Item, Marker, Tag
 from ._models import Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences
-from ._statements import SentenceMap, StatementTags
+from ._statements import SentenceMap, Statements
 
 __all__ = ["Assembler"]
 
@@ -42,7 +42,7 @@ class _Group:
         self.resolved = False
 
 
-class Assembler(StatementTags):
+class Assembler:
     """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
 
     def __init__(
@@ -80,8 +80,7 @@ class Assembler(StatementTags):
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
-        self._in_cite: Any = None  # inside <cite>...</cite>: the _Group its markers cite (StatementTags)
-        self._sentence_map = SentenceMap(sources) if style == "statements" else None
+        self.statements = Statements(self, SentenceMap(sources) if style == "statements" else None)
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
@@ -105,7 +104,7 @@ class Assembler(StatementTags):
         """Resolve the pending claims and build the answer."""
         if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
             self._resolve_forward(self._plain_len)
-        self._in_cite = None
+        self.statements.cite_group = None
         self._close_tag()
         self._flush_text()
         return self._build()
@@ -138,11 +137,12 @@ class Assembler(StatementTags):
 
     def text(self, text: str) -> None:
         """Answer text."""
-        if self._in_cite is not None:  # inside <cite>: not answer text, up to the end of the line
+        statements = self.statements
+        if statements.cite_group is not None:  # inside <cite>: not answer text, up to the end of the line
             cut = text.find("\n")
             if cut < 0:
                 return
-            self._in_cite, text = None, text[cut:]
+            statements.cite_group, text = None, text[cut:]
         self._plain.append(text)
         self._display.append(text)
         if self._show and self.emit:
@@ -166,7 +166,7 @@ class Assembler(StatementTags):
         if (
             texts
             and self.emit
-            and self._in_cite is None
+            and self.statements.cite_group is None
             and self._tag is None
             and not (
                 self._forward or self._pending_text or self._events or self._pending_thinking or self._show
@@ -220,8 +220,8 @@ class Assembler(StatementTags):
 
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
-        if self._in_cite is not None:
-            self._cite_marker(self._in_cite, marker)
+        if self.statements.cite_group is not None:
+            self.statements.marker(marker)
             return
         if opens:
             self._pre_ws = pre_ws
@@ -342,7 +342,7 @@ class Assembler(StatementTags):
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
         if tag.name != "cit":
-            self._statement_tag(tag)
+            self.statements.tag(tag)
             return
         self._group = None
         if self._forward:
