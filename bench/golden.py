@@ -199,14 +199,27 @@ def _answer(answer: dict[str, Any]) -> dict[str, Any]:
     """The answer as the reader compares it: blocks and citations in full, references by number (each
     reference's source echoes the input and is covered by the digest)."""
     out = {k: v for k, v in answer.items() if k not in ("content", "references")}
-    out["content"] = [
-        {
-            **block,
-            "citations": None if block["citations"] is None else [_citation(c) for c in block["citations"]],
-        }
-        for block in answer["content"]
-    ]
+    out["content"] = [_block(block) for block in answer["content"]]
     out["references"] = [[ref["number"], ref["source"]["number"]] for ref in answer["references"]]
+    return out
+
+
+def _block(block: dict[str, Any]) -> dict[str, Any]:
+    """A block with its citations in full; its marker groups name their citations by where they point
+    (``[document_index, source_start, source_end]``: the citation itself is in full in its block)."""
+    out = {**block}
+    if block["citations"] is not None:
+        out["citations"] = [_citation(c) for c in block["citations"]]
+    if block.get("marker_groups"):
+        out["marker_groups"] = [
+            {
+                **group,
+                "citations": [
+                    [c["document_index"], c["source_start"], c["source_end"]] for c in group["citations"]
+                ],
+            }
+            for group in block["marker_groups"]
+        ]
     return out
 
 

@@ -16,7 +16,7 @@ from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus
 from ._match_types import Item, Marker, Tag
-from ._models import Citation, CitedAnswer, Source, StreamEvent
+from ._models import Citation, CitedAnswer, MarkerGroup, Source, StreamEvent
 from ._segment import split_sentences
 from ._statements import SentenceMap, Statements
 
@@ -65,6 +65,7 @@ class Assembler:
         self._plain_len = 0
         self._display: list[str] = []
         self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
+        self._marks: list[tuple[int, _Group | None, int, str]] = []  # each insert: group, number, lead
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
         self._pending_thinking: list[str] = []
@@ -128,12 +129,18 @@ class Assembler:
         self.text(sep)
         return sep
 
-    def _show_only(self, text: str) -> None:
-        """Text of the display only (not of the plain text), shown where the plain text is now."""
+    def _show_only(self, text: str, group: _Group | None = None, number: int = 0, lead: str = "") -> None:
+        """Text of the display only (not of the plain text), shown where the plain text is now: the
+        marker ``[number]`` of ``group`` after ``lead``, or (``number`` 0) text after markers."""
         self._display.append(text)
         if self._show and self.emit:
             self._pending_display.append(text)
         self._inserts.append((self._plain_len, text))
+        self._marks.append((self._plain_len, group, number, lead))
+
+    def _show_marker(self, group: _Group, number: int, lead: str = "") -> None:
+        """The display marker ``[number]`` of ``group``, after the spaces ``lead``."""
+        self._show_only(f"{lead}[{number}]", group, number, lead)
 
     def text(self, text: str) -> None:
         """Answer text."""
@@ -235,10 +242,8 @@ class Assembler:
             group = self._group or self._start_group()
             if any(s.number == source.number for s, _ in group.items):
                 continue
-            display = display_number(self._display_no, source.number)
-            shown = f"{self._pre_ws}[{display}]"
+            self._show_marker(group, display_number(self._display_no, source.number), self._pre_ws)
             self._pre_ws = ""
-            self._show_only(shown)
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
@@ -376,11 +381,38 @@ class Assembler:
             group.resolved = True
             self._groups.append(group)
             group.items.append((source, item))
-            self._show_only(f"[{display_number(self._display_no, source.number)}]")
+            self._show_marker(group, display_number(self._display_no, source.number))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
 
     # -- result ---------------------------------------------------------------------------------
+
+    def _marker_groups(self) -> dict[int, list[MarkerGroup]]:
+        """The display markers at each plain offset as data: one ``MarkerGroup`` per run of markers of
+        one group, with the citations they stand for (text shown after them is its tail)."""
+        runs: dict[int, list[tuple[_Group | None, list[int], list[str]]]] = {}
+        for (offset, text), (_, group, number, lead) in zip(self._inserts, self._marks):
+            at = runs.setdefault(offset, [])
+            if not number:  # text after the markers (a lead-in's comma)
+                if not at:
+                    at.append((None, [], ["", ""]))
+                at[-1][2][1] += text
+            elif at and at[-1][0] is group and not at[-1][2][1]:
+                at[-1][1].append(number)
+            else:
+                at.append((group, [number], [lead, ""]))
+        return {
+            offset: [
+                MarkerGroup(
+                    numbers=numbers,
+                    citations=[c for c in group.citations if c.reference in numbers] if group else [],
+                    lead=lead,
+                    tail=tail,
+                )
+                for group, numbers, (lead, tail) in at
+            ]
+            for offset, at in runs.items()
+        }
 
     def _build(self) -> CitedAnswer:
         plain = "".join(self._plain)
@@ -389,7 +421,7 @@ class Assembler:
             if group.citations:
                 claims.setdefault((group.start, group.end), []).append((index, group.citations))
         spans, attached = claim_spans(claims, len(plain), bool(self._inserts))
-        blocks = blocks_with_markers(plain, spans, attached, self._inserts)
+        blocks = blocks_with_markers(plain, spans, attached, self._inserts, self._marker_groups())
         return build_answer(
             self._display,
             blocks,

@@ -183,6 +183,6 @@ class Statements:
         if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):
             return
         if not any(s.number == source.number for s, _ in group.items):
-            out._show_only(f"[{display_number(out._display_no, source.number)}]")
+            out._show_marker(group, display_number(out._display_no, source.number))
         group.items.append((source, item))
         out._cite(group, source, item)

@@ -37,6 +37,7 @@ EXPECTED = [
     "Claim",
     "ContentBlockLocation",
     "DisplayDelta",
+    "MarkerGroup",
     "Messages",
     "MissingDependencyError",
     "Note",

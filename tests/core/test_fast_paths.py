@@ -136,16 +136,18 @@ def test_event_builders_equal_validated_events() -> None:
         source_end=36,
         start_char_index=20,
         end_char_index=36,
+        segment=0,
     )
     pairs = [
         (text_delta("a b"), TextDelta(text="a b")),
         (display_delta(" [1]"), DisplayDelta(text=" [1]")),
         (thinking_delta("hm"), ThinkingDelta(thinking="hm")),
         (citations_delta(citation, 3, 9), CitationsDelta(citation=citation, claim_start=3, claim_end=9)),
-        (char_location("The sky is blue.", 0, "Nature", 1, 0.5, 20, 36, 0), citation),
+        (char_location("The sky is blue.", 0, "Nature", 1, 0.5, 20, 36, 0, 0), citation),
         (
-            char_location("x", 2, None, 3, 1, 4, 5, 100),
+            char_location("x", 2, None, 3, 1, 4, 5, 100, None),
             CharLocation(
+                segment=None,
                 cited_text="x",
                 document_index=2,
                 reference=3,
