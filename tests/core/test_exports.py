@@ -20,9 +20,9 @@ import cite_core
 ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED = [
+    "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
-    "MAX_METADATA_DEPTH",
-    "MAX_METADATA_SIZE",
+    "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
     "AnthropicCitationStream",
     "ArgumentError",
@@ -46,11 +46,13 @@ EXPECTED = [
     "PromptError",
     "PromptStyle",
     "Reference",
+    "SearchResultBlocks",
     "Segment",
     "Source",
     "SourceError",
     "StreamClosedError",
     "StreamEvent",
+    "SupportLevel",
     "SupportScorer",
     "TextBlock",
     "TextDelta",
@@ -244,7 +246,7 @@ def test_py_typed_ships_in_the_wheel_configuration(package: str) -> None:
         r"\[tool\.hatch\.build\.targets\.wheel\][^\[]*packages\s*=\s*\[([^\]]*)\]", pyproject
     )
     assert packages and f'"{package}"' in packages.group(1)  # hatch ships every file of a listed package
-    strict = re.search(r'module = \[([^\]]*)\]\n# strict', pyproject)
+    strict = re.search(r"module = \[([^\]]*)\]\n# strict", pyproject)
     assert strict and f'"{package}.*"' in strict.group(1)  # mypy checks it as strictly as the core
 
 
