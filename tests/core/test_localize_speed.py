@@ -208,7 +208,8 @@ def test_claim_terms_weights_and_total_equal_the_term_by_term_reference(
     units: list[list[str]], claims: list[list[str]], groups: int
 ) -> None:
     stats = TermStats.from_units(units)
-    merged = TermStats.merge(TermStats.from_units(units[i::groups] or [[]]) for i in range(groups))
+    parts = [units[i::groups] for i in range(groups)]
+    merged = TermStats.from_groups([[set(u) for u in p] for p in parts], [[len(u) for u in p] for p in parts])
     for table in (stats, merged):
         for claim in claims:  # later claims find some idfs (and frequencies) looked up already
             built = ClaimTerms.of(claim, table)
