@@ -143,9 +143,9 @@ def source_stats(source: Source) -> TermStats:
 
 POSTINGS_AFTER = 8
 """BM25 postings of a unit list are built on its eighth use; earlier uses score the units' term counts
-directly. On a 4 KB chunk (42 units) building costs 190 us, a direct pass 25 us and a pass over postings
-6 us: building pays off after about ten uses, so chunks never seen before (cited a few times by one
-answer) are never indexed, and chunks retrieved again and again are after their first queries."""
+directly: building costs several direct passes, so chunks cited a few times by one answer are never
+indexed, and chunks retrieved again and again are after their first queries (the measured costs are in
+docs/benchmarks.md, "Postings")."""
 
 
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
@@ -316,7 +316,7 @@ class Corpus:
         every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
-            # best first, ties in unit order (as sorting by -score did)
+            # best first, ties in unit order (the order the support of the top units is read in)
             top = sorted(range(len(units)), key=scores.__getitem__, reverse=True)[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, support(claim_terms, terms, every))

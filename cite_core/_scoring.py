@@ -79,10 +79,9 @@ SUPPORTED_LEVEL = 0.7457
 """At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
 not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
 ATTRIBUTION_THRESHOLD = 0.69
-"""The sentence-level support at which ``attribute()`` cites a source, chosen on ExpertQA dev when the
-support weights were refitted: original citations recovered 0.321 with 17 citations on claims experts
-judged ``Missing`` (the previous weights at 0.493: 0.300 and 18; 0.68: 0.355 and 19; 0.70: 0.292 and
-13)."""
+"""The sentence-level support at which ``attribute()`` cites a source: high, because a citation added
+to a claim the model left uncited must rarely be wrong. Chosen on ExpertQA dev (docs/quality.md, "The
+attribution threshold")."""
 
 SupportLevel = Literal["supported", "uncertain", "weak"]
 
@@ -197,7 +196,7 @@ class ClaimTerms:
         distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
         # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
         idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
-        # summed in order from 0.0 one addition at a time (the loop it replaces; not sum(): Python 3.12
+        # summed in order from 0.0 one addition at a time (not sum(): Python 3.12
         # compensates), in C
         return cls(tuple(terms), tuple(zip(distinct, idfs)), reduce(add, idfs, 0.0), frozenset(names))
 
@@ -370,7 +369,7 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     of the claim found nowhere in it count against it)."""
     if not claim.terms:
         return 0.0
-    # the same products summed by sum() in the same order as the generator it replaces, in C
+    # the products summed by sum() in weight order, so every scorer adds them in the same order
     z = SUPPORT_WEIGHTS[0] + sum(
         map(mul, islice(SUPPORT_WEIGHTS, 1, None), support_features(claim, cited, source))
     )
