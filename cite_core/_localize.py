@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -223,8 +222,11 @@ def source_terms(source: Source) -> set[str]:
 
 
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count, in order of first occurrence."""
-    return Counter(terms)
+    """Term -> count, in order of first occurrence (a plain dict: one per unit of every source kept)."""
+    counts: dict[str, int] = {}
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
+    return counts
 
 
 class Corpus:

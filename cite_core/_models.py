@@ -119,7 +119,9 @@ class Source(BaseModel):
         """For each segment, the ``item_indices`` of the input items whose text it holds (several when
         overlapping chunks were coalesced into one segment); empty for a Source built directly. A
         citation's ``segment`` picks the chunks it was cited from."""
-        return self._segment_items
+        if self._segment_items or not self._item_indices:
+            return self._segment_items
+        return (self._item_indices,) * len(self.segments)  # one item (or merged items in one layout)
 
     @property
     def document_coordinates(self) -> bool:

@@ -268,8 +268,6 @@ def _build(number: int, item: _Item) -> Source:
     else:
         pieces, owners = _chunks(item)
         segments = _layout(pieces)
-    if len(owners) != len(segments):  # one item laid out as several segments (pages, blocks)
-        owners = [(item.index, *(m.index for m in item.merged))] * len(segments)
     metadata = dict(item.metadata)
     for extra in item.merged:
         for key, value in extra.metadata.items():
@@ -294,7 +292,8 @@ def _build(number: int, item: _Item) -> Source:
         problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         raise SourceError(problems, index=item.index) from exc
     source._item_indices = (item.index, *(m.index for m in item.merged))
-    source._segment_items = tuple(owners)
+    if item.merged and len(owners) == len(segments):  # one item: every segment is its (kept lazily)
+        source._segment_items = tuple(owners)
     return source
 
 
