@@ -1,9 +1,16 @@
 """The golden dump: every parsed answer (whole and streamed) of a fixed corpus, for behaviour checks.
 
-``python -m bench.golden check`` compares the current parser with ``tests/data/golden.json`` (one
-sha256 per case); ``python -m bench.golden write`` records the current behaviour (do it only in a
-commit that says which behaviour changed and why); ``python -m bench.golden dump DIR`` writes every
-case in full (JSON) so two trees can be compared with ``diff -r``.
+``python -m bench.golden check`` compares the current parser with ``tests/data/golden.json`` and prints
+each differing field; ``python -m bench.golden write`` records the current behaviour (do it only in a
+commit that says which behaviour changed and why: ``git diff`` of the file then shows the change);
+``python -m bench.golden dump DIR`` writes every case in full (every event as streamed) so two trees
+can be compared with ``diff -r``.
+
+The file holds each case's canonical output (see :func:`canonical`): the answer's blocks, citations and
+numbering, and what the stream said (its text and thinking joined, its citation events), written once
+when the whole parse and the four streamed parses agree and per stream where one differs. The exact
+event boundaries and the references' echoed sources are covered by the case's ``digest`` of the full
+record, so nothing the parser says escapes the check.
 
 Cases: all 243 ExpertQA answers (from ``../shared/data``; the shipped 12-answer subset when absent),
 bench_core's generated queries, 400 generated marker-soup answers, Spanish and Chinese sources. Each is
@@ -17,6 +24,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,12 +187,125 @@ def record(name: str, items: list[Any], text: str) -> dict[str, Any]:
     return out
 
 
-def digests() -> dict[str, str]:
-    result = {}
-    for name, items, text in cases():
-        blob = json.dumps(record(name, items, text), sort_keys=True, ensure_ascii=False)
-        result[name] = hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return result
+_STREAMS = ("stream_1", "stream_7", "stream_64", "stream_random")
+
+
+def _citation(c: dict[str, Any]) -> dict[str, Any]:
+    """A citation without the fields every citation of the dump repeats (its type)."""
+    return {k: v for k, v in c.items() if k != "type"}
+
+
+def _answer(answer: dict[str, Any]) -> dict[str, Any]:
+    """The answer as the reader compares it: blocks and citations in full, references by number (each
+    reference's source echoes the input and is covered by the digest)."""
+    out = {k: v for k, v in answer.items() if k not in ("content", "references")}
+    out["content"] = [_block(block) for block in answer["content"]]
+    out["references"] = [[ref["number"], ref["source"]["number"]] for ref in answer["references"]]
+    return out
+
+
+def _block(block: dict[str, Any]) -> dict[str, Any]:
+    """A block with its citations in full; its marker groups name their citations by where they point
+    (``[document_index, source_start, source_end]``: the citation itself is in full in its block)."""
+    out = {**block}
+    if block["citations"] is not None:
+        out["citations"] = [_citation(c) for c in block["citations"]]
+    if block.get("marker_groups"):
+        out["marker_groups"] = [
+            {
+                **group,
+                "citations": [
+                    [c["document_index"], c["source_start"], c["source_end"]] for c in group["citations"]
+                ],
+            }
+            for group in block["marker_groups"]
+        ]
+    return out
+
+
+def _said(events: list[dict[str, Any]]) -> list[Any]:
+    """What a stream said, independent of how it was cut: runs of text (or thinking) deltas joined into
+    one string, each citation event as [claim_start, claim_end, citation]."""
+    said: list[Any] = []
+    kind = None
+    for event in events:
+        if event["type"] in ("text_delta", "thinking_delta"):
+            key = "text" if event["type"] == "text_delta" else "thinking"
+            if kind == key:
+                said[-1][key] += event[key]
+            else:
+                said.append({key: event[key]})
+            kind = key
+        else:
+            kind = None
+            if event["type"] == "citations_delta":
+                said.append([event["claim_start"], event["claim_end"], _citation(event["citation"])])
+            else:
+                said.append(event)
+    return said
+
+
+def digest(full: dict[str, Any]) -> str:
+    blob = json.dumps(full, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def canonical(full: dict[str, Any]) -> dict[str, Any]:
+    """One case's canonical output from its full record: the whole answer, what the first stream said,
+    any stream whose answer or telling differs from those, and the digest of the full record."""
+    out: dict[str, Any] = {"answer": _answer(full["whole"]), "stream": _said(full["stream_1"]["events"])}
+    for label in _STREAMS:
+        answer, said = _answer(full[label]["answer"]), _said(full[label]["events"])
+        if answer != out["answer"]:
+            out[f"{label}_answer"] = answer
+        if said != out["stream"]:
+            out[label] = said
+    out["digest"] = digest(full)
+    return out
+
+
+def current() -> dict[str, dict[str, Any]]:
+    """Every case's canonical output, by name."""
+    return {name: canonical(record(name, items, text)) for name, items, text in cases()}
+
+
+def differences(expected: Any, got: Any, path: str = "") -> Iterator[str]:
+    """Each field (``answer.content[3].citations[0].support``) where ``got`` differs from ``expected``."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key in sorted(set(expected) | set(got), key=str):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in got:
+                yield f"{where}: removed"
+            elif key not in expected:
+                yield f"{where}: added {_short(got[key])}"
+            else:
+                yield from differences(expected[key], got[key], where)
+    elif isinstance(expected, list) and isinstance(got, list) and len(expected) == len(got):
+        for i, (a, b) in enumerate(zip(expected, got)):
+            yield from differences(a, b, f"{path}[{i}]")
+    elif expected != got:
+        yield f"{path}: {_short(expected)} -> {_short(got)}"
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def write(cases_out: dict[str, dict[str, Any]]) -> None:
+    text = json.dumps(cases_out, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    # Lone surrogates (soup cases cut inside a pair) stay JSON escapes so the file is valid UTF-8.
+    text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    GOLDEN.write_text(text, encoding="utf-8")
+
+
+def read() -> dict[str, dict[str, Any]]:
+    data: dict[str, dict[str, Any]] = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    return data
+
+
+def changed_cases(expected: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    return sorted(k for k in got if k in expected and got[k] != expected[k])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,18 +323,23 @@ def main(argv: list[str] | None = None) -> int:
             )
         print(f"golden: dumped to {folder}")
         return 0
-    current = digests()
+    got = current()
     if args.command == "write":
-        GOLDEN.write_text(json.dumps(current, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"golden: wrote {len(current)} cases to {GOLDEN.relative_to(ROOT)}")
+        write(got)
+        print(f"golden: wrote {len(got)} cases to {GOLDEN.relative_to(ROOT)}")
         return 0
-    expected = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    changed = sorted(k for k in current if k in expected and current[k] != expected[k])
-    missing = sorted(set(expected) - set(current))
-    new = sorted(set(current) - set(expected))
-    print(f"golden: {len(current)} cases, {len(changed)} changed, {len(missing)} missing, {len(new)} new")
+    expected = read()
+    changed = changed_cases(expected, got)
+    missing = sorted(set(expected) - set(got))
+    new = sorted(set(got) - set(expected))
+    print(f"golden: {len(got)} cases, {len(changed)} changed, {len(missing)} missing, {len(new)} new")
     for name in changed[:40]:
         print(f"  changed: {name}")
+        fields = list(differences(expected[name], got[name]))
+        for line in fields[:12]:
+            print(f"    {line}")
+        if len(fields) > 12:
+            print(f"    ... {len(fields) - 12} more fields")
     if missing and SHARED.is_dir():
         print(f"  missing: {missing[:10]}")
     ok = not changed and (not missing or not SHARED.is_dir())

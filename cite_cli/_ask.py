@@ -9,7 +9,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cite_core import CitationStream, answer_notes, number_sources, render_html, strip_controls
+from cite_core import (
+    CitationStream,
+    CitedAnswer,
+    Note,
+    answer_notes,
+    number_sources,
+    render_html,
+    strip_controls,
+)
 
 from ._check import require_whole
 from ._errors import CliError
@@ -56,16 +64,31 @@ def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], 
     return list(chosen.values())
 
 
-def ask(
-    args: argparse.Namespace, open_store: Callable[..., Store], make_embedder: Callable[[str | None], Any]
-) -> int:
-    """Run ``cite ask``; returns the exit status."""
+def _check(args: argparse.Namespace) -> None:
+    """The options of ``cite ask`` that argparse cannot check, each with its own message."""
     if not args.question.strip():
         raise CliError("the question is empty")
     if args.top_k < 1:
         raise CliError("--top-k must be at least 1")
     if args.max_tokens < 1:
         raise CliError("--max-tokens must be at least 1")
+
+
+def _write_html(where: str, answer: CitedAnswer, question: str, notes: list[Note]) -> None:
+    """``--html``: the answer as a standalone page."""
+    path = Path(where)
+    try:
+        path.write_text(render_html(answer, full_page=True, title=question, notes=notes), encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    print(strip_controls(f"wrote {path}"), file=sys.stderr)
+
+
+def ask(
+    args: argparse.Namespace, open_store: Callable[..., Store], make_embedder: Callable[[str | None], Any]
+) -> int:
+    """Run ``cite ask``; returns the exit status."""
+    _check(args)
     answerer = choose_answerer(args.model, args.base_url, args.api_key, max_tokens=args.max_tokens)
     if args.verify and answerer.extractive:
         raise CliError("--verify needs a model to judge with (--model or --base-url, or CITE_MODEL)")
@@ -110,12 +133,5 @@ def ask(
     else:
         out.write(markdown_answer(answer, notes))
     if args.html:
-        path = Path(args.html)
-        try:
-            path.write_text(
-                render_html(answer, full_page=True, title=args.question, notes=notes), encoding="utf-8"
-            )
-        except OSError as exc:
-            raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        print(strip_controls(f"wrote {path}"), file=sys.stderr)
+        _write_html(args.html, answer, args.question, notes)
     return 0

@@ -7,7 +7,12 @@ the markers that appear. All character offsets are 0-based and half-open (``text
 
 from types import FunctionType
 
-from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
+from ._anthropic import (
+    AnthropicCitationStream,
+    SearchResultBlocks,
+    from_anthropic_content,
+    to_anthropic_documents,
+)
 from ._attribute import attribute
 from ._calibrate import FlagCalibration, calibrate_flag
 from ._conversation import condense_question_messages, tool_citation_instructions
@@ -23,7 +28,7 @@ from ._exceptions import (
 )
 from ._extractive import extractive_answer
 from ._localize import clear_caches
-from ._metadata import MAX_METADATA_DEPTH, MAX_METADATA_SIZE, page_from_metadata
+from ._metadata import page_from_metadata
 from ._models import (
     CharLocation,
     Citation,
@@ -32,6 +37,7 @@ from ._models import (
     Claim,
     ContentBlockLocation,
     DisplayDelta,
+    MarkerGroup,
     PageLocation,
     Reference,
     Segment,
@@ -43,6 +49,8 @@ from ._models import (
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._prompt import (
+    DEFAULT_SYSTEM_TEMPLATE,
+    DEFAULT_USER_TEMPLATE,
     MESSAGE_FRAMING_TOKENS,
     CitationPrompt,
     Messages,
@@ -64,7 +72,7 @@ from ._render import (
     strip_controls,
 )
 from ._rescore import SupportScorer, embedding_scorer, rescore
-from ._scoring import analyze
+from ._scoring import SupportLevel, analyze
 from ._segment import split_sentences
 from ._session import CitationSession, source_key
 from ._sources import number_sources, pdf_pages
@@ -77,9 +85,9 @@ from ._verify import averify, verify
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
-    "MAX_METADATA_DEPTH",
-    "MAX_METADATA_SIZE",
+    "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
     "AnthropicCitationStream",
     "ArgumentError",
@@ -97,6 +105,7 @@ __all__ = [
     "DisplayDelta",
     "FlagCalibration",
     "InvalidMarker",
+    "MarkerGroup",
     "Messages",
     "MissingDependencyError",
     "Note",
@@ -105,12 +114,14 @@ __all__ = [
     "PromptError",
     "PromptStyle",
     "Reference",
+    "SearchResultBlocks",
     "Segment",
     "Source",
     "SourceError",
     "StreamClosedError",
     "StreamEvent",
     "StructuredCitationStream",
+    "SupportLevel",
     "SupportScorer",
     "TextBlock",
     "TextDelta",

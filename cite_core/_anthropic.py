@@ -33,6 +33,7 @@ from ._models import (
     Citation,
     CitationsDelta,
     CitedAnswer,
+    MarkerGroup,
     Source,
     StreamEvent,
     TextBlock,
@@ -279,7 +280,10 @@ class AnthropicCitationStream:
             markers = " " + "".join(f"[{n}]" for n in numbers)
             self._display[-1] = body + markers + text[len(body) :]
             # the markers follow the claim, before its trailing whitespace (a block of its own)
-            self._blocks.append(TextBlock(text=body, citations=citations, marker_text=markers))
+            group = MarkerGroup(numbers=list(numbers), citations=citations, lead=" ")
+            self._blocks.append(
+                TextBlock(text=body, citations=citations, marker_text=markers, marker_groups=[group])
+            )
             if len(body) < len(text):
                 self._blocks.append(TextBlock(text=text[len(body) :]))
         else:

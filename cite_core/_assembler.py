@@ -16,9 +16,9 @@ from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus, source_units
 from ._match_types import Item, Marker, Tag
-from ._models import Citation, CitedAnswer, Source, StreamEvent
+from ._models import Citation, CitedAnswer, MarkerGroup, Source, StreamEvent
 from ._segment import split_sentences
-from ._statements import SentenceMap, StatementTags
+from ._statements import SentenceMap, Statements
 
 __all__ = ["Assembler"]
 
@@ -42,7 +42,7 @@ class _Group:
         self.resolved = False
 
 
-class Assembler(StatementTags):
+class Assembler:
     """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
 
     def __init__(
@@ -66,6 +66,7 @@ class Assembler(StatementTags):
         self._plain_len = 0
         self._display: list[str] = []
         self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
+        self._marks: list[tuple[int, _Group | None, int, str]] = []  # each insert: group, number, lead
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
         self._pending_thinking: list[str] = []
@@ -81,8 +82,7 @@ class Assembler(StatementTags):
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
-        self._in_cite: Any = None  # inside <cite>...</cite>: the _Group its markers cite (StatementTags)
-        self._sentence_map = SentenceMap(sources) if style == "statements" else None
+        self.statements = Statements(self, SentenceMap(sources) if style == "statements" else None)
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
@@ -106,7 +106,7 @@ class Assembler(StatementTags):
         """Resolve the pending claims and build the answer."""
         if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
             self._resolve_forward(self._plain_len)
-        self._in_cite = None
+        self.statements.cite_group = None
         self._close_tag()
         self._flush_text()
         return self._build()
@@ -130,20 +130,27 @@ class Assembler(StatementTags):
         self.text(sep)
         return sep
 
-    def _show_only(self, text: str) -> None:
-        """Text of the display only (not of the plain text), shown where the plain text is now."""
+    def _show_only(self, text: str, group: _Group | None = None, number: int = 0, lead: str = "") -> None:
+        """Text of the display only (not of the plain text), shown where the plain text is now: the
+        marker ``[number]`` of ``group`` after ``lead``, or (``number`` 0) text after markers."""
         self._display.append(text)
         if self._show and self.emit:
             self._pending_display.append(text)
         self._inserts.append((self._plain_len, text))
+        self._marks.append((self._plain_len, group, number, lead))
+
+    def _show_marker(self, group: _Group, number: int, lead: str = "") -> None:
+        """The display marker ``[number]`` of ``group``, after the spaces ``lead``."""
+        self._show_only(f"{lead}[{number}]", group, number, lead)
 
     def text(self, text: str) -> None:
         """Answer text."""
-        if self._in_cite is not None:  # inside <cite>: not answer text, up to the end of the line
+        statements = self.statements
+        if statements.cite_group is not None:  # inside <cite>: not answer text, up to the end of the line
             cut = text.find("\n")
             if cut < 0:
                 return
-            self._in_cite, text = None, text[cut:]
+            statements.cite_group, text = None, text[cut:]
         self._plain.append(text)
         self._display.append(text)
         if self._show and self.emit:
@@ -167,7 +174,7 @@ class Assembler(StatementTags):
         if (
             texts
             and self.emit
-            and self._in_cite is None
+            and self.statements.cite_group is None
             and self._tag is None
             and not (
                 self._forward or self._pending_text or self._events or self._pending_thinking or self._show
@@ -221,8 +228,8 @@ class Assembler(StatementTags):
 
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
-        if self._in_cite is not None:
-            self._cite_marker(self._in_cite, marker)
+        if self.statements.cite_group is not None:
+            self.statements.marker(marker)
             return
         if opens:
             self._pre_ws = pre_ws
@@ -235,10 +242,8 @@ class Assembler(StatementTags):
             group = self._group or self._start_group()
             if any(s.number == source.number for s, _ in group.items):
                 continue
-            display = display_number(self._display_no, source.number)
-            shown = f"{self._pre_ws}[{display}]"
+            self._show_marker(group, display_number(self._display_no, source.number), self._pre_ws)
             self._pre_ws = ""
-            self._show_only(shown)
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
@@ -354,7 +359,7 @@ class Assembler(StatementTags):
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
         if tag.name != "cit":
-            self._statement_tag(tag)
+            self.statements.tag(tag)
             return
         self._group = None
         if self._forward:
@@ -387,11 +392,38 @@ class Assembler(StatementTags):
             group.resolved = True
             self._groups.append(group)
             group.items.append((source, item))
-            self._show_only(f"[{display_number(self._display_no, source.number)}]")
+            self._show_marker(group, display_number(self._display_no, source.number))
             self._cite(group, source, item)
         self._move_boundary(self._plain_len)
 
     # -- result ---------------------------------------------------------------------------------
+
+    def _marker_groups(self) -> dict[int, list[MarkerGroup]]:
+        """The display markers at each plain offset as data: one ``MarkerGroup`` per run of markers of
+        one group, with the citations they stand for (text shown after them is its tail)."""
+        runs: dict[int, list[tuple[_Group | None, list[int], list[str]]]] = {}
+        for (offset, text), (_, group, number, lead) in zip(self._inserts, self._marks):
+            at = runs.setdefault(offset, [])
+            if not number:  # text after the markers (a lead-in's comma)
+                if not at:
+                    at.append((None, [], ["", ""]))
+                at[-1][2][1] += text
+            elif at and at[-1][0] is group and not at[-1][2][1]:
+                at[-1][1].append(number)
+            else:
+                at.append((group, [number], [lead, ""]))
+        return {
+            offset: [
+                MarkerGroup(
+                    numbers=numbers,
+                    citations=[c for c in group.citations if c.reference in numbers] if group else [],
+                    lead=lead,
+                    tail=tail,
+                )
+                for group, numbers, (lead, tail) in at
+            ]
+            for offset, at in runs.items()
+        }
 
     def _build(self) -> CitedAnswer:
         plain = "".join(self._plain)
@@ -400,7 +432,7 @@ class Assembler(StatementTags):
             if group.citations:
                 claims.setdefault((group.start, group.end), []).append((index, group.citations))
         spans, attached = claim_spans(claims, len(plain), bool(self._inserts))
-        blocks = blocks_with_markers(plain, spans, attached, self._inserts)
+        blocks = blocks_with_markers(plain, spans, attached, self._inserts, self._marker_groups())
         return build_answer(
             self._display,
             blocks,

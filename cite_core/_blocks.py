@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 
 from ._events import text_block
-from ._models import Citation, TextBlock
+from ._models import Citation, MarkerGroup, TextBlock
 
 __all__ = ["blocks_with_markers", "claim_spans"]
 
@@ -15,9 +15,12 @@ def blocks_with_markers(
     spans: list[tuple[int, int]],
     attached: dict[int, list[tuple[int, list[Citation]]]],
     inserts: list[tuple[int, str]],
+    groups: dict[int, list[MarkerGroup]] | None = None,
 ) -> list[TextBlock]:
     """The text blocks, each with the display markers that follow it (a block is cut where markers sit
-    inside it; markers before any text follow an empty first block)."""
+    inside it; markers before any text follow an empty first block): ``inserts`` the display text
+    shown at each plain offset, ``groups`` the same markers as data."""
+    groups = groups or {}
     at: dict[int, str] = {}
     for offset, shown in inserts:
         at[offset] = at.get(offset, "") + shown
@@ -32,10 +35,10 @@ def blocks_with_markers(
             lists.sort(key=lambda entry: entry[0])
             citations = [c for _, cited in lists for c in cited]
         if index == 0 and start == 0 and end > 0 and 0 in at:
-            blocks.append(TextBlock(text="", marker_text=at[0]))
+            blocks.append(TextBlock(text="", marker_text=at[0], marker_groups=groups.get(0, [])))
         cuts = offsets[bisect_right(offsets, start) : bisect_left(offsets, end)]
         if not cuts:
-            blocks.append(text_block(plain[start:end], citations, at.get(end, "")))
+            blocks.append(text_block(plain[start:end], citations, at.get(end, ""), groups.get(end, [])))
             continue
         # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
         # its block; the claim's citations go with its longest piece
@@ -44,7 +47,7 @@ def blocks_with_markers(
         longest = max(range(len(pieces)), key=lambda i: len(plain[pieces[i][0] : pieces[i][1]].strip()))
         for i, (a, b) in enumerate(pieces):
             cited = citations if i == longest else None
-            blocks.append(text_block(plain[a:b], cited, at.get(b, "")))
+            blocks.append(text_block(plain[a:b], cited, at.get(b, ""), groups.get(b, [])))
     return blocks
 
 

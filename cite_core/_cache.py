@@ -52,8 +52,8 @@ VECTOR_CACHE_FLOATS = 8_000_000
 class Unit(NamedTuple):
     """A citable unit of a source: a sentence or line (text, pages) or a whole block (blocks).
 
-    A named tuple: immutable, and built 2x faster than a frozen dataclass (a source of 1 KB has about
-    ten units, built for every source of every query)."""
+    A named tuple: immutable and cheap to build (a source of 1 KB has about ten units, built for every
+    source of every query; docs/benchmarks.md)."""
 
     start: int
     end: int
@@ -72,7 +72,7 @@ class ChunkAnalysis:
     lengths: list[int]
     """Number of terms of each unit."""
     postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)], built on the chunk's second use (BM25)."""
+    """Term -> [(unit index, count)], built once BM25 has scored the chunk ``POSTINGS_AFTER`` times."""
     uses: int = 0
     """How many times BM25 scored this chunk before its postings were built."""
     fragments: list[bool] | None = None

@@ -114,8 +114,11 @@ def citation_for_span(
     if segment is None:
         covered = [i for i, s in enumerate(segments) if s.start < end and s.end > start] or [0]
         first, last = segments[covered[0]], segments[covered[-1]]
+        at = covered[0]
+        one = at if len(covered) == 1 else None  # the segment index the citation keeps
     else:
         first = last = segments[segment]
+        at = one = segment
     kind = source.kind
     if kind == "pages" and first.page is not None and last.page is not None:
         return PageLocation(
@@ -124,7 +127,7 @@ def citation_for_span(
             source_end=end,
             start_page_number=first.page,
             end_page_number=last.page + 1,
-            **_common(source, reference, support),
+            **_common(source, reference, support, one),
         )
     if kind == "blocks" and first.block is not None and last.block is not None:
         return ContentBlockLocation(
@@ -133,16 +136,25 @@ def citation_for_span(
             source_end=end,
             start_block_index=first.block,
             end_block_index=last.block + 1,
-            **_common(source, reference, support),
+            **_common(source, reference, support, one),
         )
     offset = 0
     if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
+        one = at  # clipped to its first chunk
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(
-            source.text[start:end], source.number - 1, source.title, reference, support, start, end, offset
+            source.text[start:end],
+            source.number - 1,
+            source.title,
+            reference,
+            support,
+            start,
+            end,
+            offset,
+            one,
         )
     return CharLocation(
         cited_text=source.text[start:end],
@@ -150,15 +162,16 @@ def citation_for_span(
         source_end=end,
         start_char_index=start + offset,
         end_char_index=end + offset,
-        **_common(source, reference, support),
+        **_common(source, reference, support, one),
     )
 
 
-def _common(source: Source, reference: int, support: float) -> dict[str, Any]:
+def _common(source: Source, reference: int, support: float, segment: int | None) -> dict[str, Any]:
     """The fields every location shares."""
     return {
         "document_index": source.number - 1,
         "document_title": source.title,
         "reference": reference,
         "support": support,
+        "segment": segment,
     }

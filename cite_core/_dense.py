@@ -85,8 +85,3 @@ class DenseModel:
             new = {t: VECTORS.put((token, t), _unit(v)) for t, v in zip(missing, got)}
             found = [v if v is not None else new[t] for t, v in zip(texts, found)]
         return found  # type: ignore[return-value]
-
-    def similarities(self, claim: str, texts: Sequence[str]) -> list[float]:
-        """Cosine of ``claim`` with each of ``texts`` (one batch for whatever is not cached)."""
-        vectors = self.vectors([claim, *texts])
-        return [cosine(vectors[0], v) for v in vectors[1:]]

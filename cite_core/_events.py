@@ -13,7 +13,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ._models import CharLocation, Citation, CitationsDelta, DisplayDelta, TextBlock, TextDelta, ThinkingDelta
+from ._models import (
+    CharLocation,
+    Citation,
+    CitationsDelta,
+    DisplayDelta,
+    MarkerGroup,
+    TextBlock,
+    TextDelta,
+    ThinkingDelta,
+)
 
 __all__ = ["char_location", "citations_delta", "display_delta", "text_block", "text_delta", "thinking_delta"]
 
@@ -44,6 +53,7 @@ def char_location(
     start: int,
     end: int,
     offset: int,
+    segment: int | None,
 ) -> CharLocation:
     """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
     coordinates), built without validation: the localiser's values are valid by construction."""
@@ -55,6 +65,7 @@ def char_location(
         "support": float(support),
         "source_start": start,
         "source_end": end,
+        "segment": segment,
         "type": "char_location",
         "start_char_index": start + offset,
         "end_char_index": end + offset,
@@ -91,8 +102,16 @@ def citations_delta(citation: Citation, claim_start: int, claim_end: int) -> Cit
     )
 
 
-def text_block(text: str, citations: list[Citation] | None, marker_text: str) -> TextBlock:
-    """``TextBlock(text=..., citations=..., marker_text=...)``, built without validation (``citations``: a
-    new list of the parser's citations, kept as the block's own, or None)."""
-    values = {"type": "text", "text": text, "citations": citations, "marker_text": marker_text}
-    return _built(TextBlock, values, {"text", "citations", "marker_text"})
+def text_block(
+    text: str, citations: list[Citation] | None, marker_text: str, marker_groups: list[MarkerGroup]
+) -> TextBlock:
+    """``TextBlock(text=..., citations=..., marker_text=..., marker_groups=...)``, built without
+    validation (``citations``, ``marker_groups``: new lists of the parser's, kept as the block's own)."""
+    values = {
+        "type": "text",
+        "text": text,
+        "citations": citations,
+        "marker_text": marker_text,
+        "marker_groups": marker_groups,
+    }
+    return _built(TextBlock, values, {"text", "citations", "marker_text", "marker_groups"})

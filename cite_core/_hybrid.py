@@ -9,18 +9,9 @@ from collections.abc import Sequence
 __all__ = ["DENSE_WEIGHT", "HYBRID_WEIGHTS", "hybrid_support", "mean_vector", "mix_scores"]
 
 DENSE_WEIGHT = 0.2
-"""Weight of the dense similarity in the choice of the cited unit (z-scores of both mixed). Chosen on
-WiCE dev (34 claims, first sentence of the span) with all-MiniLM-L6-v2, through the whole parse:
-0 -> 0.735, 0.1 -> 0.735, 0.2 -> 0.765, 0.3 -> 0.735, 0.5 -> 0.706, 0.7 -> 0.735, 1.0 -> 0.618. Tried on
-the same claims and not better than 0.765: rank fusion ``(1-w)/(k+rank) + w/(k+rank)`` (k 1: 0.765 at w
-0.3 and 0.5; k 10: at most 0.735), min-max scaling instead of z-scores (at most 0.765, at w 0.2), the
-dense score plus its best neighbour's (at most 0.765), the claim's clauses embedded apart (max
-cosine over clauses, unit pick only: at most 26 of 34), ``FRAGMENT_WEIGHT`` 0.6 / 0.9 / 1.0 (0.765 at
-w 0.2 each); the data README's own mix (stop-word idf overlap and MiniLM, z-scored, over the gold
-evidence sentences): at most 0.794 (w 0.7). Picking the unit alone (before a neighbour extends it), the
-lexical and the dense top unit are both wrong on 3 of the 34 claims and each right where the other is
-wrong on 5 and 7: choosing between them perfectly would give 31/34 = 0.912, so the 0.92 goal is out of
-reach on WiCE dev with this model (``python -m bench.eval --split dev``)."""
+"""Weight of the dense similarity in the choice of the cited unit (z-scores of both mixed): small,
+because the lexical match already picks most units and the dense score mostly breaks its ties.
+Chosen on WiCE dev; the sweep and the alternatives tried are in docs/quality.md ("The dense weight")."""
 
 
 def mix_scores(lexical: Sequence[float], dense: Sequence[float]) -> list[float]:

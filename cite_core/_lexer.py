@@ -11,7 +11,8 @@ of the text holds is answered by ``_markers.py``, ``_tags.py`` and ``_line_start
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 from ._claims import JOINER_WORDS
 from ._lexer_state import MAX_WS, TEXT_STOP, LexerState
@@ -40,9 +41,11 @@ _SPACE = re.compile(r"\s*")
 class Lexer(LexerState):
     """Scan model output chunk by chunk: ``feed(chunk)`` and ``finish()`` yield tokens.
 
-    The lexer tracks its own output (line starts, runs of spaces) from the tokens it makes; the
-    consumer never reports back. ``plain(chunk)`` is the fast path of ``feed`` for a chunk of plain
-    text that decides nothing (most chunks of a stream).
+    Each ``Mode`` has one scanner (``_SCANNERS``): it yields the tokens it completes and returns the
+    position reached and whether it needs more input; it may change the mode, and the next scanner
+    takes over from there. The lexer tracks its own input (line starts, runs of spaces) from the
+    tokens it makes; the consumer never reports back. ``plain(chunk)`` is the fast path of ``feed``
+    for a chunk of plain text that decides nothing (most chunks of a stream).
     """
 
     def feed(self, chunk: str) -> Iterator[Token]:
@@ -61,114 +64,89 @@ class Lexer(LexerState):
         buf, pos, eof = self._buf, 0, self._eof
         n = len(buf)
         while pos < n:
-            mode = self.mode
-            if mode is Mode.REFLIST:
-                yield Token(Kind.REFLIST, buf[pos:])
-                pos = n
+            pos, need = yield from _SCANNERS[self.mode](self, buf, pos, eof)
+            if need:
                 break
-            if mode is Mode.CODE:
-                pos, need = yield from self._code(buf, pos, eof)
-                if need:
-                    break
-                continue
-            if mode is Mode.FENCE:
-                pos, need = yield from self._fence_line(buf, pos, eof)
-                if need:
-                    break
-                continue
-            if mode is Mode.THINK:
-                pos, need = yield from self._thinking(buf, pos, eof)
-                if need:
-                    break
-                continue
-            if self._skip_space:
-                pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
-                if pos == n:
-                    break
-                self._skip_space = False
-            if self._line_start and not self._line_checked:
-                found = match_line_start(buf, pos, eof, self._names)
-                if found == NEED:
-                    break
-                self._line_checked = True
-                if found == "reflist":
-                    if self._held:
-                        yield Token(Kind.REFLIST, self._held)
-                    self._held = ""
-                    self.mode = Mode.REFLIST
-                    continue
-                if isinstance(found, tuple):
-                    yield from self._text(buf[pos : found[1]], Kind.CODE)
-                    self._fence = buf[pos : found[1]].strip()
-                    self.mode = Mode.FENCE
-                    pos = found[1]
-                    continue
-            if self._group_open:
-                sep_end = _SEPARATORS.match(buf, pos).end()  # type: ignore[union-attr]
-                joiner = _JOINER.match(buf, sep_end) if sep_end > pos else None
-                next_at = joiner.end() if joiner else sep_end  # "[1] and [2]": one group, as "[1], [2]"
-                waits = next_at == n or (sep_end > pos and _JOINER_PREFIX.fullmatch(buf, sep_end))
-                if waits and not eof and n - pos <= MAX_WS:
-                    break
-                if next_at < n and buf[next_at] in _OPENERS and next_at - pos <= MAX_WS:
-                    marker = match_marker(buf, next_at, eof)
-                    if marker == NEED:
-                        break
-                    if isinstance(marker, Marker):
-                        yield self._marker(marker)
-                        pos = marker.end
-                        continue
-                self._group_open = False
-                if sep_end > pos:
-                    space_follows = sep_end == n or buf[sep_end].isspace()
-                    sep = buf[pos:sep_end]
-                    yield Token(Kind.SEPARATOR, sep, space_follows=space_follows)
-                    # the assembler keeps the separator, or (after a lead-in: "According to [2], ...")
-                    # moves its comma to the display text: the claim before it ends with a word, so no
-                    # space is pending and the spaces after the comma are the run either way
-                    self._wrote(sep)
-                    pos = sep_end
-                continue
+        self._buf = buf[pos:]
+
+    def _reflist(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """A reference list the model wrote: everything to the end."""
+        yield Token(Kind.REFLIST, buf[pos:])
+        return len(buf), False
+
+    def _skip_space(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """Blank space after a thinking section that opened the answer: dropped."""
+        yield from ()  # a scanner that makes no token
+        pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+        if pos < len(buf):
+            self.mode = Mode.LINE_START if self._line_start else Mode.TEXT
+        return pos, False
+
+    def _line(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """The start of a line: a code fence, the start of a reference list, or answer text."""
+        found = match_line_start(buf, pos, eof, self._names)
+        if found == NEED:
+            return pos, True
+        self.mode = Mode.TEXT
+        if found == "reflist":
+            if self._held:
+                yield Token(Kind.REFLIST, self._held)
+            self._held = ""
+            self.mode = Mode.REFLIST
+        elif isinstance(found, tuple):
+            yield from self._text(buf[pos : found[1]], Kind.CODE)
+            self._fence = buf[pos : found[1]].strip()
+            self.mode = Mode.FENCE
+            pos = found[1]
+        return pos, False
+
+    def _group(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """After a marker: another marker after separators or a joiner word ("[1] and [2]": one group,
+        as "[1], [2]") continues the group; anything else ends it, its separator a token of its own."""
+        n = len(buf)
+        sep_end = _SEPARATORS.match(buf, pos).end()  # type: ignore[union-attr]
+        joiner = _JOINER.match(buf, sep_end) if sep_end > pos else None
+        next_at = joiner.end() if joiner else sep_end
+        waits = next_at == n or (sep_end > pos and _JOINER_PREFIX.fullmatch(buf, sep_end))
+        if waits and not eof and n - pos <= MAX_WS:
+            return pos, True
+        if next_at < n and buf[next_at] in _OPENERS and next_at - pos <= MAX_WS:
+            found = yield from self._marker_at(buf, next_at, eof)
+            if found == NEED:
+                return pos, True
+            if isinstance(found, Marker):
+                return found.end, False
+        self.mode = Mode.TEXT
+        if sep_end > pos:
+            space_follows = sep_end == n or buf[sep_end].isspace()
+            sep = buf[pos:sep_end]
+            yield Token(Kind.SEPARATOR, sep, space_follows=space_follows)
+            self._wrote(sep)
+        return sep_end, False
+
+    def _marker_at(self, buf: str, pos: int, eof: bool) -> Generator[Token, None, Any]:
+        """What ``match_marker`` finds at ``pos``; a marker's token is made here."""
+        found = match_marker(buf, pos, eof)
+        if isinstance(found, Marker):
+            yield self._marker(found)
+        return found
+
+    def _answer_text(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """Answer text, up to the next construct that changes the mode (a marker, a code span, a
+        thinking tag, a line end)."""
+        n = len(buf)
+        while pos < n and (self.mode is Mode.TEXT or self.mode is Mode.TICKS):
             char = buf[pos]
             if char == "`":
-                run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
-                if self._tick_run or run - pos > MAX_FENCE:
-                    # the rest of a run too long to open a code span, or decided without its end
-                    yield from self._text(buf[pos:run])
-                    pos = run
-                    self._tick_run = run == n
-                    continue
-                if run == n and not eof:
-                    break
-                yield from self._text(buf[pos:run], Kind.CODE)
-                self.mode, self._code_ticks = Mode.CODE, run - pos
-                pos = run
+                pos, need = yield from self._backticks(buf, pos, eof)
+                if need:
+                    return pos, True
                 continue
-            self._tick_run = False
-            if char == "<":
-                think = match_think(buf, pos, eof)
-                if think == NEED:
-                    break
-                if isinstance(think, ThinkTag):
-                    yield from self._on_think(think)
-                    pos = think.end
-                    continue
-            if char in _OPENERS:
-                marker = match_marker(buf, pos, eof)
-                if marker == NEED:
-                    break
-                if isinstance(marker, Marker):
-                    yield self._marker(marker)
-                    pos = marker.end
-                    continue
-                if isinstance(marker, Tag):
-                    yield from self._release()
-                    self._group_open = False
-                    yield Token(Kind.TAG, tag=marker)
-                    pos = marker.end
-                    continue
-                yield from self._text(char)
-                pos += 1
+            self.mode = Mode.TEXT
+            if char == "<" or char in _OPENERS:
+                pos, need = yield from self._opener(buf, pos, eof)
+                if need:
+                    return pos, True
                 continue
             if char == "\n":
                 yield from self._text("\n")
@@ -179,9 +157,44 @@ class Lexer(LexerState):
             hold = (end < n and buf[end] in _OPENERS) or (end == n and not eof)
             yield from self._text_run(buf[pos:end], hold)
             pos = end
-        self._buf = buf[pos:]
-        if self._buf:
-            yield Token(Kind.NEED, self._buf)
+        return pos, False
+
+    def _backticks(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """A backtick run in answer text: it opens a code span, or is text when too long for one."""
+        n = len(buf)
+        run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
+        if self.mode is Mode.TICKS or run - pos > MAX_FENCE:
+            # the rest of a run too long to open a code span, or decided without its end
+            yield from self._text(buf[pos:run])
+            self.mode = Mode.TICKS if run == n else Mode.TEXT
+            return run, False
+        if run == n and not eof:
+            return pos, True
+        yield from self._text(buf[pos:run], Kind.CODE)
+        self.mode, self._code_ticks = Mode.CODE, run - pos
+        return run, False
+
+    def _opener(self, buf: str, pos: int, eof: bool) -> _Scan:
+        """A character that may open a thinking tag, a marker or a ``<CIT>`` tag."""
+        if buf[pos] == "<":
+            think = match_think(buf, pos, eof)
+            if think == NEED:
+                return pos, True
+            if isinstance(think, ThinkTag):
+                yield from self._on_think(think)
+                return think.end, False
+        if buf[pos] in _OPENERS:
+            found = yield from self._marker_at(buf, pos, eof)
+            if found == NEED:
+                return pos, True
+            if isinstance(found, Marker):
+                return found.end, False
+            if isinstance(found, Tag):
+                yield from self._release()
+                yield Token(Kind.TAG, tag=found)
+                return found.end, False
+        yield from self._text(buf[pos])
+        return pos + 1, False
 
     def _code(self, buf: str, pos: int, eof: bool) -> _Scan:
         """Inside inline code: up to the closing backtick run or the end of the line."""
@@ -190,25 +203,25 @@ class Lexer(LexerState):
             stop = min((i for i in (buf.find("`", pos), buf.find("\n", pos)) if i >= 0), default=-1)
             if stop < 0:
                 yield from self._text(buf[pos:], Kind.CODE)
-                self._tick_run = False
+                self.mode = Mode.CODE
                 return n, False
             if stop > pos:
                 yield from self._text(buf[pos:stop], Kind.CODE)
-                self._tick_run = False
+                self.mode = Mode.CODE
                 pos = stop
             if buf[pos] == "\n":
                 self.mode = Mode.TEXT
-                self._tick_run = False
                 return pos, False
             run = _BACKTICKS.match(buf, pos).end()  # type: ignore[union-attr]
-            continued, self._tick_run = self._tick_run, False
+            continued, self.mode = self.mode is Mode.CODE_TICKS, Mode.CODE
             if run == n and not eof and not continued and run - pos <= self._code_ticks:
                 return pos, True  # the run may still grow: it closes the span only at its exact length
             yield from self._text(buf[pos:run], Kind.CODE)
             if run - pos == self._code_ticks and not continued:
                 self.mode = Mode.TEXT
                 return run, False
-            self._tick_run = run == n and not eof  # a longer run: its rest cannot close the span
+            if run == n and not eof:
+                self.mode = Mode.CODE_TICKS  # a longer run: its rest cannot close the span
             pos = run
         return pos, False
 
@@ -236,7 +249,6 @@ class Lexer(LexerState):
     def _on_think(self, tag: ThinkTag) -> Iterator[Token]:
         """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
         yield from self._release()
-        self._group_open = False
         if not tag.closing:
             self.mode = Mode.THINK
         else:
@@ -244,10 +256,10 @@ class Lexer(LexerState):
 
     def _end_think(self) -> None:
         """After a thinking section: the text that follows starts the line (and, at first, the answer)."""
-        self.mode = Mode.TEXT
-        self._skip_space = not self._written
-        if self._line_start:
-            self._line_checked = False
+        if not self._written:
+            self.mode = Mode.SKIP_SPACE
+        else:
+            self.mode = Mode.LINE_START if self._line_start else Mode.TEXT
 
     def _fence_line(self, buf: str, pos: int, eof: bool) -> _Scan:
         """Inside a fenced code block: whole lines, until a closing fence line."""
@@ -261,3 +273,18 @@ class Lexer(LexerState):
         end = len(buf) if newline < 0 else newline + 1
         yield from self._text(buf[pos:end], Kind.CODE)
         return end, False
+
+
+_SCANNERS: dict[Mode, Callable[[Lexer, str, int, bool], _Scan]] = {
+    Mode.TEXT: Lexer._answer_text,
+    Mode.TICKS: Lexer._answer_text,
+    Mode.LINE_START: Lexer._line,
+    Mode.GROUP: Lexer._group,
+    Mode.SKIP_SPACE: Lexer._skip_space,
+    Mode.CODE: Lexer._code,
+    Mode.CODE_TICKS: Lexer._code,
+    Mode.FENCE: Lexer._fence_line,
+    Mode.THINK: Lexer._thinking,
+    Mode.REFLIST: Lexer._reflist,
+}
+"""The scanner of each mode."""

@@ -25,6 +25,10 @@ TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
 
 
 _TEXT = Mode.TEXT
+_TICKS = Mode.TICKS
+_IN_TEXT = frozenset((Mode.TEXT, Mode.LINE_START, Mode.GROUP, Mode.TICKS))
+"""The modes of answer text (written text moves them to ``TEXT`` or ``LINE_START``); inside code,
+a fence or thinking, text does not change the mode."""
 _text_stop = TEXT_STOP.search
 
 
@@ -36,16 +40,12 @@ class LexerState:
         self._names = names or {}
         self._buf = ""
         self._eof = False
-        self.mode = Mode.TEXT
+        self.mode = Mode.LINE_START  # the answer starts a line
         self._code_ticks = 0
-        self._tick_run = False  # the previous chunk ended inside a backtick run already decided as text
         self._fence = ""
-        self._line_start = True
-        self._line_checked = False
+        self._line_start = True  # the text so far ends a line (a fence line, a line start to check)
         self._held = ""
-        self._ws_run = 0
-        self._group_open = False
-        self._skip_space = False  # after a thinking section that opened the answer: drop blank lines
+        self._ws_run = 0  # spaces at the end of the model's text passed on (held spaces not counted)
         self._written = False  # any answer text so far
 
     @property
@@ -58,24 +58,17 @@ class LexerState:
         newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
         its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
         otherwise."""
-        if (
-            self._buf
-            or self.mode is not _TEXT
-            or _text_stop(chunk) is not None
-            or self._group_open
-            or self._skip_space
-            or (self._line_start and not self._line_checked)
-        ):
+        if self._buf or (self.mode is not _TEXT and self.mode is not _TICKS) or _text_stop(chunk) is not None:
             return None
         body = chunk.rstrip(" \t")
         # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
         if not body:
             if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
                 return None  # too many spaces to hold: feed releases them
-            self._tick_run = False
+            self.mode = _TEXT
             self._held += chunk
             return ()
-        self._tick_run = False
+        self.mode = _TEXT
         self._line_start = False
         self._written = True
         released, self._held = self._held, ""
@@ -88,19 +81,21 @@ class LexerState:
         return (released, chunk) if released else (chunk,)
 
     def _wrote(self, text: str) -> None:
-        """``text`` was added to the answer (the lexer tracks line starts and runs of spaces)."""
+        """``text`` of the model's output was passed on (the lexer tracks line starts and runs of spaces
+        of its input, whatever the assembler makes of a separator): in answer text, a line that ends
+        starts a line to check and text after a marker group closes it."""
         body = text.rstrip(" \t")
         self._ws_run = self._ws_run + len(text) if not body else len(text) - len(body)
-        self._group_open = False
         self._line_start = text.endswith("\n")
-        if self._line_start:
-            self._line_checked = False
+        if self.mode in _IN_TEXT:
+            self.mode = Mode.LINE_START if self._line_start else _TEXT
         self._written = True
 
     def _marker(self, marker: Marker) -> Token:
-        opens = not self._group_open
+        """The token of a marker; the first of a group takes the spaces held before it."""
+        opens = self.mode is not Mode.GROUP
         pre_ws, self._held = (self._held, "") if opens else ("", "")
-        self._group_open = True
+        self.mode = Mode.GROUP
         return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
 
     def _text_run(self, run: str, hold: bool) -> Iterator[Token]:

@@ -14,11 +14,22 @@ __all__ = ["Kind", "Mode", "Token"]
 
 
 class Mode(enum.Enum):
-    """What the lexer is inside."""
+    """What the lexer is inside: each mode has its own scanner (``Lexer._SCANNERS``)."""
 
     TEXT = "text"
+    """Answer text: markers, tags, code spans and thinking tags are looked for."""
+    LINE_START = "line_start"
+    """The start of a line not yet checked for a code fence or the start of a reference list."""
+    GROUP = "group"
+    """Right after a marker: separators and joiner words before another marker keep the group open."""
+    TICKS = "ticks"
+    """Answer text inside a backtick run already decided as text (too long to open a code span)."""
+    SKIP_SPACE = "skip_space"
+    """After a thinking section that opened the answer: the blank space before the answer is dropped."""
     CODE = "code"
     """Inline code, up to a backtick run of the opener's length or the end of the line."""
+    CODE_TICKS = "code_ticks"
+    """Inline code inside a backtick run longer than the opener's: its rest cannot close the span."""
     FENCE = "fence"
     """A fenced code block, up to its closing fence line."""
     REFLIST = "reflist"
@@ -44,8 +55,6 @@ class Kind(enum.Enum):
     """Reasoning text of a thinking section (``text``)."""
     REFLIST = "reflist"
     """Text of a reference list the model wrote (``text``): removed from the answer."""
-    NEED = "need"
-    """The lexer stopped: ``text`` is held until more input (or the end) decides it."""
 
 
 class Token:

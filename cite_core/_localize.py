@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import _count_elements  # type: ignore[attr-defined]  # Counter's C loop
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -104,12 +103,8 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
         terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
     else:
         terms = [_analyze(text[a:b]) for a, b in spans]
-    units = tuple([_tuple_new(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
+    units = tuple([Unit(a, b, 0, t) for (a, b), t in zip(spans, terms)])
     return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
-
-
-_tuple_new = tuple.__new__
-"""``Unit(a, b, segment, terms)`` without the named tuple's Python-level ``__new__``."""
 
 
 clear_caches = _cache_module.clear
@@ -148,9 +143,9 @@ def source_stats(source: Source) -> TermStats:
 
 POSTINGS_AFTER = 8
 """BM25 postings of a unit list are built on its eighth use; earlier uses score the units' term counts
-directly. On a 4 KB chunk (42 units) building costs 190 us, a direct pass 25 us and a pass over postings
-6 us: building pays off after about ten uses, so chunks never seen before (cited a few times by one
-answer) are never indexed, and chunks retrieved again and again are after their first queries."""
+directly: building costs several direct passes, so chunks cited a few times by one answer are never
+indexed, and chunks retrieved again and again are after their first queries (the measured costs are in
+docs/benchmarks.md, "Postings")."""
 
 
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
@@ -228,10 +223,10 @@ def source_terms(source: Source) -> set[str]:
 
 
 def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count, in order of first occurrence: ``Counter``'s C counting loop into a plain dict
-    (1.7x faster than ``dict.fromkeys`` with a Python loop for units that repeat a term)."""
+    """Term -> count, in order of first occurrence (a plain dict: one per unit of every source kept)."""
     counts: dict[str, int] = {}
-    _count_elements(counts, terms)
+    for term in terms:
+        counts[term] = counts.get(term, 0) + 1
     return counts
 
 
@@ -324,7 +319,7 @@ class Corpus:
         every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
-            # best first, ties in unit order (as sorting by -score did)
+            # best first, ties in unit order (the order the support of the top units is read in)
             top = sorted(range(len(units)), key=scores.__getitem__, reverse=True)[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, support(claim_terms, terms, every))

@@ -20,11 +20,12 @@ digits; any other unknown object as its ``str``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic_core import to_jsonable_python
+
+from ._text import SURROGATE_RE
 
 __all__ = [
     "MAX_METADATA_DEPTH",
@@ -83,7 +84,6 @@ def page_from_metadata(metadata: Mapping[str, Any], keys: Mapping[str, int]) -> 
 
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _BYTES = (bytes, bytearray, memoryview)
 
 
@@ -101,7 +101,7 @@ def has_surrogate(text: str) -> bool:
 
 def surrogate_problem(text: str, what: str) -> str | None:
     """Why ``text`` cannot be used (a lone surrogate: no valid UTF-8, so no JSON), or None."""
-    found = _SURROGATE.search(text) if has_surrogate(text) else None
+    found = SURROGATE_RE.search(text) if has_surrogate(text) else None
     if found is None:
         return None
     return (

@@ -83,6 +83,7 @@ class Source(BaseModel):
     """The retriever's score, when one was given (finite: JSON has no NaN or infinity)."""
 
     _item_indices: tuple[int, ...] = PrivateAttr(default=())
+    _segment_items: tuple[tuple[int, ...], ...] = PrivateAttr(default=())
     _cache: dict[str, Any] = PrivateAttr(default={})
     """Derived data (sentence units, terms) computed on first use; not part of equality. Each instance
     gets its own copy of the empty default (a ``default_factory`` costs an ``inspect.signature`` call per
@@ -113,6 +114,15 @@ class Source(BaseModel):
         this source, in rank order (the best-ranked chunk first); empty for a Source built directly.
         Provenance of one call, so not part of equality or JSON (like a retriever's object identity)."""
         return self._item_indices
+
+    @property
+    def segment_item_indices(self) -> tuple[tuple[int, ...], ...]:
+        """For each segment, the ``item_indices`` of the input items whose text it holds (several when
+        overlapping chunks were coalesced into one segment); empty for a Source built directly. A
+        citation's ``segment`` picks the chunks it was cited from."""
+        if self._segment_items or not self._item_indices:
+            return self._segment_items
+        return (self._item_indices,) * len(self.segments)  # one item (or merged items in one layout)
 
     @property
     def document_coordinates(self) -> bool:
@@ -146,6 +156,9 @@ class _CitationBase(BaseModel):
     """Offset of ``cited_text`` in ``Source.text`` (always source coordinates)."""
     source_end: int = 0
     """End offset (exclusive) of ``cited_text`` in ``Source.text``."""
+    segment: int | None = None
+    """Index in ``Source.segments`` of the segment (chunk, page, block) holding ``cited_text``; None when
+    unknown (a citation built by hand). Not part of ``to_anthropic()``."""
 
     def to_anthropic(self) -> dict[str, Any]:
         """This citation in the exact shape of Anthropic's Citations API."""
@@ -213,6 +226,25 @@ class ContentBlockLocation(_CitationBase):
 Citation = Annotated[CharLocation | PageLocation | ContentBlockLocation, Field(discriminator="type")]
 
 
+class MarkerGroup(BaseModel):
+    """A run of display markers that follows a block in ``CitedAnswer.text``, as the parser found it:
+    ``lead + "".join(f"[{n}]" for n in numbers) + tail`` (``" [2][1]"``, ``" [2],"`` after a lead-in)."""
+
+    numbers: list[int]
+    """The display numbers of its markers, in the order shown."""
+    citations: list[Citation] = Field(default_factory=list)
+    """The citations these markers stand for (each one's ``reference`` is in ``numbers``)."""
+    lead: str = ""
+    """The whitespace before the first marker."""
+    tail: str = ""
+    """What the display text shows after the markers (the comma of a lead-in, ``According to [2],``)."""
+
+    @property
+    def text(self) -> str:
+        """The group as shown in ``CitedAnswer.text``."""
+        return self.lead + "".join(f"[{n}]" for n in self.numbers) + self.tail
+
+
 class TextBlock(BaseModel):
     """A block of answer text (markers removed) with the citations that support it."""
 
@@ -223,6 +255,10 @@ class TextBlock(BaseModel):
     """The display markers that follow this block in ``CitedAnswer.text`` (``" [1][2]"``, ``""`` when
     none): ``"".join(b.text + b.marker_text for b in answer.content) == answer.text``. Not part of
     ``to_anthropic()``."""
+    marker_groups: list[MarkerGroup] = Field(default_factory=list)
+    """The same markers as data (``"".join(g.text for g in marker_groups) == marker_text``): each group's
+    display numbers and the citations they stand for, so that nothing re-reads ``marker_text``. Not
+    part of ``to_anthropic()``."""
 
     def to_anthropic(self) -> dict[str, Any]:
         """This block in the exact shape of Anthropic's Citations API (no ``citations`` key when uncited)."""

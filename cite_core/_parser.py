@@ -9,7 +9,6 @@ tokens into claims, citations, events and the answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -24,14 +23,13 @@ from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
 from ._prompt import PROMPT_STYLES, PromptStyle
 from ._scoring import SUPPORT_THRESHOLD
 from ._sources import number_sources
+from ._text import SURROGATE_RE
 
 __all__ = ["DEFAULT_UNSUPPORTED_THRESHOLD", "CitationStream", "parse_answer"]
 
 DEFAULT_UNSUPPORTED_THRESHOLD = SUPPORT_THRESHOLD
 """Citations whose support score is below this are listed as unsupported on the answer (calibrated
 on a development split of AttributionBench; see docs/quality.md)."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class CitationStream:
@@ -93,7 +91,7 @@ class CitationStream:
             raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
-                chunk = _SURROGATE.sub("\ufffd", chunk)
+                chunk = SURROGATE_RE.sub("\ufffd", chunk)
             taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
             if taken is not None:
                 return self._out.plain(taken)

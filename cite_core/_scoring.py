@@ -80,10 +80,9 @@ SUPPORTED_LEVEL = 0.7457
 """At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
 not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
 ATTRIBUTION_THRESHOLD = 0.69
-"""The sentence-level support at which ``attribute()`` cites a source, chosen on ExpertQA dev when the
-support weights were refitted: original citations recovered 0.321 with 17 citations on claims experts
-judged ``Missing`` (the previous weights at 0.493: 0.300 and 18; 0.68: 0.355 and 19; 0.70: 0.292 and
-13)."""
+"""The sentence-level support at which ``attribute()`` cites a source: high, because a citation added
+to a claim the model left uncited must rarely be wrong. Chosen on ExpertQA dev (docs/quality.md, "The
+attribution threshold")."""
 
 SupportLevel = Literal["supported", "uncertain", "weak"]
 
@@ -107,13 +106,11 @@ class TermStats:
     units: int
     df: Counter[str]
     avg_len: float
-    parts: tuple[TermStats, ...] = ()
-    """Statistics this one sums (document frequencies are looked up in each, on demand)."""
     idf_table: _IdfTable = field(init=False, repr=False, compare=False)
     """Idf per term, filled on lookup."""
     idf_by_df: _IdfByDf = field(init=False, repr=False, compare=False)
-    """Idf per document frequency, filled on lookup (without ``parts``: the idf of a term is that of its
-    frequency, and the few frequencies a corpus's claims meet are computed once)."""
+    """Idf per document frequency, filled on lookup (the idf of a term is that of its frequency, and
+    the few frequencies a corpus's claims meet are computed once)."""
 
     @classmethod
     def from_units(cls, units: Iterable[Sequence[str]]) -> TermStats:
@@ -127,9 +124,8 @@ class TermStats:
         cls, distinct: Sequence[Sequence[Iterable[str]]], lengths: Sequence[Sequence[int]]
     ) -> TermStats:
         """Statistics over several groups of units (one per source) at once, given each unit's distinct
-        terms (a set, or the keys of its term counts) and its number of terms: the figures ``merge``
-        gives over each group's ``from_units`` (the average length combined the same way, to the last
-        bit), with document frequencies counted in one pass in C instead of summed per term on lookup."""
+        terms (a set, or the keys of its term counts) and its number of terms (the average length is
+        each group's average weighted by its size), document frequencies counted in one pass."""
         count = sum(map(len, lengths))
         total: float
         if len(lengths) == 1:
@@ -139,16 +135,6 @@ class TermStats:
         df = Counter(chain.from_iterable(chain.from_iterable(distinct)))
         return cls(count, df, total / count if count else 1.0)
 
-    @classmethod
-    def merge(cls, parts: Iterable[TermStats]) -> TermStats:
-        """Statistics over the union of several sets of units (per-source statistics, summed lazily)."""
-        parts = tuple(parts)
-        if len(parts) == 1:
-            return parts[0]
-        count = sum(p.units for p in parts)
-        total = sum(p.avg_len * p.units for p in parts)
-        return cls(count, Counter(), total / count if count else 1.0, parts)
-
     def __post_init__(self) -> None:
         self.idf_table = _IdfTable(self)
         self.idf_by_df = _IdfByDf(self.units)
@@ -157,10 +143,7 @@ class TermStats:
         return self.idf_table[term]
 
     def _compute_idf(self, term: str) -> float:
-        df = self.df.get(term, 0)
-        for part in self.parts:
-            df += part.df.get(term, 0)
-        return self.idf_by_df[df]
+        return self.idf_by_df[self.df.get(term, 0)]
 
 
 class _IdfTable(dict[str, float]):
@@ -212,11 +195,9 @@ class ClaimTerms:
     def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
         """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
         distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
-        if stats.parts:
-            idfs = list(map(stats.idf_table.__getitem__, distinct))
-        else:  # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
-            idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
-        # summed in order from 0.0 one addition at a time (the loop it replaces; not sum(): Python 3.12
+        # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
+        idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
+        # summed in order from 0.0 one addition at a time (not sum(): Python 3.12
         # compensates), in C
         return cls(tuple(terms), tuple(zip(distinct, idfs)), reduce(add, idfs, 0.0), frozenset(names))
 
@@ -398,7 +379,7 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     (``FAMILY_BIAS``: Chinese and Japanese claims are calibrated apart)."""
     if not claim.terms:
         return 0.0
-    # the same products summed by sum() in the same order as the generator it replaces, in C
+    # the products summed by sum() in weight order, so every scorer adds them in the same order
     z = (
         SUPPORT_WEIGHTS[0]
         + FAMILY_BIAS[claim.family]

@@ -281,6 +281,7 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
 
 
 def _build(number: int, item: _Item) -> Source:
+    owners: list[tuple[int, ...]] = []  # the input items behind each segment
     if item.segments is not None:
         segments = list(item.segments)
     elif item.kind == "blocks":
@@ -288,7 +289,8 @@ def _build(number: int, item: _Item) -> Source:
     elif item.kind == "pages" and item.page is None:
         segments = _layout([(t, None, item.first_page + i, None) for i, t in enumerate(item.texts)])
     else:
-        segments = _layout(_chunks(item))
+        pieces, owners = _chunks(item)
+        segments = _layout(pieces)
     metadata = dict(item.metadata)
     for extra in item.merged:
         for key, value in extra.metadata.items():
@@ -313,11 +315,16 @@ def _build(number: int, item: _Item) -> Source:
         problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         raise SourceError(problems, index=item.index) from exc
     source._item_indices = (item.index, *(m.index for m in item.merged))
+    if item.merged and len(owners) == len(segments):  # one item: every segment is its (kept lazily)
+        source._segment_items = tuple(owners)
     return source
 
 
-def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, int | None]]:
-    """The chunks of a (possibly merged) text item, in document order, overlapping ones coalesced."""
+def _chunks(
+    item: _Item,
+) -> tuple[list[tuple[str, int | None, int | None, int | None]], list[tuple[int, ...]]]:
+    """The chunks of a (possibly merged) text item, in document order, overlapping ones coalesced, and
+    the indices of the input items behind each."""
     parts = [item, *item.merged]
     if all(p.doc_start is not None for p in parts):
         parts.sort(key=lambda p: (p.page or 0, p.doc_start or 0))
@@ -331,12 +338,13 @@ def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, int | None]]
                     out[-1][0] = (
                         prev_text + text[prev_end - start :] if start + len(text) > prev_end else prev_text
                     )
+                    out[-1][2] = (*out[-1][2], p.index)
                     continue
-            out.append([text, start, None, p.page])
-        return [(t, s, pg, None) for t, s, _, pg in out]
+            out.append([text, start, (p.index,), p.page])
+        return [(t, s, pg, None) for t, s, _, pg in out], [owners for _, _, owners, _ in out]
     if all(p.page is not None for p in parts):
         parts.sort(key=lambda p: p.page or 0)
-    return [(p.texts[0], p.doc_start, p.page, None) for p in parts]
+    return [(p.texts[0], p.doc_start, p.page, None) for p in parts], [(p.index,) for p in parts]
 
 
 def _layout(pieces: list[tuple[str, int | None, int | None, int | None]]) -> list[Segment]:

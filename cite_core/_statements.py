@@ -14,14 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._citations import display_number
 from ._localize import source_units
 from ._match_types import Item, Marker, Tag
 from ._models import Source
 
-__all__ = ["SentenceMap", "SentenceRange", "StatementTags", "first_sentences", "sentence_ranges"]
+if TYPE_CHECKING:
+    from ._assembler import Assembler, _Group
+
+__all__ = ["SentenceMap", "SentenceRange", "Statements", "first_sentences", "sentence_ranges"]
 
 _CLOSE = re.compile(r"[\]】］〕)]")
 _RANGE = re.compile(r"([0-9０-９]{1,6})(?:\s*[-–—~]\s*([0-9０-９]{1,6}))?")
@@ -98,98 +101,87 @@ class SentenceMap:
         return pieces
 
 
-class StatementTags:
-    """The statement-format tags for ``Assembler`` (a mixin: it uses the assembler's state).
+class Statements:
+    """The statement-format tags, for the ``Assembler`` that owns this object (``assembler.statements``).
 
     ``<statement>`` opens a claim as ``<CIT>`` does, with no items; ``<cite>`` starts a marker group
     citing that claim (without an open statement: the claim before it), whose text is dropped up to
-    ``</cite>`` or the end of the line; ``</statement>`` closes the claim.
+    ``</cite>`` or the end of the line; ``</statement>`` closes the claim. The claims, groups and
+    citations are the assembler's: this object keeps only what is open (``cite_group``) and the
+    sentence numbering, and asks the assembler for the rest.
     """
 
-    _sentence_map: SentenceMap | None
-    _in_cite: Any
-    _tag: tuple[int, tuple[Item, ...]] | None
-    _tag_text: list[str]
-    _plain_len: int
-    _forward: list[Any]
-    _group: Any
-    _groups: list[Any]
-    _invalid: list[str]
-    _by_number: dict[int, Source]
-    _display_no: dict[int, int]
+    def __init__(self, out: Assembler, sentence_map: SentenceMap | None) -> None:
+        """``sentence_map``: with the ``statements`` style, the global sentence numbers (else None)."""
+        self._out = out
+        self._sentence_map = sentence_map
+        self.cite_group: _Group | None = None
+        """Inside ``<cite>...</cite>``: the group its markers cite (its text is not answer text)."""
 
-    if TYPE_CHECKING:  # the assembler's methods this mixin calls
-
-        def text(self, text: str) -> None: ...
-        def _new_group(self) -> Any: ...
-        def _resolve_forward(self, end: int) -> tuple[int, int, str]: ...
-        def _close_tag(self) -> None: ...
-        def _tag_claim(self, start: int) -> tuple[int, int, str]: ...
-        def _backward_claim(self, group: Any) -> None: ...
-        def _move_boundary(self, offset: int) -> None: ...
-        def _cite(self, group: Any, source: Source, item: Item) -> None: ...
-        def _show_only(self, text: str) -> None: ...
-        def _cited_source(self, item: Item) -> Source | None: ...
-
-    def _statement_tag(self, tag: Tag) -> None:
+    def tag(self, tag: Tag) -> None:
         """``<statement>`` opens a claim as ``<CIT>`` does (with no items); ``</statement>`` closes it;
         ``<cite>`` makes the markers up to ``</cite>`` cite it; a stray ``</cite>`` is text."""
+        out = self._out
         if tag.name == "cite" and tag.closing:
-            if self._in_cite is None:
-                self.text(tag.raw)
+            if self.cite_group is None:
+                out.text(tag.raw)
                 return
-            self._in_cite = None
-            if self._tag is not None and not self._tag[1]:  # a second <cite> in the statement: new claim
-                self._tag, self._tag_text = (self._plain_len, ()), []
+            self.cite_group = None
+            if out._tag is not None and not out._tag[1]:  # a second <cite> in the statement: new claim
+                out._tag, out._tag_text = (out._plain_len, ()), []
             return
-        self._in_cite = None
-        self._group = None
-        if self._forward:
-            self._resolve_forward(self._plain_len)
+        self.cite_group = None
+        out._group = None
+        if out._forward:
+            out._resolve_forward(out._plain_len)
         if tag.name == "cite":
-            self._in_cite = self._statement_group()
+            self.cite_group = self._group()
             return
-        self._close_tag()
+        out._close_tag()
         if not tag.closing:
-            self._tag = (self._plain_len, ())
-            self._tag_text = []
+            out._tag = (out._plain_len, ())
+            out._tag_text = []
 
-    def _statement_group(self) -> Any:
+    def _group(self) -> _Group:
         """The group that the markers of a ``<cite>`` add to: the open statement, else the claim before."""
-        group = self._new_group()
-        self._groups.append(group)
-        if self._tag is None:
-            self._backward_claim(group)
+        out = self._out
+        group = out._new_group()
+        out._groups.append(group)
+        if out._tag is None:
+            out._backward_claim(group)
         else:
-            group.start, group.end, group.claim = self._tag_claim(self._tag[0])
+            group.start, group.end, group.claim = out._tag_claim(out._tag[0])
             group.resolved = True
         if not group.forward:
-            self._move_boundary(self._plain_len)
+            out._move_boundary(out._plain_len)
         return group
 
-    def _cite_marker(self, group: Any, marker: Marker) -> None:
+    def marker(self, marker: Marker) -> None:
         """A marker inside ``<cite>``: source numbers, or (``statements`` style) global sentence ranges
         split into one citation per source segment; numbers outside the sources are invalid."""
+        group = self.cite_group
+        assert group is not None  # the assembler hands markers here only inside <cite>
         if self._sentence_map is None or any(item.sentences for item in marker.items):
-            self._invalid.extend(marker.invalid)
+            self._out._invalid.extend(marker.invalid)
             for item in marker.items:
                 self._cite_item(group, item)
             return
         for lo, hi, raw in sentence_ranges(marker.raw):
             pieces = self._sentence_map.resolve(lo, hi)
             if pieces is None:
-                self._invalid.append(raw)
+                self._out._invalid.append(raw)
                 continue
             for piece in pieces:
                 self._cite_item(group, Item(piece.source.number, raw, (piece.first + 1, piece.last + 1)))
 
-    def _cite_item(self, group: Any, item: Item) -> None:
-        source = self._cited_source(item)
+    def _cite_item(self, group: _Group, item: Item) -> None:
+        out = self._out
+        source = out._cited_source(item)  # None (reported as invalid): no such source or sentences
         if source is None:
             return
         if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):
             return
         if not any(s.number == source.number for s, _ in group.items):
-            self._show_only(f"[{display_number(self._display_no, source.number)}]")
+            out._show_marker(group, display_number(out._display_no, source.number))
         group.items.append((source, item))
-        self._cite(group, source, item)
+        out._cite(group, source, item)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CJK", "CJK_RE", "CJK_WIDE", "HANGUL", "SURROGATE_RE", "has_surrogate", "is_cjk_char"]
+__all__ = ["CJK", "CJK_RE", "CJK_WIDE", "HANGUL", "SURROGATE_RE"]
 
 CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 """Kana, CJK Extension A, CJK Unified Ideographs, CJK Compatibility Ideographs (a character class body)."""
@@ -21,13 +21,3 @@ CJK_RE = re.compile(f"[{CJK}]")
 """One ``CJK`` character."""
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
 """A lone surrogate code point (text that cannot be encoded as UTF-8)."""
-
-
-def has_surrogate(text: str) -> bool:
-    """Whether ``text`` holds a lone surrogate."""
-    return SURROGATE_RE.search(text) is not None
-
-
-def is_cjk_char(char: str) -> bool:
-    """Whether a one-character string is in ``CJK``."""
-    return bool(char) and CJK_RE.match(char) is not None

@@ -11,7 +11,7 @@ from typing import Any
 from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from cite_core import CitedAnswer, CiteError, Source, number_sources
+from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources
 
 from ._pages import physical_page
 
@@ -52,6 +52,7 @@ class NumberedNodes:
     """Nodes not numbered at all (left out to fit the token budget, or rejected by the core)."""
     repaired: list[NodeWithScore] = field(default_factory=list)
     """Nodes numbered without a bad field (a NaN score, a negative ``start_char_idx``)."""
+    segment_nodes: dict[int, list[list[NodeWithScore]]] = field(default_factory=dict)  # by citation.segment
 
     def dropped_nodes(self, dropped: Sequence[Source], parts: Sequence[Source] = ()) -> list[NodeWithScore]:
         """The nodes the model did not see: those of ``dropped`` sources, those of sources shown only in
@@ -67,28 +68,25 @@ class NumberedNodes:
         return [node for source in dropped for node in self.nodes[source.number]] + unseen + self.left_out
 
     def cited_nodes(self, answer: CitedAnswer) -> list[NodeWithScore]:
-        """The cited nodes only, in reference order, each marked with its numbers.
-
-        Of a source merged from several nodes, only those containing a ``cited_text`` are cited (all
-        of them if none does, as when a cited sentence straddles two overlapping chunks).
-        """
-        cited: dict[int, list[str]] = {}
+        """The cited nodes only, in reference order, each marked with its numbers: of a source merged
+        from several nodes, those behind its citations' segments (all when a segment is unknown)."""
+        cited: dict[int, list[Citation]] = {}
         for citation in answer.citations:
-            cited.setdefault(citation.reference, []).append(citation.cited_text)
+            cited.setdefault(citation.reference, []).append(citation)
         return [
             node
             for ref in answer.references
             for node in self.nodes_for(ref.source.number, ref.number, cited.get(ref.number, []))
         ]
 
-    def nodes_for(self, number: int, reference: int, cited_texts: Sequence[str]) -> list[NodeWithScore]:
-        """The nodes of source ``number`` that contain one of ``cited_texts``, marked with their numbers."""
-        group = self.nodes[number]
-        texts = [node.node.get_content(metadata_mode=MetadataMode.NONE) for node in group]
-        chosen = [node for node, text in zip(group, texts) if any(c in text for c in cited_texts)] or group
-        return [
-            annotate(node, {REFERENCE_NUMBER_KEY: reference, SOURCE_NUMBER_KEY: number}) for node in chosen
-        ]
+    def nodes_for(self, number: int, reference: int, citations: Sequence[Citation]) -> list[NodeWithScore]:
+        """The nodes of source ``number`` behind the segments of ``citations``, marked with their numbers."""
+        group, segments = self.nodes[number], self.segment_nodes.get(number, [])
+        known = all(c.segment is not None and c.segment < len(segments) for c in citations)
+        ids = {id(node) for c in citations if known for node in segments[c.segment or 0]}
+        chosen = [node for node in group if id(node) in ids] or group
+        marks = {REFERENCE_NUMBER_KEY: reference, SOURCE_NUMBER_KEY: number}
+        return [annotate(node, marks) for node in chosen]
 
     def response(
         self,
@@ -142,8 +140,9 @@ def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> Numbe
     """
     kept, left_out, repaired = checked_items(nodes)
     sources = number_sources([item for _, item in kept], merge=merge)
-    owners = [[kept[i][0] for i in source.item_indices] for source in sources]
-    return NumberedNodes(sources, {s.number: group for s, group in zip(sources, owners)}, left_out, repaired)
+    owners = {s.number: [kept[i][0] for i in s.item_indices] for s in sources}
+    segment_nodes = {s.number: [[kept[i][0] for i in seg] for seg in s.segment_item_indices] for s in sources}
+    return NumberedNodes(sources, owners, left_out, repaired, segment_nodes)
 
 
 def checked_items(nodes: Sequence[NodeWithScore]) -> _Checked:
@@ -173,12 +172,13 @@ def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
         number = node.node.metadata.get(SOURCE_NUMBER_KEY)
         if isinstance(number, int) and not isinstance(number, bool):
             groups.setdefault(number, []).append(node)
-    sources, owners = [], {}
+    sources, owners, segment_nodes = [], {}, {}
     for number in sorted(groups):
-        for source in number_nodes(groups[number]).sources[:1]:  # one document, so one source
+        numbered = number_nodes(groups[number])
+        for source in numbered.sources[:1]:  # one document, so one source
             sources.append(source.model_copy(update={"number": number}))
-            owners[number] = groups[number]
-    return NumberedNodes(sources=sources, nodes=owners)
+            owners[number], segment_nodes[number] = groups[number], numbered.segment_nodes[source.number]
+    return NumberedNodes(sources=sources, nodes=owners, segment_nodes=segment_nodes)
 
 
 def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:

@@ -92,7 +92,7 @@ class _Citer:
             citation = event.citation
             self.response.citations.append(citation)
             number = citation.document_index + 1
-            for node in self.numbered.nodes_for(number, citation.reference, [citation.cited_text]):
+            for node in self.numbered.nodes_for(number, citation.reference, [citation]):
                 if (number, node.node.node_id) not in self.seen:
                     self.seen.add((number, node.node.node_id))
                     self.response.source_nodes.append(node)

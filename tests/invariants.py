@@ -41,6 +41,16 @@ def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> 
     assert sorted(mapping.values()) == list(range(1, len(mapping) + 1))  # renumbering is a bijection
     assert all(mapping[r.source.number] == r.number for r in answer.references)
     assert "".join(b.text + b.marker_text for b in answer.content) == answer.text
+    for block in answer.content:  # the marker groups are the marker text as data
+        assert "".join(g.text for g in block.marker_groups) == block.marker_text
+        for group in block.marker_groups:
+            assert all(c.reference in group.numbers for c in group.citations)
+            assert {c.reference for c in group.citations} <= set(group.numbers)
+    for citation in answer.citations:  # each citation keeps the segment that holds its text
+        segments = answer.references[citation.reference - 1].source.segments
+        if citation.segment is not None:
+            segment = segments[citation.segment]
+            assert segment.start <= citation.source_start <= citation.source_end <= segment.end
     json.loads(answer.model_dump_json())  # always serialisable, surrogates included
 
 

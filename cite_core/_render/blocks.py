@@ -1,15 +1,14 @@
 """Walk ``answer.content``: each block's text and the markers that follow it, as every renderer shows them.
 
-Renderers never re-parse ``answer.text``. A block's ``marker_text`` (from the parser) holds the display
-markers that follow it in ``answer.text`` (``" [1][2]"``), so ``block.text + marker_text`` over the
-blocks rebuilds the text exactly. A marker's citations are those of its reference in the same block,
-else in the blocks up to the next marker group (a lead-in: ``According to [2], the sky is blue.``), else
-in the blocks back to the previous one.
+Renderers never re-parse ``answer.text`` nor a block's ``marker_text``. A block's ``marker_groups``
+(from the parser) are the display markers that follow it in ``answer.text`` as data: each group's
+display numbers, the citations they stand for, the whitespace before them and the text shown after
+them (the comma of a lead-in: ``According to [2], the sky is blue.``).
 
-When no block has ``marker_text`` but some have citations (blocks built by hand, or JSON from a version
-before ``marker_text``), the markers are the block's
-citations grouped by display number, after one space when the block ends in a word that is not CJK, and
-before the closing punctuation (``"Paris."`` shows as ``Paris [1].``).
+When no block has marker groups but some have citations (blocks built by hand, or JSON from a version
+before ``marker_groups``), the markers are the block's citations grouped by display number, after one
+space when the block ends in a word that is not CJK, and before the closing punctuation (``"Paris."``
+shows as ``Paris [1].``).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Marker", "Piece", "walk", "weak_numbers"]
 
-_NUMBER = re.compile(r"\[(\d+)\]")
 _CLOSING = re.compile(r"[.!?。！？]+$")
 _SPACE_BEFORE = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff.,;:!?)\]\"'”’%]$")
 
@@ -57,8 +55,8 @@ def _marker(number: int, citations: Sequence[Citation], threshold: float) -> Mar
 def walk(answer: CitedAnswer) -> Iterator[Piece]:
     """Every block as shown, in answer order."""
     blocks = answer.content
-    if any(b.marker_text for b in blocks) or not any(b.citations for b in blocks):
-        yield from _walk_marker_text(answer)
+    if any(b.marker_groups for b in blocks) or not any(b.citations for b in blocks):
+        yield from _walk_marker_groups(answer)
         return
     numbers = {ref.number for ref in answer.references}
     for block in blocks:
@@ -76,33 +74,21 @@ def walk(answer: CitedAnswer) -> Iterator[Piece]:
         yield Piece(block, text, lead, markers, closing.group() if closing else "")
 
 
-def _walk_marker_text(answer: CitedAnswer) -> Iterator[Piece]:
-    blocks = answer.content
+def _walk_marker_groups(answer: CitedAnswer) -> Iterator[Piece]:
+    """The blocks with the marker groups the parser recorded: each marker's number and citations."""
     numbers = {ref.number for ref in answer.references}
-    marked = [i for i, b in enumerate(blocks) if b.marker_text.strip()]
-    k = 0
-    for i, block in enumerate(blocks):
-        marker_text: str = block.marker_text
-        if not marker_text.strip():
-            yield Piece(block, block.text + marker_text, "", [])
+    for block in answer.content:
+        groups = block.marker_groups
+        if not groups:
+            yield Piece(block, block.text + block.marker_text, "", [])
             continue
-        prev = marked[k - 1] if k else -1
-        following = marked[k + 1] if k + 1 < len(marked) else len(blocks)
-        k += 1
-        order = [i, *range(i + 1, following), *range(i - 1, prev, -1)]
-        markers = []
-        for n in dict.fromkeys(int(x) for x in _NUMBER.findall(marker_text)):
-            if n not in numbers:
-                continue
-            cited: list[Citation] = []
-            for j in order:
-                cited = [c for c in blocks[j].citations or [] if c.reference == n]
-                if cited:
-                    break
-            markers.append(_marker(n, cited, answer.unsupported_threshold))
-        lead = marker_text[: len(marker_text) - len(marker_text.lstrip())]
-        tail = marker_text[marker_text.rfind("]") + 1 :]  # what follows the markers (", " after a lead-in)
-        yield Piece(block, block.text, lead, markers, tail)
+        cited: dict[int, list[Citation]] = {}
+        for group in groups:
+            for n in group.numbers:
+                if n in numbers:
+                    cited.setdefault(n, []).extend(c for c in group.citations if c.reference == n)
+        markers = [_marker(n, cs, answer.unsupported_threshold) for n, cs in cited.items()]
+        yield Piece(block, block.text, groups[0].lead, markers, groups[-1].tail)
 
 
 def weak_numbers(answer: CitedAnswer) -> list[int]:

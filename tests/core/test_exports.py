@@ -20,9 +20,9 @@ import cite_core
 ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED = [
+    "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
-    "MAX_METADATA_DEPTH",
-    "MAX_METADATA_SIZE",
+    "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
     "AnthropicCitationStream",
     "ArgumentError",
@@ -40,6 +40,7 @@ EXPECTED = [
     "DisplayDelta",
     "FlagCalibration",
     "InvalidMarker",
+    "MarkerGroup",
     "Messages",
     "MissingDependencyError",
     "Note",
@@ -48,12 +49,14 @@ EXPECTED = [
     "PromptError",
     "PromptStyle",
     "Reference",
+    "SearchResultBlocks",
     "Segment",
     "Source",
     "SourceError",
     "StreamClosedError",
     "StreamEvent",
     "StructuredCitationStream",
+    "SupportLevel",
     "SupportScorer",
     "TextBlock",
     "TextDelta",
@@ -248,13 +251,16 @@ def test_every_name_the_docs_use_from_cite_core_is_exported() -> None:
     assert sorted(used - set(EXPECTED)) == []
 
 
-def test_py_typed_ships_in_the_wheel_configuration() -> None:
-    assert (ROOT / "cite_core" / "py.typed").is_file()
+@pytest.mark.parametrize("package", ["cite_core", "langchain_cite", "llamaindex_cite", "cite_cli"])
+def test_py_typed_ships_in_the_wheel_configuration(package: str) -> None:
+    assert (ROOT / package / "py.typed").is_file()
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     packages = re.search(
         r"\[tool\.hatch\.build\.targets\.wheel\][^\[]*packages\s*=\s*\[([^\]]*)\]", pyproject
     )
-    assert packages and '"cite_core"' in packages.group(1)  # hatch ships every file of a listed package
+    assert packages and f'"{package}"' in packages.group(1)  # hatch ships every file of a listed package
+    strict = re.search(r"module = \[([^\]]*)\]\n# strict", pyproject)
+    assert strict and f'"{package}.*"' in strict.group(1)  # mypy checks it as strictly as the core
 
 
 def test_contract_names_exist() -> None:

@@ -16,7 +16,6 @@ from cite_core._blocks import blocks_with_markers
 from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Lexer
-from cite_core._lexer_tokens import Kind
 from cite_core._localize import _analyse_segment, source_terms, source_units, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._scoring import ClaimTerms, TermStats, _analyze, _stem, support_features
@@ -121,8 +120,8 @@ def test_plain_refuses_what_may_start_a_construct_and_takes_plain_text_with_held
     assert lexer.plain(" " * 70) is None  # more than MAX_WS spaces: the general path releases them
     for chunk in ("a [1", "a(", "a<", "a`", "a\n", "【"):
         assert lexer.plain(chunk) is None
-    tokens = list(lexer.feed(" [1"))
-    assert [t.kind for t in tokens] == [Kind.NEED]
+    assert list(lexer.feed(" [1")) == []
+    assert lexer.held == len(" [1")
     assert lexer.plain("] is") is None  # something is pending
 
 
@@ -137,16 +136,18 @@ def test_event_builders_equal_validated_events() -> None:
         source_end=36,
         start_char_index=20,
         end_char_index=36,
+        segment=0,
     )
     pairs = [
         (text_delta("a b"), TextDelta(text="a b")),
         (display_delta(" [1]"), DisplayDelta(text=" [1]")),
         (thinking_delta("hm"), ThinkingDelta(thinking="hm")),
         (citations_delta(citation, 3, 9), CitationsDelta(citation=citation, claim_start=3, claim_end=9)),
-        (char_location("The sky is blue.", 0, "Nature", 1, 0.5, 20, 36, 0), citation),
+        (char_location("The sky is blue.", 0, "Nature", 1, 0.5, 20, 36, 0, 0), citation),
         (
-            char_location("x", 2, None, 3, 1, 4, 5, 100),
+            char_location("x", 2, None, 3, 1, 4, 5, 100, None),
             CharLocation(
+                segment=None,
                 cited_text="x",
                 document_index=2,
                 reference=3,

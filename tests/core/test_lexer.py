@@ -10,18 +10,12 @@ from cite_core._match_types import Item, Marker
 
 
 def lex(*chunks: str) -> list[Token]:
-    """Every token for ``chunks``, ``NEED`` tokens left out."""
+    """Every token for ``chunks``."""
     lexer = Lexer()
     tokens: list[Token] = []
-
-    def take(stream):
-        for token in stream:
-            if token.kind is not Kind.NEED:
-                tokens.append(token)
-
     for chunk in chunks:
-        take(lexer.feed(chunk))
-    take(lexer.finish())
+        tokens.extend(lexer.feed(chunk))
+    tokens.extend(lexer.finish())
     return tokens
 
 
@@ -55,12 +49,13 @@ def test_a_marker_split_across_chunks_is_one_marker_token():
     assert tokens[2].text == "."
 
 
-def test_an_unfinished_marker_is_held_and_reported_as_need():
+def test_an_unfinished_marker_is_held():
     lexer = Lexer()
     tokens = list(lexer.feed("Grass [1"))
-    assert tokens == [Token(Kind.TEXT, "Grass"), Token(Kind.NEED, "[1")]
+    assert tokens == [Token(Kind.TEXT, "Grass")]
     assert lexer.held == len(" [1")
-    assert list(lexer.feed("]")) == [Token(Kind.NEED, "[1]")]  # "[1](url)" or "[1]:" may still follow
+    assert list(lexer.feed("]")) == []  # "[1](url)" or "[1]:" may still follow
+    assert lexer.held == len(" [1]")
     rest = list(lexer.feed(" is"))
     assert [t.kind for t in rest] == [Kind.MARKER, Kind.SEPARATOR, Kind.TEXT]
     assert rest[0].pre_ws == " " and rest[0].opens and rest[2].text == "is"
@@ -132,3 +127,21 @@ def test_the_mode_follows_what_the_lexer_is_inside():
     assert lexer.mode is Mode.THINK
     list(lexer.feed("</think> d"))
     assert lexer.mode is Mode.TEXT
+
+
+def test_each_sub_mode_is_a_mode_of_its_own():
+    lexer = Lexer()
+    assert lexer.mode is Mode.LINE_START  # the answer starts a line: checked for a fence or a list
+    list(lexer.feed("Grass [1] "))
+    assert lexer.mode is Mode.GROUP  # a separator or joiner may still lead to another marker
+    list(lexer.feed("and [2] is"))
+    assert lexer.mode is Mode.TEXT
+    list(lexer.feed(" green\n"))
+    assert lexer.mode is Mode.LINE_START
+    list(lexer.feed("x " + "`" * 40))
+    assert lexer.mode is Mode.TICKS  # too long for a code span: the rest of the run is text too
+    list(lexer.feed("`` `ab" + "`" * 3))
+    assert lexer.mode is Mode.CODE_TICKS  # longer than the span's opener: its rest cannot close it
+    thinking = Lexer()
+    list(thinking.feed("<think>r</think>\n"))
+    assert thinking.mode is Mode.SKIP_SPACE  # blank space before the answer is dropped

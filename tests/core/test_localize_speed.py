@@ -21,7 +21,7 @@ from cite_core import _localize, _scoring, clear_caches, number_sources, parse_a
 from cite_core._cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._events import char_location, text_block
 from cite_core._localize import source_units
-from cite_core._models import ContentBlockLocation, PageLocation, TextBlock
+from cite_core._models import ContentBlockLocation, MarkerGroup, PageLocation, TextBlock
 from cite_core._scoring import (
     BM25_B,
     BM25_K1,
@@ -137,7 +137,7 @@ def _location(kind: str, index: int) -> Any:
         return ContentBlockLocation(
             **common, source_start=0, source_end=8, start_block_index=0, end_block_index=1
         )
-    return char_location("The sky.", index, "Nature", 1, 0.5, 3, 11, 100)
+    return char_location("The sky.", index, "Nature", 1, 0.5, 3, 11, 100, 0)
 
 
 @given(
@@ -150,8 +150,9 @@ def test_text_block_builder_equals_the_validated_block(
     text: str, kinds: list[tuple[str, int]] | None, marker_text: str
 ) -> None:
     citations = None if kinds is None else [_location(kind, index) for kind, index in kinds]
-    built = text_block(text, None if citations is None else list(citations), marker_text)
-    validated = TextBlock(text=text, citations=citations, marker_text=marker_text)
+    groups = [MarkerGroup(numbers=[1], lead=" ")] if marker_text else []
+    built = text_block(text, None if citations is None else list(citations), marker_text, list(groups))
+    validated = TextBlock(text=text, citations=citations, marker_text=marker_text, marker_groups=groups)
     assert built == validated and type(built) is TextBlock
     assert built.__dict__ == validated.__dict__ and list(built.__dict__) == list(validated.__dict__)
     assert built.model_fields_set == validated.model_fields_set
@@ -207,7 +208,8 @@ def test_claim_terms_weights_and_total_equal_the_term_by_term_reference(
     units: list[list[str]], claims: list[list[str]], groups: int
 ) -> None:
     stats = TermStats.from_units(units)
-    merged = TermStats.merge(TermStats.from_units(units[i::groups] or [[]]) for i in range(groups))
+    parts = [units[i::groups] for i in range(groups)]
+    merged = TermStats.from_groups([[set(u) for u in p] for p in parts], [[len(u) for u in p] for p in parts])
     for table in (stats, merged):
         for claim in claims:  # later claims find some idfs (and frequencies) looked up already
             built = ClaimTerms.of(claim, table)

@@ -346,3 +346,16 @@ def test_anthropic_blocks_carry_marker_text(sources) -> None:
     )
     assert answer.text == "Grass is green. Yes. [1]"
     assert "".join(b.text + b.marker_text for b in answer.content) == answer.text
+
+
+def test_each_block_carries_its_marker_groups_as_data(sources) -> None:
+    answer = parse_answer("According to [2], the sky is blue. The grass is green [1][2].", sources)
+    groups = [(b.text, [(g.lead, g.numbers, g.tail) for g in b.marker_groups]) for b in answer.content]
+    assert ("According to", [(" ", [1], ",")]) in groups
+    assert ("The grass is green", [(" ", [2, 1], "")]) in groups
+    for block in answer.content:
+        for group in block.marker_groups:
+            assert [c.reference for c in group.citations] == group.numbers
+    assert all("marker_groups" not in b for b in answer.to_anthropic()["content"])
+    assert all(c.segment == 0 for c in answer.citations)
+    assert all("segment" not in c for b in answer.to_anthropic()["content"] for c in b.get("citations", []))

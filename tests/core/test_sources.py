@@ -271,3 +271,17 @@ def test_start_gives_the_first_number() -> None:
 def test_start_must_be_a_positive_integer(start: object) -> None:
     with pytest.raises(SourceError, match="start must be an integer >= 1"):
         number_sources(["A is a."], start=start)  # type: ignore[arg-type]
+
+
+def test_each_segment_knows_the_input_items_behind_it() -> None:
+    from cite_core import parse_answer
+
+    items = [
+        {"text": "Gamma rays are light. They are energetic.", "document_id": "d", "start_index": 100},
+        {"text": "Alpha is first. Beta is second.", "document_id": "d", "start_index": 0},
+        {"text": "Beta is second. Then more.", "document_id": "d", "start_index": 16},
+    ]
+    (source,) = number_sources(items)
+    assert source.segment_item_indices == ((1, 2), (0,))  # the overlapping chunks 1 and 2 coalesced
+    answer = parse_answer("Gamma rays are energetic light [1].", [source])
+    assert [c.segment for c in answer.citations] == [1]

@@ -63,13 +63,15 @@ def test_claim_terms_hold_each_distinct_term_once_with_its_idf() -> None:
     assert abs(claim.total - sum(idf for _, idf in claim.weights)) < 1e-12
 
 
-def test_merged_stats_equal_stats_over_the_union() -> None:
+def test_stats_over_groups_equal_stats_over_the_union() -> None:
     a, b = [analyze("grass is green"), analyze("sky blue")], [analyze("green sea"), analyze("blue whale")]
-    merged = TermStats.merge([TermStats.from_units(a), TermStats.from_units(b)])
+    groups = TermStats.from_groups(
+        [[set(u) for u in a], [set(u) for u in b]], [[len(u) for u in a], [len(u) for u in b]]
+    )
     whole = TermStats.from_units(a + b)
     for term in ("green", "blue", "whale", "absent"):
-        assert abs(merged.idf(term) - whole.idf(term)) < 1e-12
-    assert merged.units == whole.units and abs(merged.avg_len - whole.avg_len) < 1e-12
+        assert abs(groups.idf(term) - whole.idf(term)) < 1e-12
+    assert groups.units == whole.units and abs(groups.avg_len - whole.avg_len) < 1e-12
 
 
 def test_coverage_is_idf_weighted_share() -> None:
