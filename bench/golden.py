@@ -6,7 +6,7 @@ commit that says which behaviour changed and why); ``python -m bench.golden dump
 case in full (JSON) so two trees can be compared with ``diff -r``.
 
 Cases: all 243 ExpertQA answers (from ``../shared/data``; the shipped 12-answer subset when absent),
-bench_core's generated queries, 400 generated marker-soup answers, Spanish and Chinese sources. Each is
+bench_core's generated queries (over the essay of ``../shared/data`` when present, and over synthetic prose), 400 generated marker-soup answers, Spanish and Chinese sources. Each is
 parsed whole and streamed at 1, 7 and 64 characters and at seeded random cuts; the stream's answer and
 events are part of the dump.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 from cite_core import CitationStream, number_sources, parse_answer
 
-from .eval._data import find_data_dir
+from .eval._data import essay_or_prose, find_data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = find_data_dir() or ROOT.parent / "shared" / "data"
@@ -101,12 +101,20 @@ def expertqa_cases() -> Iterator[tuple[str, list[Any], str]]:
 
 
 def _generated() -> Iterator[tuple[str, list[Any], str]]:
+    """bench_core's generated queries: over the Paul Graham essay (``bench/...``, only where the shared
+    data holds it: the essay may not be copied into the project) and over the seeded synthetic prose
+    (``bench-prose/...``, everywhere), so a clone without ``../shared`` checks the cases it can build."""
     from bench.bench_core import make_answer, make_sources
 
-    for n, size in ((20, 1000), (10, 4000), (5, 300)):
-        items = make_sources(n, size)
-        for seed in range(3):
-            yield f"bench/{n}x{size}/{seed}", items, make_answer(items, seed=seed)
+    texts = [("bench-prose", essay_or_prose(2000, data=False))]
+    essay = SHARED / "paul_graham_essay.txt"
+    if essay.is_file():
+        texts.insert(0, ("bench", essay.read_text(encoding="utf-8")))
+    for prefix, text in texts:
+        for n, size in ((20, 1000), (10, 4000), (5, 300)):
+            items = make_sources(n, size, text)
+            for seed in range(3):
+                yield f"{prefix}/{n}x{size}/{seed}", items, make_answer(items, seed=seed)
 
 
 def _soup() -> Iterator[tuple[str, list[Any], str]]:
