@@ -36,7 +36,7 @@ def corpus_text() -> str:
 
 
 def make_sources(n: int, size: int = 1000, text: str | None = None) -> list[dict]:
-    """``n`` chunks of ``size`` characters of ``text`` (the benchmark corpus by default), titled and linked."""
+    """``n`` chunks of ``size`` characters of ``text`` (the benchmark corpus by default), with titles."""
     text = corpus_text() if text is None else text
     out, pos = [], 0
     for i in range(n):

@@ -24,6 +24,7 @@ from ._extractive import extractive_answer
 from ._localize import clear_caches
 from ._metadata import MAX_METADATA_DEPTH, MAX_METADATA_SIZE, page_from_metadata
 from ._models import (
+    AnswerReset,
     CharLocation,
     Citation,
     CitationsDelta,
@@ -76,6 +77,7 @@ __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
     "MESSAGE_FRAMING_TOKENS",
+    "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",

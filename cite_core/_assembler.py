@@ -16,7 +16,7 @@ from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus
 from ._match_types import Item, Marker, Tag
-from ._models import Citation, CitedAnswer, Source, StreamEvent
+from ._models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences
 from ._statements import SentenceMap, StatementTags
 
@@ -54,10 +54,13 @@ class Assembler(StatementTags):
         emit: bool,
         embeddings: Any,
         style: str = "markers",
+        corpus: Corpus | None = None,
     ) -> None:
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
-        ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
-        self.corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
+        ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``);
+        ``corpus``: the one of the assembler this one replaces (an answer that restarted)."""
+        # embeddings: see Corpus (QUALITY-EMBED)
+        self.corpus = corpus if corpus is not None else Corpus(sources, embeddings=embeddings)
         self._by_number = self.corpus.by_number
         self._threshold = threshold
         # output
@@ -87,6 +90,15 @@ class Assembler(StatementTags):
         self._tail_start = 0
         self._forward: list[_Group] = []
         self._prev_char = ""
+        self.stopped_in_reasoning = False
+
+    def restarted(self, events: list[StreamEvent], reasoning: str) -> None:
+        """Start as the answer after a lone closing thinking tag: the previous assembler's last
+        ``events``, an ``AnswerReset``, then ``reasoning`` (the model text before the tag)."""
+        if self.emit:
+            self._events.extend(events)
+            self._events.append(AnswerReset())
+        self.thinking(reasoning)
 
     def thinking(self, text: str) -> None:
         """Reasoning text: to ``CitedAnswer.reasoning`` and ``ThinkingDelta`` events."""
@@ -399,4 +411,5 @@ class Assembler(StatementTags):
             threshold=self._threshold,
             removed="".join(self._removed),
             reasoning="".join(self._reasoning),
+            stopped_in_reasoning=self.stopped_in_reasoning,
         )

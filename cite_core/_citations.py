@@ -39,6 +39,7 @@ def build_answer(
     threshold: float,
     removed: str = "",
     reasoning: str = "",
+    stopped_in_reasoning: bool = False,
 ) -> CitedAnswer:
     """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
     order of first appearance (``numbers``: source number -> display number)."""
@@ -50,6 +51,7 @@ def build_answer(
         removed_reference_list=removed if removed.strip() else None,
         unsupported_threshold=threshold,
         reasoning=reasoning,
+        stopped_in_reasoning=stopped_in_reasoning,
     )
 
 

@@ -281,8 +281,12 @@ class CitedAnswer(BaseModel):
     unsupported_threshold: float = 0.0
     """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
     reasoning: str = ""
-    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
-    separately), kept out of ``text``, ``content`` and the citations."""
+    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections, the text before a
+    lone ``</think>`` that starts an answer, and reasoning fed separately), kept out of ``text``,
+    ``content`` and the citations."""
+    stopped_in_reasoning: bool = False
+    """The output ended inside a thinking section (cut off, e.g. at the token limit, before the model
+    closed it): the answer is what came before, usually nothing. The notes say so."""
 
     @property
     def citations(self) -> list[Citation]:
@@ -383,6 +387,14 @@ class ThinkingDelta(BaseModel):
     thinking: str
 
 
+class AnswerReset(BaseModel):
+    """The text streamed so far was the model's reasoning, not its answer: a closing thinking tag came
+    before any opening one (the chat template opened it: R1 distills, QwQ). Discard the text, display
+    and citation events before this one; a ``ThinkingDelta`` with that reasoning follows."""
+
+    type: Literal["answer_reset"] = "answer_reset"
+
+
 StreamEvent = Annotated[
-    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta | AnswerReset, Field(discriminator="type")
 ]

@@ -55,6 +55,10 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} source(s) did not fit the token budget and were not shown to the model: {items}"
         ),
+        "note_stopped_in_reasoning": (
+            "The model stopped while still reasoning, for example at its output token limit, before "
+            "it finished answering."
+        ),
     },
     "es": {
         "references": "Referencias",
@@ -81,6 +85,10 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} fuente(s) no cabían en el presupuesto de tokens y no se mostraron al modelo: {items}"
         ),
+        "note_stopped_in_reasoning": (
+            "El modelo se detuvo mientras aún razonaba, por ejemplo al llegar a su límite de tokens de "
+            "salida, antes de terminar la respuesta."
+        ),
     },
     "zh": {
         "references": "参考文献",
@@ -100,6 +108,7 @@ LABELS: dict[str, dict[str, str]] = {
             "模型自行写出的参考文献列表已被移除；下面的参考文献根据回答中的标记生成。"
         ),
         "note_extractive": "抽取式回答：没有使用语言模型，句子直接摘自来源。",
+        "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
 }

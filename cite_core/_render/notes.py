@@ -2,7 +2,7 @@
 
 HTML, Markdown, the terminal and JSON all show the notes of :func:`answer_notes`: markers that pointed
 at no source, citations with weak support, a reference list the model wrote (removed), an extractive
-answer, and sources left out by the token budget.
+answer, sources left out by the token budget, and a model that stopped while still reasoning.
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes"]
 
 NoteKind = Literal[
-    "invalid_markers", "unsupported", "removed_reference_list", "extractive", "dropped_sources"
+    "invalid_markers",
+    "unsupported",
+    "removed_reference_list",
+    "extractive",
+    "dropped_sources",
+    "stopped_in_reasoning",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -58,6 +63,8 @@ def answer_notes(
     """
     labels = labels_for(lang)
     notes: list[Note] = []
+    if getattr(answer, "stopped_in_reasoning", False):
+        notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))
     if extractive:
         notes.append(Note(kind="extractive", text=labels["note_extractive"]))
     if answer.invalid_markers:

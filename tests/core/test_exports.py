@@ -24,6 +24,7 @@ EXPECTED = [
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
     "MESSAGE_FRAMING_TOKENS",
+    "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",

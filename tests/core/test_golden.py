@@ -29,6 +29,8 @@ def test_the_cases_without_shared_data_are_built_from_the_project_alone(monkeypa
     assert not [n for n in names if n.startswith("bench/")]  # the essay is not shipped: skipped
     assert len([n for n in names if n.startswith("bench-prose/")]) == 9
     subset = (golden.ROOT / "tests" / "data" / "expertqa_subset.jsonl").read_text(encoding="utf-8")
-    assert len([n for n in names if n.startswith("expertqa/")]) == sum(1 for line in subset.splitlines() if line.strip())
+    assert len([n for n in names if n.startswith("expertqa/")]) == sum(
+        1 for line in subset.splitlines() if line.strip()
+    )
     expected = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
     assert set(names) <= set(expected)
