@@ -174,12 +174,19 @@ def parse_answer(
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     embeddings: Any = None,
     style: PromptStyle = "markers",
+    reasoning: str = "",
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
-    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``)."""
+    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
+    ``reasoning``: the model's reasoning that came apart from its text (a reasoning or thinking block,
+    ``reasoning_content``): it goes to ``CitedAnswer.reasoning``, as ``CitationStream.feed_reasoning``."""
     if not isinstance(text, str):
         raise ArgumentError(f"parse_answer expects the model's text as str, got {type(text).__name__}")
+    if not isinstance(reasoning, str):
+        raise ArgumentError(f"parse_answer expects reasoning as str, got {type(reasoning).__name__}")
     stream = CitationStream(
         sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
     )
+    if reasoning:
+        stream._out.thinking(reasoning)
     return stream._parse_whole(text)

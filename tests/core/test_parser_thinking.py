@@ -171,3 +171,14 @@ def test_cut_off_while_thinking_streamed_equals_whole(size: int) -> None:
     answer, events = chunked(text, size)
     assert answer == parse_answer(text, SOURCES) and answer.stopped_in_reasoning
     assert not [e for e in events if getattr(e, "type", "") in ("text_delta", "display_delta")]
+
+
+def test_parse_answer_takes_reasoning_that_came_apart() -> None:
+    answer = parse_answer("Hydrogen fuses [1].", SOURCES, reasoning="Source [2] is the moon.")
+    assert answer.reasoning == "Source [2] is the moon." and [r.source.number for r in answer.references] == [1]
+    stream = CitationStream(SOURCES)
+    stream.feed_reasoning("Source [2] is the moon.")
+    stream.feed("Hydrogen fuses [1].")
+    assert stream.finish() == answer
+    with pytest.raises(TypeError):
+        parse_answer("x", SOURCES, reasoning=None)  # type: ignore[arg-type]
