@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, TextDelta
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, AnswerReset, CitationsDelta, TextDelta
 
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
@@ -20,8 +20,9 @@ from ._run import ParseRun
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
-StreamItem = TextDelta | CitationsDelta | CitedRagAnswer
-"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer."""
+StreamItem = TextDelta | CitationsDelta | AnswerReset | CitedRagAnswer
+"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer
+(an ``AnswerReset`` when a lone ``</think>`` shows that the text so far was reasoning)."""
 
 Output = Literal["answer", "message", "text"]
 """``answer``: a ``CitedRagAnswer`` (streams events); ``message``: an ``AIMessage`` with annotations (streams
@@ -108,7 +109,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
         run = ParseRun(self)
         run.feed(input)
         run.finish()
-        return as_output(_answer(run), self.output)
+        return as_output(_answer(run), self.output, run.model)
 
     async def _aparse(self, input: Any) -> Any:
         return self._parse(input)
@@ -126,7 +127,9 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
             token(chat, item)
             yield item
         if chat is not None:
-            chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
+            chat.on_llm_end(
+                result(to_ai_message(_answer(run), markers=True, model=run.model, id=run.message_id))
+            )
 
     async def _atransform(
         self, input: AsyncIterator[Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
@@ -141,7 +144,8 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
             await atoken(chat, item)
             yield item
         if chat is not None:
-            await chat.on_llm_end(result(to_ai_message(_answer(run), markers=True, id=run.message_id)))
+            message = to_ai_message(_answer(run), markers=True, model=run.model, id=run.message_id)
+            await chat.on_llm_end(result(message))
 
 
 def _answer(run: ParseRun) -> CitedRagAnswer:

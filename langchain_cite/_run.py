@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
 from langchain_core.exceptions import OutputParserException
+from langchain_core.messages import AIMessageChunk, BaseMessage
 
 from cite_core import AnthropicCitationStream, CitationStream, Source
 
@@ -37,6 +38,8 @@ class ParseRun:
         self.pending: list[Any] = []
         self.stream: CitationStream | AnthropicCitationStream | None = None
         self.answer: CitedRagAnswer | None = None
+        self.model: BaseMessage | None = None
+        """The chat model's message (its streamed chunks added up): what it carried besides text is kept."""
         self.message_id = f"cited-{uuid4()}"
         """One id for every streamed chunk and the final message, so chat UIs merge them."""
 
@@ -59,6 +62,7 @@ class ParseRun:
             self.documents = chunk[SOURCE_DOCUMENTS_KEY]
         if parser.message_key in chunk:
             self.pending.append(chunk[parser.message_key])
+            self._keep(chunk[parser.message_key])
         return self._shown(self._drain()) if self.sources is not None else []
 
     def finish(self) -> list[Any]:
@@ -78,13 +82,20 @@ class ParseRun:
         text = "".join(e.text for e in events if e.type == "display_delta")
         if self.parser.output == "text":
             return [text] if text else []
-        return [answer_chunk(final, text, id=self.message_id)]
+        return [answer_chunk(final, text, self.model, id=self.message_id)]
+
+    def _keep(self, output: Any) -> None:
+        """Add up the model's messages (chunks merge their tool calls, usage and metadata)."""
+        if isinstance(output, AIMessageChunk) and isinstance(self.model, AIMessageChunk):
+            self.model = self.model + output
+        elif isinstance(output, BaseMessage):
+            self.model = output
 
     def _shown(self, events: list[Any]) -> list[Any]:
         """What the parser streams of these core events."""
         output = self.parser.output
         if output == "answer":
-            return [e for e in events if e.type in ("text_delta", "citations_delta")]
+            return [e for e in events if e.type in ("text_delta", "citations_delta", "answer_reset")]
         texts = [e.text for e in events if e.type == "display_delta" and e.text]
         return texts if output == "text" else [text_chunk(t, id=self.message_id) for t in texts]
 
