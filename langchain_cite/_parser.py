@@ -16,6 +16,7 @@ from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
 from ._compat import PublicSerializable, content_helpers
 from ._messages import as_output, to_ai_message
+from ._options import check_options, field_names
 from ._run import ParseRun
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
@@ -63,6 +64,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
     name: str | None = "CitationOutputParser"
 
     def __init__(self, **kwargs: Any) -> None:
+        check_options("CitationOutputParser", kwargs, field_names(type(self)))
         super().__init__(**kwargs)
         if self.output == "message":
             content_helpers('CitationOutputParser(output="message")')

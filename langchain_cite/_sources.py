@@ -13,6 +13,7 @@ from cite_core import build_prompt, citation_instructions, format_sources, to_an
 
 from ._compat import PublicSerializable
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._options import check_options, field_names
 
 __all__ = ["CitationSources"]
 
@@ -60,7 +61,14 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
     """Replaces cite_core's user message; may use ``{sources}`` and ``{question}``."""
     native: bool = False
     """Give the sources to Claude as ``document`` blocks with citations enabled (ChatAnthropic only)."""
+    on_overflow: Literal["drop", "truncate"] = "drop"
+    """With ``max_tokens``: ``drop`` leaves out whole sources (a top-ranked source too big alone is a
+    ``TokenBudgetError``); ``truncate`` shows the first source that does not fit in part."""
     name: str | None = "CitationSources"
+
+    def __init__(self, **kwargs: Any) -> None:
+        check_options("CitationSources", kwargs, field_names(type(self)))
+        super().__init__(**kwargs)
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -90,7 +98,11 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         )
         if not numbered:
             logger.warning("no sources for %r: the answer will cite nothing", question)
-        options: dict[str, Any] = {"style": self.style, "max_tokens": self.max_tokens}
+        options: dict[str, Any] = {
+            "style": self.style,
+            "max_tokens": self.max_tokens,
+            "on_overflow": self.on_overflow,
+        }
         if self.encoding is not None:
             options["encoding"] = self.encoding
         prompt = build_prompt(
