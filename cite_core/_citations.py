@@ -20,6 +20,7 @@ from ._models import (
     Source,
     TextBlock,
 )
+from ._utf16 import source_utf16
 
 __all__ = ["build_answer", "citation_for_span", "display_number"]
 
@@ -80,6 +81,8 @@ def citation_for_span(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
+            source_start_utf16=source_utf16(source, start),
+            source_end_utf16=source_utf16(source, end),
             start_page_number=first.page,
             end_page_number=last.page + 1,
             **_common(source, reference, support),
@@ -89,18 +92,30 @@ def citation_for_span(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
+            source_start_utf16=source_utf16(source, start),
+            source_end_utf16=source_utf16(source, end),
             start_block_index=first.block,
             end_block_index=last.block + 1,
             **_common(source, reference, support),
         )
-    offset = 0
-    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
+    offset, in_document = 0, source.document_coordinates
+    if in_document:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
+    utf16 = (source_utf16(source, start), source_utf16(source, end)) if 0 <= start <= end else (None, None)
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(
-            source.text[start:end], source.number - 1, source.title, reference, support, start, end, offset
+            source.text[start:end],
+            source.number - 1,
+            source.title,
+            reference,
+            support,
+            start,
+            end,
+            offset,
+            utf16,
+            in_document,
         )
     return CharLocation(
         cited_text=source.text[start:end],
@@ -108,6 +123,10 @@ def citation_for_span(
         source_end=end,
         start_char_index=start + offset,
         end_char_index=end + offset,
+        source_start_utf16=utf16[0],
+        source_end_utf16=utf16[1],
+        start_char_index_utf16=None if in_document else utf16[0],
+        end_char_index_utf16=None if in_document else utf16[1],
         **_common(source, reference, support),
     )
 

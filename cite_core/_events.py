@@ -44,9 +44,12 @@ def char_location(
     start: int,
     end: int,
     offset: int,
+    utf16: tuple[int | None, int | None] = (None, None),
+    in_document: bool = False,
 ) -> CharLocation:
     """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
-    coordinates), built without validation: the localiser's values are valid by construction."""
+    coordinates; ``utf16``: start and end in UTF-16 code units of the source text, the document's
+    unless ``in_document``), built without validation: the localiser's values are valid by construction."""
     values = {
         "cited_text": cited_text,
         "document_index": document_index,
@@ -58,6 +61,10 @@ def char_location(
         "type": "char_location",
         "start_char_index": start + offset,
         "end_char_index": end + offset,
+        "source_start_utf16": utf16[0],
+        "source_end_utf16": utf16[1],
+        "start_char_index_utf16": None if in_document else utf16[0],
+        "end_char_index_utf16": None if in_document else utf16[1],
     }
     return _built(CharLocation, values, set(_CHAR_FIELDS))
 

@@ -258,6 +258,7 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
 
 
 def _build(number: int, item: _Item) -> Source:
+    held: list[tuple[int, ...]] = []
     if item.segments is not None:
         segments = list(item.segments)
     elif item.kind == "blocks":
@@ -265,7 +266,7 @@ def _build(number: int, item: _Item) -> Source:
     elif item.kind == "pages" and item.page is None:
         segments = _layout([(t, None, item.first_page + i, None) for i, t in enumerate(item.texts)])
     else:
-        segments = _layout(_chunks(item))
+        segments = _layout(_chunks(item, held))
     metadata = dict(item.metadata)
     for extra in item.merged:
         for key, value in extra.metadata.items():
@@ -290,11 +291,14 @@ def _build(number: int, item: _Item) -> Source:
         problems = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         raise SourceError(problems, index=item.index) from exc
     source._item_indices = (item.index, *(m.index for m in item.merged))
+    if item.merged and len(held) == len(segments):
+        source._segment_items = tuple(held)
     return source
 
 
-def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, int | None]]:
-    """The chunks of a (possibly merged) text item, in document order, overlapping ones coalesced."""
+def _chunks(item: _Item, held: list[tuple[int, ...]]) -> list[tuple[str, int | None, int | None, int | None]]:
+    """The chunks of a (possibly merged) text item, in document order, overlapping ones coalesced;
+    ``held`` gets the indices of the items each chunk holds."""
     parts = [item, *item.merged]
     if all(p.doc_start is not None for p in parts):
         parts.sort(key=lambda p: (p.page or 0, p.doc_start or 0))
@@ -308,11 +312,14 @@ def _chunks(item: _Item) -> list[tuple[str, int | None, int | None, int | None]]
                     out[-1][0] = (
                         prev_text + text[prev_end - start :] if start + len(text) > prev_end else prev_text
                     )
+                    held[-1] += (p.index,)
                     continue
             out.append([text, start, None, p.page])
+            held.append((p.index,))
         return [(t, s, pg, None) for t, s, _, pg in out]
     if all(p.page is not None for p in parts):
         parts.sort(key=lambda p: p.page or 0)
+    held.extend((p.index,) for p in parts)
     return [(p.texts[0], p.doc_start, p.page, None) for p in parts]
 
 

@@ -34,7 +34,8 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
       to cite them with ``[n]`` (use both in your own ``ChatPromptTemplate``);
     - ``messages``: the whole prompt as chat messages, ready for any chat model (the conversation in
       ``chat_history``, if any, comes between the instructions and the question);
-    - ``dropped``: sources left out by ``max_tokens``; ``native``: whether ``messages`` give Claude
+    - ``dropped``: sources left out by ``max_tokens``, ``truncated``: sources shown only in part (the
+      whole sources; see ``on_overflow``); ``native``: whether ``messages`` give Claude
       the sources as ``document`` blocks with citations enabled (see ``native``).
     """
 
@@ -130,6 +131,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             **input,
             "sources": sources,
             "dropped": prompt.dropped,
+            "truncated": prompt.truncated,  # shown in part (merged chunks that did not all fit)
             "context": format_sources(sources, style=self.style),
             "instructions": citation_instructions(
                 len(sources), style=self.style, template=self.system_template

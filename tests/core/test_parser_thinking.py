@@ -175,7 +175,9 @@ def test_cut_off_while_thinking_streamed_equals_whole(size: int) -> None:
 
 def test_parse_answer_takes_reasoning_that_came_apart() -> None:
     answer = parse_answer("Hydrogen fuses [1].", SOURCES, reasoning="Source [2] is the moon.")
-    assert answer.reasoning == "Source [2] is the moon." and [r.source.number for r in answer.references] == [1]
+    assert answer.reasoning == "Source [2] is the moon." and [r.source.number for r in answer.references] == [
+        1
+    ]
     stream = CitationStream(SOURCES)
     stream.feed_reasoning("Source [2] is the moon.")
     stream.feed("Hydrogen fuses [1].")

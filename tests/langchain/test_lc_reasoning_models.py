@@ -99,8 +99,9 @@ def test_output_message_stream_keeps_what_the_chat_model_streamed() -> None:
     assert total.tool_calls == [TOOL_CALL] and total.usage_metadata == USAGE
     assert total.response_metadata["model_name"] == "m-1"
     assert total.additional_kwargs["reasoning_content"] == "Source [2] is the moon."
-    assert [b for b in total.content if b.get("type") == "reasoning"][0][
-        "reasoning"
-    ] == "Source [2] is the moon."
+    assert (
+        next(b for b in total.content if b.get("type") == "reasoning")["reasoning"]
+        == "Source [2] is the moon."
+    )
     whole = parser.invoke({"sources": [FUSION, MOON], "message": sum(chunks[1:], chunks[0])})
     assert whole.tool_calls == total.tool_calls and whole.usage_metadata == total.usage_metadata
