@@ -33,6 +33,7 @@ def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
 
 
 _CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}
+_UTF16 = frozenset(f for f in _CHAR_FIELDS if f.endswith("_utf16"))
 
 
 def char_location(
@@ -58,15 +59,15 @@ def char_location(
         "support": float(support),
         "source_start": start,
         "source_end": end,
+        "source_start_utf16": utf16[0],
+        "source_end_utf16": utf16[1],
         "type": "char_location",
         "start_char_index": start + offset,
         "end_char_index": end + offset,
-        "source_start_utf16": utf16[0],
-        "source_end_utf16": utf16[1],
         "start_char_index_utf16": None if in_document else utf16[0],
         "end_char_index_utf16": None if in_document else utf16[1],
     }
-    return _built(CharLocation, values, set(_CHAR_FIELDS))
+    return _built(CharLocation, values, set(_CHAR_FIELDS if utf16[0] is not None else _CHAR_FIELDS - _UTF16))
 
 
 def text_delta(text: str) -> TextDelta:

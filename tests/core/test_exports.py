@@ -273,6 +273,10 @@ def test_claims_give_their_span_in_the_display_and_the_plain_text() -> None:
         "citations",
         "plain_start",
         "plain_end",
+        "start_utf16",
+        "end_utf16",
+        "plain_start_utf16",
+        "plain_end_utf16",
     ]
     sources = cite_core.number_sources(["The grass is green.", "El cielo es azul 🙂."])
     answer = cite_core.parse_answer(
