@@ -35,8 +35,9 @@ def corpus_text() -> str:
     return essay_or_prose(2000)
 
 
-def make_sources(n: int, size: int = 1000) -> list[dict]:
-    text = corpus_text()
+def make_sources(n: int, size: int = 1000, text: str | None = None) -> list[dict]:
+    """``n`` chunks of ``size`` characters of ``text`` (the benchmark corpus by default), with titles."""
+    text = corpus_text() if text is None else text
     out, pos = [], 0
     for i in range(n):
         if pos + size > len(text):

@@ -151,13 +151,15 @@ def check_parser(text: str, cuts: list[int], sources) -> None:  # type: ignore[n
 
     whole = parse_answer(text, sources)
     stream = CitationStream(sources)
-    deltas: list[str] = []
+    events: list = []  # type: ignore[type-arg]
     bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
     for a, b in zip(bounds, bounds[1:]):
-        deltas += [e.text for e in stream.feed(text[a:b]) if e.type == "text_delta"]
+        events += stream.feed(text[a:b])
         assert stream.held <= HOLD_BOUND, f"held back {stream.held} characters"
     answer = stream.finish()
-    deltas += [e.text for e in stream.pending_events() if e.type == "text_delta"]
+    events += stream.pending_events()
+    resets = [i for i, e in enumerate(events) if e.type == "answer_reset"]  # before: reasoning
+    deltas = [e.text for e in events[resets[-1] + 1 if resets else 0 :] if e.type == "text_delta"]
     assert answer == whole, "stream != whole parse"
     assert "".join(deltas) == whole.plain_text == "".join(b.text for b in whole.content), "text deltas"
     by_number = {s.number: s for s in sources}

@@ -18,7 +18,7 @@ from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, Note, render_markdown, rend
 
 __all__ = ["LiveTerminal", "json_message", "markdown_answer", "safe_json"]
 
-_STYLE = {"marker": "36", "weak": "33;4"}
+_STYLE = {"marker": "36", "weak": "33;4", "note": "2"}
 # C1 controls and bidi controls are legal in JSON strings; escaped so that printing the JSON is safe too
 _UNSAFE_IN_JSON = re.compile("[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -69,6 +69,12 @@ class LiveTerminal:
             self.held = ""
             weak = event.citation.support < DEFAULT_UNSUPPORTED_THRESHOLD
             self.out.write(self.paint(f"[{event.citation.reference}]", "weak" if weak else "marker"))
+        elif event.type == "answer_reset":  # a lone </think>: what was printed so far was reasoning
+            self.held = ""
+            self.printed.clear()
+            self.out.write(
+                self.paint("\n(the text above was the model's reasoning; its answer follows)\n\n", "note")
+            )
         self.out.flush()
 
     def finish(self, answer: Any, notes: Sequence[Note]) -> None:

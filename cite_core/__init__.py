@@ -30,6 +30,7 @@ from ._extractive import extractive_answer
 from ._localize import clear_caches
 from ._metadata import page_from_metadata
 from ._models import (
+    AnswerReset,
     CharLocation,
     Citation,
     CitationsDelta,
@@ -89,6 +90,7 @@ __all__ = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
+    "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",

@@ -16,7 +16,7 @@ from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus, source_units
 from ._match_types import Item, Marker, Tag
-from ._models import Citation, CitedAnswer, MarkerGroup, Source, StreamEvent
+from ._models import AnswerReset, Citation, CitedAnswer, MarkerGroup, Source, StreamEvent
 from ._segment import split_sentences
 from ._statements import SentenceMap, Statements
 
@@ -55,10 +55,13 @@ class Assembler:
         embeddings: Any,
         style: str = "markers",
         display_numbers: DisplayNumbers | None = None,
+        corpus: Corpus | None = None,
     ) -> None:
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
-        ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``)."""
-        self.corpus = Corpus(sources, embeddings=embeddings)  # embeddings: see Corpus (QUALITY-EMBED)
+        ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``);
+        ``corpus``: the one of the assembler this one replaces (an answer that restarted)."""
+        # embeddings: see Corpus (QUALITY-EMBED)
+        self.corpus = corpus if corpus is not None else Corpus(sources, embeddings=embeddings)
         self._by_number = self.corpus.by_number
         self._threshold = threshold
         # output
@@ -88,6 +91,15 @@ class Assembler:
         self._tail_start = 0
         self._forward: list[_Group] = []
         self._prev_char = ""
+        self.stopped_in_reasoning = False
+
+    def restarted(self, events: list[StreamEvent], reasoning: str) -> None:
+        """Start as the answer after a lone closing thinking tag: the previous assembler's last
+        ``events``, an ``AnswerReset``, then ``reasoning`` (the model text before the tag)."""
+        if self.emit:
+            self._events.extend(events)
+            self._events.append(AnswerReset())
+        self.thinking(reasoning)
 
     def thinking(self, text: str) -> None:
         """Reasoning text: to ``CitedAnswer.reasoning`` and ``ThinkingDelta`` events."""
@@ -442,4 +454,5 @@ class Assembler:
             threshold=self._threshold,
             removed="".join(self._removed),
             reasoning="".join(self._reasoning),
+            stopped_in_reasoning=self.stopped_in_reasoning,
         )

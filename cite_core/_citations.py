@@ -21,6 +21,7 @@ from ._models import (
     Source,
     TextBlock,
 )
+from ._utf16 import source_utf16
 
 __all__ = ["DisplayNumbers", "build_answer", "citation_for_span", "display_number"]
 
@@ -83,6 +84,7 @@ def build_answer(
     threshold: float,
     removed: str = "",
     reasoning: str = "",
+    stopped_in_reasoning: bool = False,
 ) -> CitedAnswer:
     """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
     order of first appearance (``numbers``: source number -> display number)."""
@@ -94,6 +96,7 @@ def build_answer(
         removed_reference_list=removed if removed.strip() else None,
         unsupported_threshold=threshold,
         reasoning=reasoning,
+        stopped_in_reasoning=stopped_in_reasoning,
     )
 
 
@@ -125,6 +128,8 @@ def citation_for_span(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
+            source_start_utf16=source_utf16(source, start),
+            source_end_utf16=source_utf16(source, end),
             start_page_number=first.page,
             end_page_number=last.page + 1,
             **_common(source, reference, support, one),
@@ -134,15 +139,18 @@ def citation_for_span(
             cited_text=source.text[start:end],
             source_start=start,
             source_end=end,
+            source_start_utf16=source_utf16(source, start),
+            source_end_utf16=source_utf16(source, end),
             start_block_index=first.block,
             end_block_index=last.block + 1,
             **_common(source, reference, support, one),
         )
-    offset = 0
-    if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
+    offset, in_document = 0, source.document_coordinates
+    if in_document:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
         one = at  # clipped to its first chunk
+    utf16 = (source_utf16(source, start), source_utf16(source, end)) if 0 <= start <= end else (None, None)
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(
@@ -155,6 +163,8 @@ def citation_for_span(
             end,
             offset,
             one,
+            utf16,
+            in_document,
         )
     return CharLocation(
         cited_text=source.text[start:end],
@@ -162,6 +172,10 @@ def citation_for_span(
         source_end=end,
         start_char_index=start + offset,
         end_char_index=end + offset,
+        source_start_utf16=utf16[0],
+        source_end_utf16=utf16[1],
+        start_char_index_utf16=None if in_document else utf16[0],
+        end_char_index_utf16=None if in_document else utf16[1],
         **_common(source, reference, support, one),
     )
 

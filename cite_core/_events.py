@@ -42,6 +42,7 @@ def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
 
 
 _CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}
+_UTF16 = frozenset(f for f in _CHAR_FIELDS if f.endswith("_utf16"))
 
 
 def char_location(
@@ -54,9 +55,12 @@ def char_location(
     end: int,
     offset: int,
     segment: int | None,
+    utf16: tuple[int | None, int | None] = (None, None),
+    in_document: bool = False,
 ) -> CharLocation:
     """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
-    coordinates), built without validation: the localiser's values are valid by construction."""
+    coordinates; ``utf16``: start and end in UTF-16 code units of the source text, the document's
+    unless ``in_document``), built without validation: the localiser's values are valid by construction."""
     values = {
         "cited_text": cited_text,
         "document_index": document_index,
@@ -66,11 +70,15 @@ def char_location(
         "source_start": start,
         "source_end": end,
         "segment": segment,
+        "source_start_utf16": utf16[0],
+        "source_end_utf16": utf16[1],
         "type": "char_location",
         "start_char_index": start + offset,
         "end_char_index": end + offset,
+        "start_char_index_utf16": None if in_document else utf16[0],
+        "end_char_index_utf16": None if in_document else utf16[1],
     }
-    return _built(CharLocation, values, set(_CHAR_FIELDS))
+    return _built(CharLocation, values, set(_CHAR_FIELDS if utf16[0] is not None else _CHAR_FIELDS - _UTF16))
 
 
 def text_delta(text: str) -> TextDelta:

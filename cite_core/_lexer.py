@@ -181,7 +181,7 @@ class Lexer(LexerState):
             if think == NEED:
                 return pos, True
             if isinstance(think, ThinkTag):
-                yield from self._on_think(think)
+                yield from self._on_think(think, buf)
                 return think.end, False
         if buf[pos] in _OPENERS:
             found = yield from self._marker_at(buf, pos, eof)
@@ -246,13 +246,19 @@ class Lexer(LexerState):
             pos += 1
         return pos, False
 
-    def _on_think(self, tag: ThinkTag) -> Iterator[Token]:
-        """A thinking tag in the answer: an opening one starts reasoning; a stray closing one is dropped."""
+    def _on_think(self, tag: ThinkTag, buf: str) -> Iterator[Token]:
+        """A thinking tag in the answer: an opening one starts reasoning; a closing one before any other
+        thinking tag ends the reasoning the answer started in (``LONE_CLOSE``); a later one is dropped."""
         yield from self._release()
+        lone, self._seen_think = tag.closing and not self._seen_think, True
         if not tag.closing:
             self.mode = Mode.THINK
-        else:
-            self._end_think()
+            return
+        if lone:
+            yield Token(Kind.LONE_CLOSE, buf[tag.start :])
+            # the answer starts after the tag: what the lexer wrote so far was reasoning
+            self._line_start, self._written, self._ws_run = True, False, 0
+        self._end_think()
 
     def _end_think(self) -> None:
         """After a thinking section: the text that follows starts the line (and, at first, the answer)."""

@@ -47,6 +47,12 @@ class LexerState:
         self._held = ""
         self._ws_run = 0  # spaces at the end of the model's text passed on (held spaces not counted)
         self._written = False  # any answer text so far
+        self._seen_think = False  # a thinking tag was seen (a closing one before it is a lone close)
+
+    @property
+    def thinking_seen(self) -> bool:
+        """Whether a thinking tag was seen (after one, a closing tag is no longer a lone close)."""
+        return self._seen_think
 
     @property
     def held(self) -> int:

@@ -55,6 +55,9 @@ class Kind(enum.Enum):
     """Reasoning text of a thinking section (``text``)."""
     REFLIST = "reflist"
     """Text of a reference list the model wrote (``text``): removed from the answer."""
+    LONE_CLOSE = "lone_close"
+    """A closing thinking tag before any opening one (``text``: the input from the tag on): the model's
+    template opened the thinking (R1 distills, QwQ), so everything before the tag was reasoning."""
 
 
 class Token:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer
 from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
 from ._metadata import metadata_json, metadata_problem
 from ._scoring import SupportLevel, support_level
+from ._utf16 import utf16_length
 from ._verdicts import Verdict, Verification
 
 __all__ = [
@@ -84,6 +85,7 @@ class Source(BaseModel):
 
     _item_indices: tuple[int, ...] = PrivateAttr(default=())
     _segment_items: tuple[tuple[int, ...], ...] = PrivateAttr(default=())
+    """Of a merged source: the indices of the items each segment holds (a budget trims by whole chunks)."""
     _cache: dict[str, Any] = PrivateAttr(default={})
     """Derived data (sentence units, terms) computed on first use; not part of equality. Each instance
     gets its own copy of the empty default (a ``default_factory`` costs an ``inspect.signature`` call per
@@ -159,11 +161,19 @@ class _CitationBase(BaseModel):
     segment: int | None = None
     """Index in ``Source.segments`` of the segment (chunk, page, block) holding ``cited_text``; None when
     unknown (a citation built by hand). Not part of ``to_anthropic()``."""
+    source_start_utf16: int | None = None
+    """``source_start`` counted in UTF-16 code units (a browser's string offsets)."""
+    source_end_utf16: int | None = None
+    """``source_end`` counted in UTF-16 code units."""
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """This citation in the exact shape of Anthropic's Citations API."""
+    def to_anthropic(self, *, utf16: bool = False) -> dict[str, Any]:
+        """This citation in the exact shape of Anthropic's Citations API; ``utf16`` adds the UTF-16
+        offsets of a character location (``start_char_index_utf16``, ``end_char_index_utf16``)."""
         data = self.model_dump()
-        return {k: data[k] for k in self._api_fields()}
+        fields = self._api_fields()
+        if utf16 and "start_char_index" in fields:
+            fields += ("start_char_index_utf16", "end_char_index_utf16")
+        return {k: data[k] for k in fields}
 
     def _api_fields(self) -> tuple[str, ...]:
         raise NotImplementedError  # overridden by every concrete location type
@@ -175,6 +185,11 @@ class CharLocation(_CitationBase):
     type: Literal["char_location"] = "char_location"
     start_char_index: int = Field(ge=0)
     end_char_index: int = Field(ge=0)
+    start_char_index_utf16: int | None = None
+    """``start_char_index`` in UTF-16 code units; None when the offsets are in document coordinates
+    (the source does not hold the document text before its chunk)."""
+    end_char_index_utf16: int | None = None
+    """``end_char_index`` in UTF-16 code units (None as ``start_char_index_utf16``)."""
 
     def _api_fields(self) -> tuple[str, ...]:
         return (
@@ -260,11 +275,11 @@ class TextBlock(BaseModel):
     display numbers and the citations they stand for, so that nothing re-reads ``marker_text``. Not
     part of ``to_anthropic()``."""
 
-    def to_anthropic(self) -> dict[str, Any]:
+    def to_anthropic(self, *, utf16: bool = False) -> dict[str, Any]:
         """This block in the exact shape of Anthropic's Citations API (no ``citations`` key when uncited)."""
         block: dict[str, Any] = {"type": "text", "text": self.text}
         if self.citations:
-            block["citations"] = [c.to_anthropic() for c in self.citations]
+            block["citations"] = [c.to_anthropic(utf16=utf16) for c in self.citations]
         return block
 
 
@@ -285,6 +300,12 @@ class Claim(BaseModel):
     """End offset (exclusive) in ``CitedAnswer.plain_text``."""
     verdict: Verdict | None = None
     """A judge's verdict on this claim against the passages it cites (``verify``), None when not verified."""
+    start_utf16: int | None = None
+    """``start`` counted in UTF-16 code units (``end_utf16``, ``plain_start_utf16``, ``plain_end_utf16``
+    likewise): the offsets a browser's JavaScript strings use."""
+    end_utf16: int | None = None
+    plain_start_utf16: int | None = None
+    plain_end_utf16: int | None = None
 
 
 class Reference(BaseModel):
@@ -320,8 +341,12 @@ class CitedAnswer(BaseModel):
     unsupported_threshold: float = 0.0
     """Citations whose ``support`` is below this are listed in ``unsupported_citations``."""
     reasoning: str = ""
-    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections and reasoning fed
-    separately), kept out of ``text``, ``content`` and the citations."""
+    """The model's thinking (``<think>``, ``<thinking>``, ``<reasoning>`` sections, the text before a
+    lone ``</think>`` that starts an answer, and reasoning fed separately), kept out of ``text``,
+    ``content`` and the citations."""
+    stopped_in_reasoning: bool = False
+    """The output ended inside a thinking section (cut off, e.g. at the token limit, before the model
+    closed it): the answer is what came before, usually nothing. The notes say so."""
     _verification: Verification | None = PrivateAttr(default=None)
 
     @property
@@ -359,9 +384,10 @@ class CitedAnswer(BaseModel):
     def claims(self) -> list[Claim]:
         """The cited blocks with their spans in ``text`` (display coordinates) and in ``plain_text``, in
         answer order."""
-        claims, offset, plain = [], 0, 0
+        claims, offset, plain, offset16, plain16 = [], 0, 0, 0, 0
         verdicts = iter(self.verdicts)
         for block in self.content:
+            size16 = utf16_length(block.text)
             if block.citations:
                 claims.append(
                     Claim(
@@ -372,10 +398,16 @@ class CitedAnswer(BaseModel):
                         plain_start=plain,
                         plain_end=plain + len(block.text),
                         verdict=next(verdicts),
+                        start_utf16=offset16,
+                        end_utf16=offset16 + size16,
+                        plain_start_utf16=plain16,
+                        plain_end_utf16=plain16 + size16,
                     )
                 )
             offset += len(block.text) + len(block.marker_text)
+            offset16 += size16 + utf16_length(block.marker_text)
             plain += len(block.text)
+            plain16 += size16
         return claims
 
     @property
@@ -383,9 +415,10 @@ class CitedAnswer(BaseModel):
         """The answer without markers: the concatenated block texts."""
         return "".join(block.text for block in self.content)
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """``{"content": [...]}`` exactly in the shape of a Citations API response."""
-        return {"content": [b.to_anthropic() for b in self.content if b.text or b.citations]}
+    def to_anthropic(self, *, utf16: bool = False) -> dict[str, Any]:
+        """``{"content": [...]}`` exactly in the shape of a Citations API response; ``utf16=True`` adds
+        ``start_char_index_utf16`` / ``end_char_index_utf16`` to character citations (for a web page)."""
+        return {"content": [b.to_anthropic(utf16=utf16) for b in self.content if b.text or b.citations]}
 
     def to_markdown(
         self,
@@ -441,6 +474,14 @@ class ThinkingDelta(BaseModel):
     thinking: str
 
 
+class AnswerReset(BaseModel):
+    """The text streamed so far was the model's reasoning, not its answer: a closing thinking tag came
+    before any opening one (the chat template opened it: R1 distills, QwQ). Discard the text, display
+    and citation events before this one; a ``ThinkingDelta`` with that reasoning follows."""
+
+    type: Literal["answer_reset"] = "answer_reset"
+
+
 StreamEvent = Annotated[
-    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta, Field(discriminator="type")
+    TextDelta | CitationsDelta | ThinkingDelta | DisplayDelta | AnswerReset, Field(discriminator="type")
 ]

@@ -18,7 +18,7 @@ from ._calibrate import FlagCalibration, resolve_threshold
 from ._citations import DisplayNumbers, check_display_numbers
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
-from ._lexer_tokens import Kind, Token
+from ._lexer_tokens import Kind, Mode, Token
 from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
 from ._prompt import PROMPT_STYLES, PromptStyle
 from ._scoring import SUPPORT_THRESHOLD
@@ -68,16 +68,18 @@ class CitationStream:
         self.sources: list[Source] = items
         names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
         self._lexer = Lexer(names)
-        self._out = Assembler(
-            items,
-            threshold=unsupported_threshold,
-            display=display,
-            emit=True,
-            embeddings=embeddings,
-            style=style,
-            display_numbers=DisplayNumbers(display_numbers, first_new),
-        )
         self._display_numbers = (display_numbers, first_new)
+        self._options: dict[str, Any] = {
+            "threshold": unsupported_threshold,
+            "display": display,
+            "embeddings": embeddings,
+            "style": style,
+        }
+        self._out = Assembler(
+            items, emit=True, display_numbers=DisplayNumbers(display_numbers, first_new), **self._options
+        )
+        self._raw: list[str] | None = []
+        """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
         self._style = style
         self._finished: CitedAnswer | None = None
 
@@ -92,10 +94,14 @@ class CitationStream:
         if chunk:
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
+            if self._raw is not None:
+                self._raw.append(chunk)
             taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
             if taken is not None:
                 return self._out.plain(taken)
             self._consume(self._lexer.feed(chunk))
+            if self._lexer.thinking_seen:
+                self._raw = None
         return self._out.take_events()
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:
@@ -112,6 +118,7 @@ class CitationStream:
         """Flush what was held back, resolve pending claims and return the cited answer."""
         if self._finished is None:
             self._consume(self._lexer.finish())
+            self._out.stopped_in_reasoning = self._lexer.mode is Mode.THINK
             self._finished = self._out.finish()
         return self._finished
 
@@ -146,11 +153,30 @@ class CitationStream:
         """Events produced by ``finish()`` (citations of claims that ended with the answer)."""
         return self._out.take_events()
 
+    def _restart(self, rest: str) -> Assembler:
+        """A lone closing thinking tag: the model text before it (``rest`` is the input from the tag
+        on) was reasoning; a new assembler takes the answer after it, the text so far as reasoning."""
+        raw = "".join(self._raw or ())
+        old = self._out
+        self._out = Assembler(
+            self.sources,
+            emit=old.emit,
+            corpus=old.corpus,
+            display_numbers=DisplayNumbers(*self._display_numbers),  # the reasoning's markers: not shown
+            **self._options,
+        )
+        self._out.restarted(old.take_events() if old.emit else [], raw[: len(raw) - len(rest)])
+        self._raw = None
+        return self._out
+
     def _consume(self, tokens: Iterator[Token]) -> None:
         """Hand each token to the assembler (before the lexer makes the next one)."""
         out = self._out
         for token in tokens:
             kind = token.kind
+            if kind is Kind.LONE_CLOSE:
+                out = self._restart(token.text)
+                continue
             if kind is Kind.TEXT or kind is Kind.CODE:
                 out.text(token.text)
             elif kind is Kind.MARKER:
@@ -175,12 +201,16 @@ def parse_answer(
     display_numbers: Mapping[int, int] | None = None,
     first_new: int | None = None,
     calibration: FlagCalibration | None = None,
+    reasoning: str = "",
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
     ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
     ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``).
-    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``)."""
+    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``).
+    ``reasoning``: the model's reasoning that came apart from its text (a reasoning or thinking block,
+    ``reasoning_content``): it goes to ``CitedAnswer.reasoning``, as ``CitationStream.feed_reasoning``."""
     check_text(text, "text", surrogates=True)  # model text: lone surrogates become U+FFFD
+    check_text(reasoning, "reasoning", surrogates=True)
     stream = CitationStream(
         sources,
         unsupported_threshold=unsupported_threshold,
@@ -190,4 +220,6 @@ def parse_answer(
         first_new=first_new,
         calibration=calibration,
     )
+    if reasoning:
+        stream._out.thinking(reasoning)
     return stream._parse_whole(text)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from ._args import check_flag, check_int, check_items, check_text
+from ._chunks import best_chunks
 from ._delimiters import clean_attribute, clean_text
 from ._exceptions import PromptError, TokenBudgetError
 from ._localize import source_units
@@ -338,6 +339,22 @@ def _fit(
             used += size
             continue
         left = room - used
+        if on_overflow == "drop" and len(numbered[kept]._segment_items) > 1:
+
+            def fits_whole(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
+                return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
+
+            part = best_chunks(numbered[kept], fits_whole)
+            if part is not None:
+                logger.warning(
+                    "token budget: source %d shown in part (%d of its %d chunks)",
+                    part.number,
+                    len(part.segments),
+                    len(numbered[kept].segments),
+                )
+                block = _format_source(part, style, firsts[kept])
+                used += count(block) + _BLOCK_SEPARATOR_TOKENS
+                return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
         if on_overflow == "truncate":
 
             def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:

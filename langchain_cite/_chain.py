@@ -24,6 +24,7 @@ from cite_core import ArgumentError, FlagCalibration, PromptError, SourceError, 
 from ._conversation import Conversation
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
+from ._options import check_options, field_names
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
 from ._streaming import CitedChain, refuse_history_of_answers
@@ -130,6 +131,7 @@ def create_cited_rag_chain(
         | RunnablePassthrough.assign(message=itemgetter("messages") | llm)
         | CitationOutputParser()
     """
+    _check_source_options("create_cited_rag_chain", options, _CHAIN_OPTIONS)
     structured = None
     if schema is not None:  # a structured answer (_structured.py): no native citations with a schema
         embeddings = retriever_embeddings(retriever) if semantic else None
@@ -204,9 +206,34 @@ def add_citations(
     writes ``{instructions}``), and the output is still a string, the answer with renumbered markers
     (``output="message"`` or ``"answer"`` for the other forms). ``options`` go to ``CitationSources``.
     """
+    _check_source_options("add_citations", options, ("prompt", "llm", "output"))
     chain = (
         CitationSources(**options)
         | Generate(prompt=with_instructions(prompt), llm=hidden(llm, output))
         | CitationOutputParser(output=output)
     )
     return CitedChain(bound=chain, config={"run_name": "add_citations"})
+
+
+_CHAIN_OPTIONS = (
+    "retriever",
+    "llm",
+    "prompt",
+    "native",
+    "output",
+    "condense_question",
+    "semantic",
+    "schema",
+    "structured_output",
+    "calibration",
+    "verify",
+    "judge",
+)
+_SOURCE_OPTIONS = ("documents_key", "question_key", "history_key", "name")
+"""CitationSources' fields that the chains set themselves: not options of theirs."""
+
+
+def _check_source_options(owner: str, options: dict[str, Any], own: tuple[str, ...]) -> None:
+    """``options`` must be ``CitationSources`` options (its own keys and ``native`` aside)."""
+    passed = [k for k in field_names(CitationSources) if k not in _SOURCE_OPTIONS and k not in own]
+    check_options(owner, options, [*own, *passed])

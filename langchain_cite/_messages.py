@@ -22,6 +22,8 @@ __all__ = ["answer_chunk", "anthropic_events", "as_output", "message_parts", "me
 _REASONING = frozenset({"reasoning", "thinking"})
 """Reasoning block types; each holds its text under the key named like its type."""
 _TEXT = frozenset({"text", "output_text", "text_delta"})
+_PROVIDER_FORMAT = frozenset({"model_provider", "output_version"})
+"""Response metadata naming the format of the model's content, which ours does not have."""
 
 
 def _content(output: Any) -> list[Any] | str:
@@ -141,40 +143,81 @@ def _metadata(answer: CitedAnswer) -> dict[str, Any]:
         metadata["no_sources"] = True
     if getattr(answer, "reasoning", ""):
         metadata["reasoning"] = answer.reasoning
+    if getattr(answer, "stopped_in_reasoning", False):
+        metadata["stopped_in_reasoning"] = True
     return metadata
 
 
-def to_ai_message(answer: CitedAnswer, *, markers: bool = False, **kwargs: Any) -> AIMessage:
+def _kept(model: BaseMessage | None, metadata: dict[str, Any], chunk: bool = False) -> dict[str, Any]:
+    """What the model's own message carried beside its text, kept on ours: tool calls (chunks when
+    streaming), usage, its response metadata (ours added to it) and additional kwargs."""
+    if model is None:
+        return {"response_metadata": metadata}
+    # our content is standard blocks, not the provider's: its translator must not read them
+    theirs = {k: v for k, v in model.response_metadata.items() if k not in _PROVIDER_FORMAT}
+    kept: dict[str, Any] = {
+        "response_metadata": {**theirs, **metadata},
+        "additional_kwargs": dict(model.additional_kwargs),
+    }
+    usage = getattr(model, "usage_metadata", None)
+    if usage:
+        kept["usage_metadata"] = usage
+    if chunk:
+        kept["tool_call_chunks"] = list(getattr(model, "tool_call_chunks", None) or [])
+    else:
+        kept["tool_calls"] = list(getattr(model, "tool_calls", None) or [])
+        kept["invalid_tool_calls"] = list(getattr(model, "invalid_tool_calls", None) or [])
+    return kept
+
+
+def _reasoning_block(answer: CitedAnswer, model: BaseMessage | None, **index: int) -> list[dict[str, Any]]:
+    """The reasoning of a chat-model-like step (``model`` given) as a standard ``reasoning`` block after
+    the text (none without reasoning)."""
+    if model is None or not answer.reasoning:
+        return []
+    return [{"type": "reasoning", "reasoning": answer.reasoning, **index}]
+
+
+def to_ai_message(
+    answer: CitedAnswer, *, markers: bool = False, model: BaseMessage | None = None, **kwargs: Any
+) -> AIMessage:
     """The answer as an ``AIMessage`` with one text block carrying LangChain ``Citation`` annotations.
 
     The text is the answer without markers (``answer.plain_text``), or with its renumbered markers
     (``answer.text``) when ``markers``; each annotation's ``start_index``/``end_index`` is the cited claim
     in that text, ``cited_text`` the exact source text, and ``extras`` hold the Anthropic-shaped location,
     the reference number and the source offsets. ``kwargs`` go to ``AIMessage`` (``response_metadata``,
-    ``id``, ...). Needs langchain-core 1.x (content-block annotations).
+    ``id``, ...). ``model``: the chat model's own message, whose tool calls, usage, response metadata
+    and additional kwargs are kept (a chat-model-like step); the reasoning follows the text as a
+    ``reasoning`` block. Needs langchain-core 1.x (content-block annotations).
     """
     helpers = content_helpers("to_ai_message")
     text = answer.text if markers else answer.plain_text
     block = helpers.create_text_block(text, annotations=_annotations(answer, markers) or None)
     metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
-    return AIMessage(content=[block], response_metadata=metadata, **kwargs)
+    content = [block, *_reasoning_block(answer, model)]
+    return AIMessage(content=content, **_kept(model, metadata), **kwargs)
 
 
-def as_output(answer: CitedAnswer, output: str) -> Any:
+def as_output(answer: CitedAnswer, output: str, model: BaseMessage | None = None) -> Any:
     """The answer as ``output`` asks: itself (``answer``), an ``AIMessage`` with renumbered markers
-    (``message``) or its renumbered text (``text``)."""
+    (``message``; keeping what ``model``, the chat model's message, carried) or its renumbered text."""
     if output == "message":
-        return to_ai_message(answer, markers=True)
+        return to_ai_message(answer, markers=True, model=model)
     return answer.text if output == "text" else answer
 
 
-def answer_chunk(answer: CitedAnswer, text: str, **kwargs: Any) -> AIMessageChunk:
-    """The last streamed chunk: the remaining ``text`` and every annotation (spans in ``answer.text``)."""
+def answer_chunk(
+    answer: CitedAnswer, text: str, model: BaseMessage | None = None, **kwargs: Any
+) -> AIMessageChunk:
+    """The last streamed chunk: the remaining ``text``, every annotation (spans in ``answer.text``), the
+    reasoning, and what the model's streamed message (``model``, its chunks added up) carried."""
     helpers = content_helpers("streaming an AIMessage with citations")
     block = helpers.create_text_block(text, annotations=_annotations(answer, True) or None, index=0)
     block.pop("id", None)  # one block across chunks: ids would not merge
     extra = {"chunk_position": "last"} if "chunk_position" in AIMessageChunk.model_fields else {}
-    return AIMessageChunk(content=[block], response_metadata=_metadata(answer), **extra, **kwargs)
+    content = [block, *_reasoning_block(answer, model, index=1)]
+    return AIMessageChunk(content=content, **_kept(model, _metadata(answer), chunk=True), **extra, **kwargs)
 
 
 def text_chunk(text: str, **kwargs: Any) -> AIMessageChunk:

@@ -10,18 +10,20 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationsDelta, FlagCalibration, TextDelta
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, AnswerReset, CitationsDelta, FlagCalibration, TextDelta
 
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
 from ._compat import PublicSerializable, content_helpers
 from ._messages import as_output, to_ai_message
+from ._options import check_options, field_names
 from ._run import ParseRun
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
-StreamItem = TextDelta | CitationsDelta | CitedRagAnswer
-"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer."""
+StreamItem = TextDelta | CitationsDelta | AnswerReset | CitedRagAnswer
+"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer
+(an ``AnswerReset`` when a lone ``</think>`` shows that the text so far was reasoning)."""
 
 Output = Literal["answer", "message", "text"]
 """``answer``: a ``CitedRagAnswer`` (streams events); ``message``: an ``AIMessage`` with annotations (streams
@@ -64,6 +66,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
     name: str | None = "CitationOutputParser"
 
     def __init__(self, **kwargs: Any) -> None:
+        check_options("CitationOutputParser", kwargs, field_names(type(self)))
         super().__init__(**kwargs)
         if self.output == "message":
             content_helpers('CitationOutputParser(output="message")')
@@ -110,7 +113,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
         run = ParseRun(self)
         run.feed(input)
         run.finish()
-        return as_output(_answer(run), self.output)
+        return as_output(_answer(run), self.output, run.model)
 
     async def _aparse(self, input: Any) -> Any:
         return self._parse(input)
@@ -153,7 +156,7 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
         """The final message of the ``cited_answer`` run: annotated with ``output="message"``
         (langchain-core 1.x), else the answer text."""
         if self.output == "message":
-            return to_ai_message(_answer(run), markers=True, id=run.message_id)
+            return to_ai_message(_answer(run), markers=True, model=run.model, id=run.message_id)
         return AIMessage(content=_answer(run).text, id=run.message_id)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
 from langchain_core.exceptions import OutputParserException
+from langchain_core.messages import AIMessageChunk, BaseMessage
 
 from cite_core import AnthropicCitationStream, CitationStream, FlagCalibration, Source
 
@@ -40,6 +41,8 @@ class ParseRun:
         """The message chunks of the last ``feed`` or ``finish``, for the parser's chat model run."""
         self.stream: CitationStream | AnthropicCitationStream | None = None
         self.answer: CitedRagAnswer | None = None
+        self.model: BaseMessage | None = None
+        """The chat model's message (its streamed chunks added up): what it carried besides text is kept."""
         self.message_id = f"cited-{uuid4()}"
         """One id for every streamed chunk and the final message, so chat UIs merge them."""
 
@@ -65,6 +68,7 @@ class ParseRun:
             self.documents = chunk[SOURCE_DOCUMENTS_KEY]
         if parser.message_key in chunk:
             self.pending.append(chunk[parser.message_key])
+            self._keep(chunk[parser.message_key])
         self.tokens = []
         return self._shown(self._drain()) if self.sources is not None else []
 
@@ -82,12 +86,19 @@ class ParseRun:
         final = self.answer = rag_answer(answer, self.sources, self.documents)
         text = "".join(e.text for e in events if e.type == "display_delta")
         if self.parser.output == "message":
-            self.tokens = [answer_chunk(final, text, id=self.message_id)]
+            self.tokens = [answer_chunk(final, text, self.model, id=self.message_id)]
             return self.tokens
         self.tokens = [text_chunk(text, id=self.message_id)] if text else []
         if self.parser.output == "answer":
             return [*self._shown(events, tokens=False), final]
         return [text] if text else []
+
+    def _keep(self, output: Any) -> None:
+        """Add up the model's messages (chunks merge their tool calls, usage and metadata)."""
+        if isinstance(output, AIMessageChunk) and isinstance(self.model, AIMessageChunk):
+            self.model = self.model + output
+        elif isinstance(output, BaseMessage):
+            self.model = output
 
     def _shown(self, events: list[Any], *, tokens: bool = True) -> list[Any]:
         """What the parser streams of these core events; ``tokens``: what its chat model run reports
@@ -97,7 +108,7 @@ class ParseRun:
             self.tokens = [text_chunk(t, id=self.message_id) for t in texts]
         output = self.parser.output
         if output == "answer":
-            return [e for e in events if e.type in ("text_delta", "citations_delta")]
+            return [e for e in events if e.type in ("text_delta", "citations_delta", "answer_reset")]
         return texts if output == "text" else self.tokens
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:

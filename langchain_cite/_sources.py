@@ -15,6 +15,7 @@ from cite_core import build_prompt, citation_instructions, format_sources, to_an
 from ._compat import PublicSerializable
 from ._conversation import Conversation
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._options import check_options, field_names
 
 __all__ = ["CitationSources"]
 
@@ -35,7 +36,8 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
       to cite them with ``[n]`` (use both in your own ``ChatPromptTemplate``);
     - ``messages``: the whole prompt as chat messages, ready for any chat model (the conversation in
       ``chat_history``, if any, comes between the instructions and the question);
-    - ``dropped``: sources left out by ``max_tokens``; ``native``: whether ``messages`` give Claude
+    - ``dropped``: sources left out by ``max_tokens``, ``truncated``: sources shown only in part (the
+      whole sources; see ``on_overflow``); ``native``: whether ``messages`` give Claude
       the sources as ``document`` blocks with citations enabled (see ``native``).
     """
 
@@ -67,7 +69,14 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
     for the citations inside its string fields (cite_core's ``build_prompt(schema=...)``)."""
     show_schema: bool = False
     """Write ``answer_schema`` as JSON schema into the instructions (JSON mode, which does not send it)."""
+    on_overflow: Literal["drop", "truncate"] = "drop"
+    """With ``max_tokens``: ``drop`` leaves out whole sources (a top-ranked source too big alone is a
+    ``TokenBudgetError``); ``truncate`` shows the first source that does not fit in part."""
     name: str | None = "CitationSources"
+
+    def __init__(self, **kwargs: Any) -> None:
+        check_options("CitationSources", kwargs, field_names(type(self)))
+        super().__init__(**kwargs)
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -97,7 +106,11 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         )
         if not numbered:
             logger.warning("no sources for %r: the answer will cite nothing", question)
-        options: dict[str, Any] = {"style": self.style, "max_tokens": self.max_tokens}
+        options: dict[str, Any] = {
+            "style": self.style,
+            "max_tokens": self.max_tokens,
+            "on_overflow": self.on_overflow,
+        }
         structured: dict[str, Any] = {}
         if self.answer_schema is not None:
             structured = {"schema": self.answer_schema, "show_schema": self.show_schema}
@@ -131,6 +144,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             **({self.history_key: history} if self.history_key in input else {}),  # for a prompt of yours
             "sources": sources,
             "dropped": prompt.dropped,
+            "truncated": prompt.truncated,  # shown in part (merged chunks that did not all fit)
             "context": format_sources(sources, style=self.style),
             "instructions": citation_instructions(
                 len(sources), style=self.style, template=self.system_template, **structured

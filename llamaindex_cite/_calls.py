@@ -30,6 +30,7 @@ from cite_core import (
 )
 
 from ._convert import NumberedNodes
+from ._reasoning import adeltas, areplayed, deltas, replayed, reply_parts
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._verify import judge_of, verified
 
@@ -44,6 +45,7 @@ __all__ = [
     "adeltas",
     "aiterate",
     "araw",
+    "deltas",
     "verified",
 ]
 
@@ -174,6 +176,15 @@ class Run:
     plan: CallPlan
     response: Any = None
 
+    def reply(self, reply: Any, streaming: bool = False, aio: bool = False) -> None:
+        """The response of a whole final ``ChatResponse`` (its reasoning beside its text), streamed as
+        one chunk when ``streaming``."""
+        text, reasoning = reply_parts(reply)
+        if streaming:
+            self.respond(areplayed(text, reasoning) if aio else iter(replayed(text, reasoning)))
+        else:
+            self.respond(text, reasoning=reasoning)
+
     def respond(self, text: Any, **options: Any) -> None:
         """The response of the final answer: ``text`` (a str), or its deltas when streaming."""
         synthesizer, prompt, numbered = self.plan.synthesizer, self.plan.prompt(), self.numbered
@@ -199,7 +210,7 @@ class Run:
                 options["answer"], raw=text, shown=prompt.sources, dropped=prompt.dropped
             )
         else:
-            response = synthesizer.respond(numbered, prompt, text)
+            response = synthesizer.respond(numbered, prompt, text, reasoning=options.get("reasoning", ""))
         cut = {source.number for source in prompt.truncated}
         parts = [source for source in prompt.sources if source.number in cut]
         response.metadata.update(
@@ -208,11 +219,6 @@ class Run:
             dropped_nodes=numbered.dropped_nodes(prompt.dropped, parts),
         )
         self.response = response
-
-
-async def adeltas(responses: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for response in responses:
-        yield response.delta or ""
 
 
 async def araw(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.base.response.schema import RESPONSE_TYPE
 
-from cite_core import CitationPrompt, CitationSession, CitedAnswer, Source, parse_answer, source_key
+from cite_core import CitationPrompt, CitationSession, CitedAnswer, Source, source_key
 
 from ._convert import NumberedNodes
 from ._synthesizer import CiteSynthesizer
@@ -80,13 +80,5 @@ class ConversationSynthesizer(CiteSynthesizer):
         """``parse_answer``'s ``display_numbers`` and ``first_new`` for this turn's sources."""
         return self.conversation.numbering(sources)
 
-    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
-        answer = parse_answer(
-            raw,
-            prompt.sources,
-            unsupported_threshold=self.unsupported_threshold,
-            style=prompt.style,
-            embeddings=self.embeddings,
-            **self.numbering(prompt.sources),
-        )
-        return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)
+    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str, **kw: Any) -> RESPONSE_TYPE:
+        return super().respond(numbered, prompt, raw, **self.numbering(prompt.sources), **kw)

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from llama_index.core.base.response.schema import Response
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources
 
 from ._pages import physical_page
+from ._reasoning import CitedResponse
 
 __all__ = [
     "CITE_AS_KEY",
@@ -95,10 +95,10 @@ class NumberedNodes:
         raw: str,
         shown: Sequence[Source] | None = None,
         dropped: Sequence[Source] = (),
-    ) -> Response:
+    ) -> CitedResponse:
         """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
         metadata = self.metadata(answer, raw=raw, shown=shown, dropped=dropped)
-        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+        return CitedResponse(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
 
     def metadata(
         self,

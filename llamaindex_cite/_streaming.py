@@ -9,6 +9,7 @@ from typing import Any
 from llama_index.core.base.response.schema import AsyncStreamingResponse, Response, StreamingResponse
 
 from cite_core import (
+    AnswerReset,
     Citation,
     CitationPrompt,
     CitationsDelta,
@@ -17,6 +18,7 @@ from cite_core import (
     DisplayDelta,
     Source,
     StreamEvent,
+    ThinkingDelta,
 )
 
 from ._claude import ClaudeStream
@@ -59,7 +61,10 @@ class _Citer:
         self.seen: set[tuple[int, str]] = set()
 
     def feed(self, chunk: Any) -> Iterator[str]:
-        """Feed a text chunk (a streamed Messages API event for Claude's own citations)."""
+        """Feed a text chunk, reasoning (a ``ThinkingDelta``), or a streamed Messages API event for
+        Claude's own citations."""
+        if isinstance(chunk, ThinkingDelta) and isinstance(self.stream, CitationStream):
+            return self.render(self.stream.feed_reasoning(chunk.thinking))
         if isinstance(chunk, str):
             self.raw.append(chunk)
         return self.render(self.stream.feed(chunk))
@@ -86,6 +91,11 @@ class _Citer:
             if isinstance(event, DisplayDelta):
                 if event.text:
                     yield event.text
+                continue
+            if isinstance(event, AnswerReset):  # the text so far was reasoning: so were its citations
+                self.response.citations.clear()
+                self.response.source_nodes.clear()
+                self.seen.clear()
                 continue
             if not isinstance(event, CitationsDelta):
                 continue  # text and thinking deltas: the display deltas carry what is shown
@@ -157,7 +167,7 @@ class CitedStreamingResponse(StreamingResponse):
 
     def __str__(self) -> str:
         self.consume()
-        return self.response_txt or "None"
+        return self.response_txt or ""  # an empty answer (the notes say why), not LlamaIndex's "None"
 
     def get_response(self) -> Response:
         self.consume()

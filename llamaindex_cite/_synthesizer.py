@@ -25,7 +25,16 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
-from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw, verified
+from ._calls import (
+    DEFAULT_REFINE_PROMPT,
+    CallPlan,
+    ResponseMode,
+    Run,
+    adeltas,
+    araw,
+    deltas,
+    verified,
+)
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
@@ -166,16 +175,16 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                     run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
-                raw = llm.chat(self.messages(prompt)).message.content or ""
-                following = run.plan.next(raw)
+                reply = llm.chat(self.messages(prompt))
+                following = run.plan.next(reply.message.content or "")
                 if following is None:  # nothing more fits beside the answer: it is final
-                    run.respond(raw if not self._streaming else iter([raw]))
+                    run.reply(reply, self._streaming)
                     return run.response
                 prompt = following
             if self._streaming:
-                run.respond(r.delta or "" for r in llm.stream_chat(self.messages(prompt)))
+                run.respond(deltas(llm.stream_chat(self.messages(prompt))))
             else:
-                run.respond(llm.chat(self.messages(prompt)).message.content or "")
+                run.reply(llm.chat(self.messages(prompt)))
         return run.response
 
     @verified(dispatcher.span)
@@ -202,16 +211,16 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                     run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
-                raw = (await llm.achat(self.messages(prompt))).message.content or ""
-                following = run.plan.next(raw)
+                reply = await llm.achat(self.messages(prompt))
+                following = run.plan.next(reply.message.content or "")
                 if following is None:
-                    run.respond(raw if not self._streaming else aiterate([raw]))
+                    run.reply(reply, self._streaming, aio=True)
                     return run.response
                 prompt = following
             if self._streaming:
                 run.respond(adeltas(await llm.astream_chat(self.messages(prompt))))
             else:
-                run.respond((await llm.achat(self.messages(prompt))).message.content or "")
+                run.reply(await llm.achat(self.messages(prompt)))
         return run.response
 
     @contextmanager
@@ -237,13 +246,11 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         claude = ClaudeSources(run.plan.shown)
         return claude, claude.messages(run.plan.question, self.chat_history)
 
-    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str) -> RESPONSE_TYPE:
-        """The cited ``Response`` for the model's ``raw`` answer, over the sources ``prompt`` shows."""
+    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str, **kw: Any) -> RESPONSE_TYPE:
+        """The cited ``Response`` for the model's ``raw`` answer (``reasoning=`` what it returned beside
+        it), over the sources ``prompt`` shows."""
+        options = {"style": prompt.style, "embeddings": self.embeddings, **kw}
         answer = parse_answer(
-            raw,
-            prompt.sources,
-            unsupported_threshold=self.unsupported_threshold,
-            style=prompt.style,
-            embeddings=self.embeddings,
+            raw, prompt.sources, unsupported_threshold=self.unsupported_threshold, **options
         )
         return numbered.response(answer, raw=raw, shown=prompt.sources, dropped=prompt.dropped)

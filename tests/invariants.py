@@ -9,7 +9,8 @@ from cite_core import CitationStream, CitedAnswer, Source
 
 
 def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAnswer, str, list[Any]]:
-    """Parse ``text`` fed in pieces cut at ``cuts``: the answer, the concatenated text deltas, all events."""
+    """Parse ``text`` fed in pieces cut at ``cuts``: the answer, the concatenated text deltas (after the
+    last ``answer_reset``: the text before a lone ``</think>`` was reasoning), all events."""
     stream = CitationStream(sources)
     events: list[Any] = []
     bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
@@ -17,7 +18,13 @@ def streamed(text: str, cuts: list[int], sources: list[Source]) -> tuple[CitedAn
         events += stream.feed(text[a:b])
     answer = stream.finish()
     events += stream.pending_events()
-    return answer, "".join(e.text for e in events if e.type == "text_delta"), events
+    return answer, "".join(e.text for e in after_reset(events) if e.type == "text_delta"), events
+
+
+def after_reset(events: list[Any]) -> list[Any]:
+    """The events after the last ``answer_reset`` (all of them without one)."""
+    resets = [i for i, e in enumerate(events) if e.type == "answer_reset"]
+    return events[resets[-1] + 1 :] if resets else events
 
 
 def check_answer(answer: CitedAnswer, sources: list[Source], text: str = "") -> None:

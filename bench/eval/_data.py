@@ -108,10 +108,11 @@ ESSAY_WORDS = "the of grass sky water blue green life energy sun moon city river
 """The words of the synthetic prose used when the essay is absent."""
 
 
-def essay_or_prose(sentences: int, *, capitalize: bool = False) -> str:
+def essay_or_prose(sentences: int, *, capitalize: bool = False, data: bool = True) -> str:
     """The Paul Graham essay of the shared data (the benchmarks' real prose), else ``sentences`` seeded
-    synthetic sentences of 8 to 20 words (capitalised when asked), so a benchmark runs without the data."""
-    folder = find_data_dir()
+    synthetic sentences of 8 to 20 words (capitalised when asked), so a benchmark runs without the data.
+    ``data=False``: the synthetic sentences even where the essay is present."""
+    folder = find_data_dir() if data else None
     essay = folder / "paul_graham_essay.txt" if folder else None
     if essay is not None and essay.is_file():
         return essay.read_text(encoding="utf-8")

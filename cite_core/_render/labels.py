@@ -61,6 +61,10 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} source(s) did not fit the token budget and were not shown to the model: {items}"
         ),
+        "note_stopped_in_reasoning": (
+            "The model stopped while still reasoning, for example at its output token limit, before "
+            "it finished answering."
+        ),
     },
     "es": {
         "references": "Referencias",
@@ -93,6 +97,10 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} fuente(s) no cabían en el presupuesto de tokens y no se mostraron al modelo: {items}"
         ),
+        "note_stopped_in_reasoning": (
+            "El modelo se detuvo mientras aún razonaba, por ejemplo al llegar a su límite de tokens de "
+            "salida, antes de terminar la respuesta."
+        ),
     },
     "zh": {
         "references": "参考文献",
@@ -118,6 +126,7 @@ LABELS: dict[str, dict[str, str]] = {
         "verdict_partially_supported": "部分有依据",
         "verdict_not_supported": "无依据",
         "verdict_contradicted": "与来源矛盾",
+        "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
 }

@@ -2,7 +2,7 @@
 
 HTML, Markdown, the terminal and JSON all show the notes of :func:`answer_notes`: markers that pointed
 at no source, citations with weak support, a reference list the model wrote (removed), an extractive
-answer, and sources left out by the token budget.
+answer, sources left out by the token budget, and a model that stopped while still reasoning.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ NoteKind = Literal[
     "extractive",
     "dropped_sources",
     "verification",
+    "stopped_in_reasoning",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -74,6 +75,8 @@ def answer_notes(
     dropped = check_items(dropped, "dropped", Source, "sources (Source objects)")
     labels = labels_for(lang)
     notes: list[Note] = []
+    if getattr(answer, "stopped_in_reasoning", False):
+        notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))
     if extractive:
         notes.append(Note(kind="extractive", text=labels["note_extractive"]))
     if answer.invalid_markers:

@@ -174,3 +174,23 @@ def test_the_live_stream_shows_a_joiner_in_a_bracket_cut_between_pieces() -> Non
     live.finish(answer, [])
     shown = out.getvalue()
     assert "[1‹U+200D›]" in shown and "(a note ‹U+200D› here)" in shown and "\u200d" not in shown
+
+
+def test_reasoning_models_in_the_terminal_and_json(
+    corpus: Path, workdir: Path, fake_model_class: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    question = "Why is the sky blue?"
+    with fake_model_class("<think>The sky source is [{sky}], and then I would say") as model:
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--no-color")
+        assert code == 0, err
+        assert "Note: The model stopped while still reasoning" in out and "[1]" not in out
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--json")
+        assert [n["kind"] for n in json.loads(out)["notes"]] == ["stopped_in_reasoning"]
+    r1 = "Okay, [{sky}] is about the sky [42].\n</think>\n\nThe sky is blue because of scattering [{sky}]."
+    with fake_model_class(r1) as model:
+        code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--no-color")
+        assert code == 0, err
+        reasoning, answer = out.split("(the text above was the model's reasoning; its answer follows)")
+        assert "Okay," in reasoning and "Okay" not in answer and "[42]" not in answer
+        assert "The sky is blue because of scattering[1]." in answer and "no source" not in answer

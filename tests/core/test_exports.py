@@ -24,6 +24,7 @@ EXPECTED = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
+    "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",
     "CharLocation",
@@ -292,6 +293,10 @@ def test_claims_give_their_span_in_the_display_and_the_plain_text() -> None:
         "plain_start",
         "plain_end",
         "verdict",
+        "start_utf16",
+        "end_utf16",
+        "plain_start_utf16",
+        "plain_end_utf16",
     ]
     sources = cite_core.number_sources(["The grass is green.", "El cielo es azul 🙂."])
     answer = cite_core.parse_answer(

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from cite_core import CitationStream, DisplayDelta, parse_answer
 from tests.core.test_properties import SOURCES, texts
+from tests.invariants import after_reset
 
 
 def display_stream(text: str, cuts: list[int]) -> tuple[str, list[object], object]:
@@ -17,7 +18,8 @@ def display_stream(text: str, cuts: list[int]) -> tuple[str, list[object], objec
         events += stream.feed(text[a:b])
     answer = stream.finish()
     events += stream.pending_events()
-    return "".join(e.text for e in events if isinstance(e, DisplayDelta)), events, answer
+    shown = "".join(e.text for e in after_reset(events) if isinstance(e, DisplayDelta))
+    return shown, events, answer
 
 
 def test_display_deltas_have_final_numbers() -> None:
