@@ -13,6 +13,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import CitedAnswer, CiteError, Source, number_sources
 
+from ._options import CitedResponse
 from ._pages import physical_page
 
 __all__ = [
@@ -100,7 +101,7 @@ class NumberedNodes:
     ) -> Response:
         """A LlamaIndex ``Response`` of the cited answer whose ``source_nodes`` are the cited nodes."""
         metadata = self.metadata(answer, raw=raw, shown=shown, dropped=dropped)
-        return Response(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
+        return CitedResponse(answer.text, source_nodes=self.cited_nodes(answer), metadata=metadata)
 
     def metadata(
         self,

@@ -28,6 +28,7 @@ from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answe
 from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, aiterate, araw
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
+from ._options import check_response_mode
 
 __all__ = ["CiteSynthesizer"]
 
@@ -67,8 +68,9 @@ class CiteSynthesizer(BaseSynthesizer):
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
     ) -> None:
+        mode = check_response_mode(response_mode)  # before resolving Settings.llm: the error says what is wrong
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
-        self.response_mode = response_mode
+        self.response_mode = mode
         """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
