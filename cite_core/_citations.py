@@ -7,7 +7,7 @@ cited, possibly over several pages or blocks), so both give the same location fo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Literal
 
 from ._events import char_location
 from ._models import (
@@ -92,13 +92,23 @@ def citation_for_span(
             **_common(source, reference, support),
         )
     offset = 0
+    coordinates: Literal["document", "source"] = "source"
     if source.document_coordinates:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
+        coordinates = "document"
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(
-            source.text[start:end], source.number - 1, source.title, reference, support, start, end, offset
+            source.text[start:end],
+            source.number - 1,
+            source.title,
+            reference,
+            support,
+            start,
+            end,
+            offset,
+            coordinates,
         )
     return CharLocation(
         cited_text=source.text[start:end],
@@ -106,6 +116,7 @@ def citation_for_span(
         source_end=end,
         start_char_index=start + offset,
         end_char_index=end + offset,
+        coordinates=coordinates,
         **_common(source, reference, support),
     )
 

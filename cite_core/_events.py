@@ -9,7 +9,7 @@ against a validated instance.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -44,6 +44,7 @@ def char_location(
     start: int,
     end: int,
     offset: int,
+    coordinates: Literal["document", "source"] = "source",
 ) -> CharLocation:
     """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
     coordinates), built without validation: the localiser's values are valid by construction."""
@@ -58,6 +59,7 @@ def char_location(
         "type": "char_location",
         "start_char_index": start + offset,
         "end_char_index": end + offset,
+        "coordinates": coordinates,
     }
     return _built(CharLocation, values, set(_CHAR_FIELDS))
 

@@ -161,6 +161,10 @@ class CharLocation(_CitationBase):
     type: Literal["char_location"] = "char_location"
     start_char_index: int = Field(ge=0)
     end_char_index: int = Field(ge=0)
+    coordinates: Literal["document", "source"] = "source"
+    """What ``start_char_index``/``end_char_index`` index: ``"document"``, the original document (every
+    chunk of the source knew where it starts there, so ``document_text[start:end] == cited_text``), or
+    ``"source"``, ``Source.text`` (a single chunk's own text). Not part of ``to_anthropic()``."""
 
     def _api_fields(self) -> tuple[str, ...]:
         return (

@@ -215,13 +215,21 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         problems.append(f"score {node.score!r} ignored")
     start = getattr(inner, "start_char_idx", None)
     if isinstance(start, int) and start >= 0:
-        item["start_char_idx"] = start
+        if _in_document(start, getattr(inner, "end_char_idx", None), text):
+            item["start_char_idx"] = start
     elif start is not None:
         problems.append(f"start_char_idx {start!r} ignored")
     page = physical_page(meta, doc or inner.node_id)
     if page is not None:
         item["page"] = page
     return item, problems
+
+
+def _in_document(start: int, end: Any, text: str) -> bool:
+    """Whether the node's text is its document's ``[start:end]``, so citations can give document offsets.
+    Not when a postprocessor replaced the text and kept the offsets (``MetadataReplacementPostProcessor``
+    puts a sentence window in place of the sentence): the citations then index the node's own text."""
+    return not isinstance(end, int) or end - start == len(text)
 
 
 def _string(value: Any) -> str | None:
