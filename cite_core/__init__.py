@@ -9,6 +9,7 @@ from types import FunctionType
 
 from ._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
 from ._attribute import attribute
+from ._brief import brief_citation_instructions
 from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
     ArgumentError,
@@ -112,6 +113,7 @@ __all__ = [
     "analyze",
     "answer_notes",
     "attribute",
+    "brief_citation_instructions",
     "build_messages",
     "build_prompt",
     "citation_instructions",

@@ -36,7 +36,7 @@ CITE_AS_KEY = "cite_as"
 REFERENCE_NUMBER_KEY = "reference_number"
 """Node metadata on cited nodes: the display number of their reference (1..k, first appearance)."""
 
-_HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
+_HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY, "cite_query")  # _tickets.QUERY_KEY
 _FORWARDED = ("file_name", "file_path", "page_label")
 logger = logging.getLogger("llamaindex_cite")
 _Checked = tuple[list[tuple[NodeWithScore, dict[str, Any]]], list[NodeWithScore], list[NodeWithScore]]

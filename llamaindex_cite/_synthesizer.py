@@ -68,7 +68,7 @@ class CiteSynthesizer(BaseSynthesizer):
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
     ) -> None:
-        mode = check_response_mode(response_mode)  # before resolving Settings.llm: the error says what is wrong
+        mode = check_response_mode(response_mode)  # before Settings.llm is resolved: this error first
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self.response_mode = mode
         """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""

@@ -60,6 +60,7 @@ EXPECTED = [
     "analyze",
     "answer_notes",
     "attribute",
+    "brief_citation_instructions",
     "build_messages",
     "build_prompt",
     "citation_instructions",
