@@ -14,7 +14,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 from cite_core import CitedAnswer, CiteError, Source, number_sources
 
 from ._options import CitedResponse
-from ._pages import physical_page
+from ._pages import in_document, physical_page
 
 __all__ = [
     "CITE_AS_KEY",
@@ -185,10 +185,9 @@ def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
 def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     """A cite_core source item for a node (None if it has no text), and the fields left out as invalid.
 
-    The document is the node's ``file_path`` (the pages of one file read by ``SimpleDirectoryReader``
-    merge into one reference), else its ``ref_doc_id``. The physical page (``page_location``) is
-    ``physical_page``'s; the label itself stays in the metadata as what is shown (``i``, ``xii``).
-    """
+    The document is the node's ``file_path`` when its physical page is known (a PDF's pages merge into
+    one paged reference, each page's label shown), else its ``ref_doc_id`` (page documents stay apart:
+    their ``start_char_idx`` count from each page's start)."""
     inner = node.node
     text = inner.get_content(metadata_mode=MetadataMode.NONE)
     if not text or not text.strip():
@@ -199,13 +198,13 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     extra["node_id"] = inner.node_id
     if doc is not None:
         extra["ref_doc_id"] = doc
-    path = _string(meta.get("file_path"))
+    path, page = _string(meta.get("file_path")), physical_page(meta, doc or inner.node_id)
     item: dict[str, Any] = {
         "text": text,
         "title": _string(meta.get("title") or meta.get("file_name")),
         "url": _string(meta.get("url")),
         "author": _string(meta.get("author")),
-        "document_id": path or doc or inner.node_id,
+        "document_id": (path if page is not None else None) or doc or inner.node_id,
         "metadata": extra,
     }
     problems = []
@@ -215,21 +214,13 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         problems.append(f"score {node.score!r} ignored")
     start = getattr(inner, "start_char_idx", None)
     if isinstance(start, int) and start >= 0:
-        if _in_document(start, getattr(inner, "end_char_idx", None), text):
+        if in_document(start, getattr(inner, "end_char_idx", None), text):
             item["start_char_idx"] = start
     elif start is not None:
         problems.append(f"start_char_idx {start!r} ignored")
-    page = physical_page(meta, doc or inner.node_id)
     if page is not None:
         item["page"] = page
     return item, problems
-
-
-def _in_document(start: int, end: Any, text: str) -> bool:
-    """Whether the node's text is its document's ``[start:end]``, so citations can give document offsets.
-    Not when a postprocessor replaced the text and kept the offsets (``MetadataReplacementPostProcessor``
-    puts a sentence window in place of the sentence): the citations then index the node's own text."""
-    return not isinstance(end, int) or end - start == len(text)
 
 
 def _string(value: Any) -> str | None:

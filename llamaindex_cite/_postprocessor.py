@@ -27,7 +27,8 @@ from ._budget import fitted_instructions
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
-from ._tickets import QUERY_KEY, answer_of, open_ticket, openings, was_read
+from ._ticket_answers import answer_of, openings, was_read
+from ._tickets import QUERY_KEY, open_ticket
 
 __all__ = ["CitePostprocessor"]
 

@@ -68,10 +68,8 @@ class CiteSynthesizer(BaseSynthesizer):
         chat_history: Sequence[ChatMessage] = (),
         embeddings: Any = None,
     ) -> None:
-        mode = check_response_mode(response_mode)  # before Settings.llm is resolved: this error first
+        self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
-        self.response_mode = mode
-        """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style

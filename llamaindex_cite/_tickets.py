@@ -32,20 +32,9 @@ from llama_index.core.instrumentation.events.llm import (
     LLMCompletionStartEvent,
 )
 from llama_index.core.instrumentation.events.query import QueryEndEvent
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.schema import QueryBundle
 
-from cite_core import CiteError
-
-__all__ = [
-    "QUERY_KEY",
-    "Call",
-    "answer_calls",
-    "answer_of",
-    "close_ticket",
-    "open_ticket",
-    "openings",
-    "was_read",
-]
+__all__ = ["QUERY_KEY", "Call", "answer_calls", "close_ticket", "is_ambiguous", "open_ticket"]
 
 QUERY_KEY = "cite_query"
 """Node metadata (hidden from the LLM and embeddings): the ticket of the query that numbered the node."""
@@ -214,60 +203,19 @@ def close_ticket() -> None:
         state.bundle = None
 
 
+def is_ambiguous(ticket: str) -> bool:
+    """Whether a lazily started call matched this ticket and another alike (its text is not known)."""
+    with _LOCK:
+        state = _TICKETS.get(ticket)
+        return state is not None and state.ambiguous
+
+
 def answer_calls(ticket: str) -> list[Call]:
     """The LLM calls made for ``ticket``, in the order they started."""
     with _LOCK:
         state = _TICKETS.get(ticket)
         spans = list(state.calls) if state is not None else []
         return [_CALLS[s] for s in spans if s in _CALLS]
-
-
-def _calls_of(nodes: list[NodeWithScore]) -> list[Call]:
-    """This query's LLM calls (by the ticket in its nodes) whose prompt showed one of its nodes."""
-    tickets = [n.node.metadata.get(QUERY_KEY) for n in nodes]
-    ticket = next((t for t in tickets if isinstance(t, str)), None)
-    if ticket is None:
-        raise CiteError(
-            "cite(): the response's source_nodes were not numbered by a CitePostprocessor (put it last in "
-            "node_postprocessors)"
-        )
-    with _LOCK:
-        state = _TICKETS.get(ticket)
-        if state is not None and state.ambiguous:
-            raise CiteError(
-                "cite(): another query with the same question over the same nodes streamed at the same "
-                "time, so which streamed answer is this one's is not known: call cite(response) before "
-                "reading the stream and read the cited response's response_gen instead"
-            )
-    return [c for c in answer_calls(ticket) if any(o in c.prompt for o in openings(nodes))]
-
-
-def openings(nodes: list[NodeWithScore]) -> list[str]:
-    """The first characters of each node's text: how a prompt that showed the nodes is recognised."""
-    texts = [n.node.get_content(metadata_mode=MetadataMode.NONE).strip() for n in nodes]
-    return [text[:80] for text in texts if text]
-
-
-def was_read(nodes: list[NodeWithScore], tokens: Any) -> bool:
-    """Whether a stream of this query was read, in part or whole, before ``cite()``: its last LLM call
-    delivered a chunk or ended; or, when the LLM reports nothing, its generator is finished."""
-    calls = _calls_of(nodes)
-    if calls:
-        return calls[-1].read or calls[-1].text is not None
-    return getattr(tokens, "ag_frame", True) is None
-
-
-def answer_of(nodes: list[NodeWithScore]) -> str:
-    """The whole answer of the query whose numbered ``nodes`` these are: the text its last LLM call
-    ended with. Raises ``CiteError`` when the LLM reported no such end (the text read is lost)."""
-    calls = _calls_of(nodes)
-    if calls and calls[-1].text is not None:
-        return calls[-1].text
-    raise CiteError(
-        "cite(): this query's stream was read before cite() and its LLM reported no end of its answer "
-        "(LlamaIndex's LLMCompletionEndEvent/LLMChatEndEvent), so its whole text is not known: call "
-        "cite(response) before reading the stream and read the cited response's response_gen instead"
-    )
 
 
 def _attach() -> None:
