@@ -27,7 +27,7 @@ from ._budget import fitted_instructions
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
-from ._ticket_answers import answer_of, openings, was_read
+from ._ticket_answers import answer_of, openings, release, was_read
 from ._tickets import QUERY_KEY, open_ticket
 
 __all__ = ["CitePostprocessor"]
@@ -112,6 +112,7 @@ class CitePostprocessor(BaseNodePostprocessor):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
         if isinstance(response, StreamingResponse) and response.response_txt is None:
             if _unread(response):
+                release(response.source_nodes)
                 return self._stream(CitedStreamingResponse, response.response_gen, response.source_nodes)
             "".join(response.response_gen)  # read the rest: the LLM call ends, its end event has the text
             response.response_txt = answer_of(response.source_nodes)
@@ -123,6 +124,7 @@ class CitePostprocessor(BaseNodePostprocessor):
             if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
                 nodes = response.source_nodes
                 if not was_read(nodes, response.response_gen):
+                    release(nodes)
                     return self._stream(AsyncCitedStreamingResponse, response.response_gen, nodes)
                 async for _ in response.response_gen:  # read the rest: the LLM call ends
                     pass

@@ -8,15 +8,14 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import CiteError
 
-from ._tickets import QUERY_KEY, Call, answer_calls, is_ambiguous
+from ._tickets import QUERY_KEY, Call, answer_calls, is_ambiguous, stream_cited
 
-__all__ = ["answer_of", "openings", "was_read"]
+__all__ = ["answer_of", "openings", "release", "was_read"]
 
 
 def _calls_of(nodes: list[NodeWithScore]) -> list[Call]:
     """This query's LLM calls (by the ticket in its nodes) whose prompt showed one of its nodes."""
-    tickets = [n.node.metadata.get(QUERY_KEY) for n in nodes]
-    ticket = next((t for t in tickets if isinstance(t, str)), None)
+    ticket = _ticket(nodes)
     if ticket is None:
         raise CiteError(
             "cite(): the response's source_nodes were not numbered by a CitePostprocessor (put it last in "
@@ -50,6 +49,7 @@ def answer_of(nodes: list[NodeWithScore]) -> str:
     """The whole answer of the query whose numbered ``nodes`` these are: the text its last LLM call
     ended with. Raises ``CiteError`` when the LLM reported no such end (the text read is lost)."""
     calls = _calls_of(nodes)
+    stream_cited(_ticket(nodes) or "")
     if calls and calls[-1].text is not None:
         return calls[-1].text
     raise CiteError(
@@ -57,3 +57,13 @@ def answer_of(nodes: list[NodeWithScore]) -> str:
         "(LlamaIndex's LLMCompletionEndEvent/LLMChatEndEvent), so its whole text is not known: call "
         "cite(response) before reading the stream and read the cited response's response_gen instead"
     )
+
+
+def _ticket(nodes: list[NodeWithScore]) -> str | None:
+    tickets = [n.node.metadata.get(QUERY_KEY) for n in nodes]
+    return next((t for t in tickets if isinstance(t, str)), None)
+
+
+def release(nodes: list[NodeWithScore]) -> None:
+    """``cite()`` streams this query's tokens itself: LLM calls started later are not its."""
+    stream_cited(_ticket(nodes) or "")

@@ -34,7 +34,7 @@ from llama_index.core.instrumentation.events.llm import (
 from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.schema import QueryBundle
 
-__all__ = ["QUERY_KEY", "Call", "answer_calls", "close_ticket", "is_ambiguous", "open_ticket"]
+__all__ = ["QUERY_KEY", "Call", "answer_calls", "close_ticket", "is_ambiguous", "open_ticket", "stream_cited"]
 
 QUERY_KEY = "cite_query"
 """Node metadata (hidden from the LLM and embeddings): the ticket of the query that numbered the node."""
@@ -126,6 +126,11 @@ def _stream_returned(ticket: str, response: Any) -> None:
         if state is not None:
             state.streaming = True
     weakref.finalize(response, _stream_dropped, ticket)
+
+
+def stream_cited(ticket: str) -> None:
+    """``cite()`` took the ticket's stream: later calls are not its (as when the stream is dropped)."""
+    _stream_dropped(ticket)
 
 
 def _stream_dropped(ticket: str) -> None:
