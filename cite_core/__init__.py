@@ -14,6 +14,7 @@ from ._anthropic import (
     to_anthropic_documents,
 )
 from ._attribute import attribute
+from ._brief import brief_citation_instructions
 from ._calibrate import FlagCalibration, calibrate_flag
 from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
@@ -139,6 +140,7 @@ __all__ = [
     "answer_notes",
     "attribute",
     "averify",
+    "brief_citation_instructions",
     "build_messages",
     "build_prompt",
     "calibrate_flag",

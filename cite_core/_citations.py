@@ -7,7 +7,7 @@ cited, possibly over several pages or blocks), so both give the same location fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ._events import char_location
 from ._exceptions import ArgumentError
@@ -150,6 +150,7 @@ def citation_for_span(
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
         one = at  # clipped to its first chunk
+    coordinates: Literal["document", "source"] = "document" if in_document else "source"
     utf16 = (source_utf16(source, start), source_utf16(source, end)) if 0 <= start <= end else (None, None)
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
@@ -165,6 +166,7 @@ def citation_for_span(
             one,
             utf16,
             in_document,
+            coordinates,
         )
     return CharLocation(
         cited_text=source.text[start:end],
@@ -176,6 +178,7 @@ def citation_for_span(
         source_end_utf16=utf16[1],
         start_char_index_utf16=None if in_document else utf16[0],
         end_char_index_utf16=None if in_document else utf16[1],
+        coordinates=coordinates,
         **_common(source, reference, support, one),
     )
 

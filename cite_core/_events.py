@@ -9,7 +9,7 @@ against a validated instance.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -57,6 +57,7 @@ def char_location(
     segment: int | None,
     utf16: tuple[int | None, int | None] = (None, None),
     in_document: bool = False,
+    coordinates: Literal["document", "source"] = "source",
 ) -> CharLocation:
     """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
     coordinates; ``utf16``: start and end in UTF-16 code units of the source text, the document's
@@ -77,6 +78,7 @@ def char_location(
         "end_char_index": end + offset,
         "start_char_index_utf16": None if in_document else utf16[0],
         "end_char_index_utf16": None if in_document else utf16[1],
+        "coordinates": coordinates,
     }
     return _built(CharLocation, values, set(_CHAR_FIELDS if utf16[0] is not None else _CHAR_FIELDS - _UTF16))
 

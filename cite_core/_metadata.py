@@ -68,8 +68,9 @@ def page_from_metadata(metadata: Mapping[str, Any], keys: Mapping[str, int]) -> 
 
     ``keys`` maps each metadata key to read, in order, to the number it gives the first page: 0 for a
     0-based page (LangChain's PDF loaders write ``page``), 1 for a 1-based one (Unstructured's
-    ``page_number``, LlamaIndex's ``page_label`` when it is a number). The first key whose value is an
-    integer (an int or a string of decimal digits, never a bool) at least its first page wins, e.g.
+    ``page_number``; never a printed ``page_label``, which may be ``1`` on the third page). The first
+    key whose value is an integer (an int or a string of decimal digits, never a bool) at least its
+    first page wins, e.g.
     ``page_from_metadata({"page": 0}, {"page": 0, "page_number": 1}) == 1``. Never raises on what the
     metadata holds (``ArgumentError`` when ``metadata`` or ``keys`` is not a mapping).
     """

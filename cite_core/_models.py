@@ -190,6 +190,10 @@ class CharLocation(_CitationBase):
     (the source does not hold the document text before its chunk)."""
     end_char_index_utf16: int | None = None
     """``end_char_index`` in UTF-16 code units (None as ``start_char_index_utf16``)."""
+    coordinates: Literal["document", "source"] = "source"
+    """What ``start_char_index``/``end_char_index`` index: ``"document"``, the original document (every
+    chunk of the source knew where it starts there, so ``document_text[start:end] == cited_text``), or
+    ``"source"``, ``Source.text`` (a single chunk's own text). Not part of ``to_anthropic()``."""
 
     def _api_fields(self) -> tuple[str, ...]:
         return (

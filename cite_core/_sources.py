@@ -297,6 +297,9 @@ def _build(number: int, item: _Item) -> Source:
             metadata.setdefault(key, value)
     if item.merged:
         metadata["merged_chunks"] = 1 + len(item.merged)
+    printed = _page_labels(item)
+    if printed:
+        metadata["page_labels"] = printed
     scores = [s for s in (item.score, *(m.score for m in item.merged)) if s is not None]
     kind = item.kind
     if item.merged and any(m.kind != kind for m in item.merged):
@@ -318,6 +321,17 @@ def _build(number: int, item: _Item) -> Source:
     if item.merged and len(owners) == len(segments):  # one item: every segment is its (kept lazily)
         source._segment_items = tuple(owners)
     return source
+
+
+def _page_labels(item: _Item) -> dict[str, str]:
+    """The printed label (``i``, ``xii``, ``7``) of each physical page of a paged item and the items
+    merged into it, from their ``page_label`` metadata: ``{"3": "1"}`` (JSON keys are strings)."""
+    labels: dict[str, str] = {}
+    for part in (item, *item.merged):
+        label = part.metadata.get("page_label")
+        if part.page is not None and isinstance(label, str) and label.strip():
+            labels.setdefault(str(part.page), label.strip())
+    return labels
 
 
 def _chunks(

@@ -85,17 +85,19 @@ class HashingEmbedding(BaseEmbedding):
 
 
 class FakeLLM(CustomLLM):
-    """Answers every question with FAKE_ANSWER, streamed word by word."""
+    """Answers every question with ``answer`` (FAKE_ANSWER unless given), streamed word by word."""
+
+    answer: str = FAKE_ANSWER
 
     @property
     def metadata(self) -> LLMMetadata:
         return LLMMetadata(context_window=8000, num_output=256, model_name="fake")
 
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        return CompletionResponse(text=FAKE_ANSWER)
+        return CompletionResponse(text=self.answer)
 
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
-        words = FAKE_ANSWER.split(" ")
+        words = self.answer.split(" ")
         return (CompletionResponse(text="", delta=w if i == 0 else " " + w) for i, w in enumerate(words))
 
 

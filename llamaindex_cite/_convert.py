@@ -12,8 +12,8 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources
 
-from ._pages import physical_page
-from ._reasoning import CitedResponse
+from ._options import CitedResponse
+from ._pages import in_document, physical_page
 
 __all__ = [
     "CITE_AS_KEY",
@@ -35,7 +35,7 @@ CITE_AS_KEY = "cite_as"
 REFERENCE_NUMBER_KEY = "reference_number"
 """Node metadata on cited nodes: the display number of their reference (1..k, first appearance)."""
 
-_HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY)
+_HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY, "cite_query")  # _tickets.QUERY_KEY
 _FORWARDED = ("file_name", "file_path", "page_label")
 logger = logging.getLogger("llamaindex_cite")
 _Checked = tuple[list[tuple[NodeWithScore, dict[str, Any]]], list[NodeWithScore], list[NodeWithScore]]
@@ -184,10 +184,9 @@ def renumber_nodes(nodes: Sequence[NodeWithScore]) -> NumberedNodes:
 def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     """A cite_core source item for a node (None if it has no text), and the fields left out as invalid.
 
-    The document is the node's ``file_path`` (the pages of one file read by ``SimpleDirectoryReader``
-    merge into one reference), else its ``ref_doc_id``. The physical page (``page_location``) is
-    ``physical_page``'s; the label itself stays in the metadata as what is shown (``i``, ``xii``).
-    """
+    The document is the node's ``file_path`` when its physical page is known (a PDF's pages merge into
+    one paged reference, each page's label shown), else its ``ref_doc_id`` (page documents stay apart:
+    their ``start_char_idx`` count from each page's start)."""
     inner = node.node
     text = inner.get_content(metadata_mode=MetadataMode.NONE)
     if not text or not text.strip():
@@ -198,13 +197,13 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     extra["node_id"] = inner.node_id
     if doc is not None:
         extra["ref_doc_id"] = doc
-    path = _string(meta.get("file_path"))
+    path, page = _string(meta.get("file_path")), physical_page(meta, doc or inner.node_id)
     item: dict[str, Any] = {
         "text": text,
         "title": _string(meta.get("title") or meta.get("file_name")),
         "url": _string(meta.get("url")),
         "author": _string(meta.get("author")),
-        "document_id": path or doc or inner.node_id,
+        "document_id": (path if page is not None else None) or doc or inner.node_id,
         "metadata": extra,
     }
     problems = []
@@ -214,10 +213,10 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         problems.append(f"score {node.score!r} ignored")
     start = getattr(inner, "start_char_idx", None)
     if isinstance(start, int) and start >= 0:
-        item["start_char_idx"] = start
+        if in_document(start, getattr(inner, "end_char_idx", None), text):
+            item["start_char_idx"] = start
     elif start is not None:
         problems.append(f"start_char_idx {start!r} ignored")
-    page = physical_page(meta, doc or inner.node_id)
     if page is not None:
         item["page"] = page
     return item, problems

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator
 from typing import Any
 
 from llama_index.core.base.response.schema import (
@@ -24,9 +23,12 @@ from cite_core import (
     split_sentences,
 )
 
+from ._budget import fitted_instructions
+from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
-from ._recorder import recorded_answer, start_recording
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
+from ._ticket_answers import answer_of, openings, release, was_read
+from ._tickets import QUERY_KEY, open_ticket
 
 __all__ = ["CitePostprocessor"]
 
@@ -52,6 +54,12 @@ class CitePostprocessor(BaseNodePostprocessor):
         default=DEFAULT_UNSUPPORTED_THRESHOLD,
         description="Citations whose support is below this are listed as unsupported by cite().",
     )
+    llm: Any = Field(
+        default=None,
+        exclude=True,
+        description="The engine's LLM: its context window bounds the instructions (default: Settings.llm "
+        "when set; without either, cite_core's full instructions).",
+    )
 
     @classmethod
     def class_name(cls) -> str:
@@ -60,20 +68,33 @@ class CitePostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        start_recording()
         numbered = number_nodes(nodes, merge=self.merge_chunks)
+        edited = None
         if self.instruct and query_bundle is not None and numbered.sources:
-            rules = citation_instructions(len(numbered.sources))
+            rules = fitted_instructions(len(numbered.sources), query_bundle.query_str, self.llm)
             if rules not in query_bundle.query_str:  # the engine hands this bundle on to its synthesizer
-                query_bundle.query_str = f"{query_bundle.query_str}\n\n{rules}"
+                edited = f"{query_bundle.query_str}\n\n{rules}"
+        ticket = open_ticket(
+            query_bundle, edited, openings(nodes)
+        )  # the bundle gets its own text back when the query ends
         out: list[NodeWithScore] = []
         for number, group in numbered.nodes.items():
             for node in group:
                 spans = split_sentences(node.node.get_content(metadata_mode=MetadataMode.NONE))
-                values = {SOURCE_NUMBER_KEY: number, SENTENCES_KEY: [list(span) for span in spans]}
+                values = {
+                    SOURCE_NUMBER_KEY: number,
+                    SENTENCES_KEY: [list(span) for span in spans],
+                    QUERY_KEY: ticket,
+                }
                 out.append(annotate(node, values, shown={CITE_AS_KEY: f"[{number}]"}))
         numbered_ids = {id(node) for group in numbered.nodes.values() for node in group}
         return out + [node for node in nodes if id(node) not in numbered_ids]
+
+    async def _apostprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        # in this task, not in a worker thread (LlamaIndex's default): the query's ticket is set here
+        return self._postprocess_nodes(nodes, query_bundle)
 
     @staticmethod
     def instructions(count: int) -> str:
@@ -89,16 +110,26 @@ class CitePostprocessor(BaseNodePostprocessor):
         """
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
-        if isinstance(response, StreamingResponse) and response.response_txt is None and _unread(response):
-            return self._stream(CitedStreamingResponse, response.response_gen, response.source_nodes)
-        return self._cite(self._text(response), response.source_nodes)
+        if isinstance(response, StreamingResponse) and response.response_txt is None:
+            if _unread(response):
+                release(response.source_nodes)
+                return self._stream(CitedStreamingResponse, response.response_gen, response.source_nodes)
+            "".join(response.response_gen)  # read the rest: the LLM call ends, its end event has the text
+            response.response_txt = answer_of(response.source_nodes)
+        return self._cite(str(response), response.source_nodes)
 
     async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
             if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
-                tokens = _tokens_or_recorded(response.response_gen, _openings(response.source_nodes))
-                return self._stream(AsyncCitedStreamingResponse, tokens, response.source_nodes)
+                nodes = response.source_nodes
+                if not was_read(nodes, response.response_gen):
+                    release(nodes)
+                    return self._stream(AsyncCitedStreamingResponse, response.response_gen, nodes)
+                async for _ in response.response_gen:  # read the rest: the LLM call ends
+                    pass
+                tokens = aiterate([answer_of(nodes)])  # this query's whole answer, as one token
+                return self._stream(AsyncCitedStreamingResponse, tokens, nodes)
             response = await response.get_response()
         return self.cite(response)
 
@@ -107,17 +138,6 @@ class CitePostprocessor(BaseNodePostprocessor):
         numbered = renumber_nodes(nodes)
         shown = CitationPrompt(messages=[], sources=numbered.sources)
         return kind.start(tokens, numbered, shown, unsupported_threshold=self.unsupported_threshold)
-
-    @staticmethod
-    def _text(response: RESPONSE_TYPE) -> str:
-        """The answer's text; for a stream already consumed, the text LlamaIndex's events recorded."""
-        if isinstance(response, StreamingResponse) and response.response_txt is None:
-            text = "".join(response.response_gen)
-            if text:
-                response.response_txt = text
-                return text
-            return recorded_answer(_openings(response.source_nodes)) or ""
-        return str(response)
 
     def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
         numbered = renumber_nodes(nodes)
@@ -129,19 +149,3 @@ def _unread(response: StreamingResponse) -> bool:
     """Whether the response's token generator has not started yet (nobody has read a token)."""
     tokens = response.response_gen
     return inspect.isgenerator(tokens) and inspect.getgeneratorstate(tokens) == inspect.GEN_CREATED
-
-
-async def _tokens_or_recorded(tokens: AsyncIterator[str], openings: list[str]) -> AsyncIterator[str]:
-    """The tokens not read yet; when there are none (the stream was read), the recorded answer."""
-    read = False
-    async for token in tokens:
-        read = True
-        yield token
-    if not read:
-        yield recorded_answer(openings) or ""
-
-
-def _openings(nodes: list[NodeWithScore]) -> list[str]:
-    """The first characters of each node's text: how the recorder finds the prompt that showed them."""
-    texts = [node.node.get_content(metadata_mode=MetadataMode.NONE).strip() for node in nodes]
-    return [text[:80] for text in texts if text]

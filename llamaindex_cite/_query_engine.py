@@ -19,6 +19,7 @@ from llama_index.core.settings import Settings
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, FlagCalibration, SourceError
 
 from ._convert import NumberedNodes
+from ._options import check_engine_options
 from ._synthesizer import CiteSynthesizer
 from ._verify import verify_option
 
@@ -117,7 +118,11 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
 
     @classmethod
     def from_args(cls, retriever: Any, llm: LLM | None = None, **kwargs: Any) -> CiteQueryEngine:
-        """An engine over a retriever, or over an index (other keyword arguments go to ``as_retriever``)."""
+        """An engine over a retriever, or over an index (other keyword arguments go to ``as_retriever``).
+
+        Options of LlamaIndex's ``CitationQueryEngine`` (``citation_chunk_size``, ...) raise an error naming
+        the fix: passed on to ``as_retriever`` they would be silently ignored."""
+        check_engine_options(kwargs)
         fields = {k: kwargs.pop(k) for k in list(kwargs) if k in cls.model_fields}
         if not isinstance(retriever, BaseRetriever):
             retriever = retriever.as_retriever(**kwargs)

@@ -5,14 +5,11 @@ thinking). It goes to ``CitedAnswer.reasoning``, never into the answer or its ci
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
-
-from llama_index.core.base.response.schema import Response
 
 from cite_core import ThinkingDelta
 
-__all__ = ["CitedResponse", "adeltas", "areplayed", "deltas", "replayed", "reply_parts"]
+__all__ = ["adeltas", "areplayed", "deltas", "replayed", "reply_parts"]
 
 
 def reply_parts(reply: Any) -> tuple[str, str]:
@@ -65,12 +62,3 @@ async def areplayed(text: str, reasoning: str) -> AsyncIterator[str | ThinkingDe
     """``replayed`` as an async stream."""
     for part in replayed(text, reasoning):
         yield part
-
-
-@dataclass
-class CitedResponse(Response):
-    """A ``Response`` whose empty answer reads ``""`` (LlamaIndex's reads ``"None"``): a model that
-    stopped while reasoning gave no answer, and ``metadata["cited_answer"]``'s notes say why."""
-
-    def __str__(self) -> str:
-        return self.response or ""

@@ -38,6 +38,7 @@ from ._calls import (
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
+from ._options import check_response_mode
 from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
 
 __all__ = ["CiteSynthesizer"]
@@ -81,10 +82,9 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         output_cls: Any = None,
         verify: Any = False,
     ) -> None:
+        self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)
-        self.response_mode = response_mode
-        """How sources that do not fit one call are shown: ``compact``, ``refine`` or ``single``."""
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style

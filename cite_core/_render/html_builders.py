@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .blocks import Marker, walk
 from .labels import MAX_LABEL_CHARS, one_line, page_text, pages_cited, short
@@ -101,7 +101,11 @@ def _marker_html(marker: Marker, ref: Reference, ids: CitationIds, labels: dict[
         f'<span class="cite-tip-quote">“{esc(short(q, MAX_TIP_QUOTE_CHARS))}”</span>'
         for q in dict.fromkeys(one_line(c.cited_text) for c in citations)
     )
-    pages = page_text(pages_cited(ref, citations), labels) if ref.source.kind == "pages" else None
+    pages = (
+        page_text(pages_cited(ref, citations), labels, _printed(ref.source))
+        if ref.source.kind == "pages"
+        else None
+    )
     head = _title(ref.source) + (f" · {esc(pages)}" if pages else "")
     note = f'<span class="cite-tip-note">{esc(labels["weak"])}</span>' if marker.weak else ""
     key = str(cids[0]) if cids else f"r{n}"
@@ -121,7 +125,7 @@ def _source_meta(ref: Reference, citations: list[Citation], labels: dict[str, st
     bits = []
     if source.author:
         bits.append(esc(short(source.author)))
-    pages = page_text(pages_cited(ref, citations), labels)
+    pages = page_text(pages_cited(ref, citations), labels, _printed(ref.source))
     if pages:
         bits.append(esc(pages))
     for key in ("date", "published", "year"):
@@ -177,11 +181,8 @@ def references_html(
         passages = []
         for cid, c in cited:
             before, span, after, page = _context(source, c.source_start, c.source_end)
-            page_html = (
-                f'<span class="cite-passage-page">{esc(page_text((page, page), labels))}</span>'
-                if page is not None
-                else ""
-            )
+            shown = page_text((page, page), labels, _printed(source)) if page is not None else None
+            page_html = f'<span class="cite-passage-page">{esc(shown)}</span>' if page is not None else ""
             passages.append(
                 f'<li class="cite-passage" id="{p}-c-{cid}" tabindex="-1">{page_html}'
                 f"{esc(before)}<mark>{esc(span)}</mark>{esc(after)}"
@@ -204,7 +205,8 @@ def _source_body(source: Source, spans: list[tuple[int, int, int]], labels: dict
     out = []
     for index, seg in enumerate(source.segments):
         if seg.page is not None:
-            out.append(f'<span class="cite-page-label">{esc(page_text((seg.page, seg.page), labels))}</span>')
+            text = page_text((seg.page, seg.page), labels, _printed(source))
+            out.append(f'<span class="cite-page-label">{esc(text)}</span>')
         elif index:
             out.append('<span class="cite-page-label">…</span>')
         cuts = {seg.start, seg.end}
@@ -240,3 +242,8 @@ def panel_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p:
         )
     parts.append("</aside>")
     return "".join(parts)
+
+
+def _printed(source: Source) -> Any:
+    """The source's printed page labels (physical page -> label), shown instead of the page number."""
+    return source.metadata.get("page_labels")

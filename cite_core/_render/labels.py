@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .._models import Citation, Reference
@@ -188,9 +188,12 @@ def pages_cited(ref: Reference, citations: Iterable[Citation]) -> tuple[int, int
     return (min(pages), max(pages)) if pages else None
 
 
-def page_text(pages: tuple[int, int] | None, labels: dict[str, str]) -> str | None:
-    """``p. 3`` or ``pp. 3–5`` (in the labels' language), or None without pages."""
+def page_text(pages: tuple[int, int] | None, labels: dict[str, str], printed: Any = None) -> str | None:
+    """``p. 3`` or ``pp. 3–5`` (in the labels' language), or None without pages. ``printed``: a source's
+    ``metadata["page_labels"]`` (physical page -> printed label): ``p. ii`` for physical page 2 of a
+    book whose front matter is numbered i, ii (``page_location`` stays the physical page)."""
     if pages is None:
         return None
-    first, last = pages
+    names = printed if isinstance(printed, dict) else {}
+    first, last = (str(names.get(str(p), p)) for p in pages)
     return labels["page"].format(first) if first == last else labels["pages"].format(first, last)

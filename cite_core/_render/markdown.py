@@ -164,7 +164,7 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         entry = f"[{title}]({md_url(url)})" if url else title
         if source.author:
             entry += f", {_md_escape(source.author)}"
-        pages = page_text(pages_cited(ref, cited), labels)
+        pages = page_text(pages_cited(ref, cited), labels, ref.source.metadata.get("page_labels"))
         if pages:
             entry += f", {pages}"
         if quotes:

@@ -96,7 +96,7 @@ def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> lis
         title = short(source.label)
         where = source.metadata.get("path") or source.document_id or source.url or ""
         where = short(where) if isinstance(where, str) else ""
-        pages = page_text(pages_cited(ref, cited), labels)
+        pages = page_text(pages_cited(ref, cited), labels, ref.source.metadata.get("page_labels"))
         author = short(source.author) if source.author else ""
         extra = ", ".join(x for x in (where if where != title else "", author, pages or "") if x)
         entry = title + (f" — {extra}" if extra else "")

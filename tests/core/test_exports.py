@@ -73,6 +73,7 @@ EXPECTED = [
     "answer_notes",
     "attribute",
     "averify",
+    "brief_citation_instructions",
     "build_messages",
     "build_prompt",
     "calibrate_flag",

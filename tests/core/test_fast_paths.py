@@ -137,6 +137,7 @@ def test_event_builders_equal_validated_events() -> None:
         start_char_index=20,
         end_char_index=36,
         segment=0,
+        coordinates="source",  # the builders always set it
     )
     pairs = [
         (text_delta("a b"), TextDelta(text="a b")),
@@ -157,6 +158,7 @@ def test_event_builders_equal_validated_events() -> None:
                 start_char_index=104,
                 end_char_index=105,
                 document_title=None,
+                coordinates="source",
             ),
         ),
     ]

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
-OPTIONAL = {"langgraph", "llamaindex-anthropic"}
+OPTIONAL = {"langgraph", "llamaindex-anthropic", "anthropic"}  # anthropic: the SDK that extra brings
 """Extras a page's last blocks may need: when absent, the rest of that page is skipped, not failed."""
 
 

@@ -87,7 +87,10 @@ def documents() -> list[Document]:
     ]
     docs += [
         Document(
-            text=text, metadata={"file_name": "seabirds.pdf", "page_label": str(page)}, id_=f"guide-p{page}"
+            text=text,
+            # a physical page (page_number) beside the printed label: a label alone is never the page
+            metadata={"file_name": "seabirds.pdf", "page_label": str(page), "page_number": page},
+            id_=f"guide-p{page}",
         )
         for page, text in enumerate(GUIDE_PAGES, start=1)
     ]

@@ -18,7 +18,7 @@ from tests.llamaindex.conftest import ListRetriever, ReplayLLM
         ({"file_path": "/r/a.pdf"}, "/r/a.pdf_part_3", 4),
         ({"page_number": "2", "page": 0}, "n1", 2),  # page_number first, then source, then page
         ({"source": 5, "page": 0}, "n1", 5),
-        ({"page": True, "page_label": "7"}, "n1", 7),  # never a bool; a numeric label last
+        ({"page": True, "page_label": "7"}, "n1", None),  # never a bool; a label is never the page
     ],
 )
 def test_the_physical_page_of_a_node(metadata, node_id, page):

@@ -53,11 +53,12 @@ def test_pages_of_one_file_merge_and_page_location_is_the_physical_page():
     assert str(response) == "The survey is from 1931 [1]. The market moved in 1933 [1]."
 
 
-def test_a_numeric_label_is_the_page_when_no_physical_page_is_known():
+def test_a_numeric_label_alone_is_not_the_page():
+    """Issue 23 item 6: PDFReader's label "1" may be physical page 3 (after i, ii): no page_location."""
     nodes = [NodeWithScore(node=TextNode(text="Page text here.", metadata={"page_label": "7"}))]
     llm = ReplayLLM(default="Page text here [1].")
     response = CiteQueryEngine(retriever=ListRetriever(nodes), llm=llm).query("What?")
-    assert response.metadata["cited_answer"].citations[0].start_page_number == 7
+    assert response.metadata["cited_answer"].citations[0].type == "char_location"
 
 
 def test_a_nan_score_or_negative_start_is_repaired_and_reported_not_fatal():
