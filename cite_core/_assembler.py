@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._blocks import blocks_with_markers, claim_spans
+from ._blocks import blocks_with_markers, claim_spans, marker_groups
 from ._citations import DisplayNumbers, build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
 from ._localize import Corpus, source_units
 from ._match_types import Item, Marker, Tag
-from ._models import AnswerReset, Citation, CitedAnswer, MarkerGroup, Source, StreamEvent
+from ._models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences
 from ._statements import SentenceMap, Statements
 
@@ -410,33 +410,6 @@ class Assembler:
 
     # -- result ---------------------------------------------------------------------------------
 
-    def _marker_groups(self) -> dict[int, list[MarkerGroup]]:
-        """The display markers at each plain offset as data: one ``MarkerGroup`` per run of markers of
-        one group, with the citations they stand for (text shown after them is its tail)."""
-        runs: dict[int, list[tuple[_Group | None, list[int], list[str]]]] = {}
-        for (offset, text), (_, group, number, lead) in zip(self._inserts, self._marks):
-            at = runs.setdefault(offset, [])
-            if not number:  # text after the markers (a lead-in's comma)
-                if not at:
-                    at.append((None, [], ["", ""]))
-                at[-1][2][1] += text
-            elif at and at[-1][0] is group and not at[-1][2][1]:
-                at[-1][1].append(number)
-            else:
-                at.append((group, [number], [lead, ""]))
-        return {
-            offset: [
-                MarkerGroup(
-                    numbers=numbers,
-                    citations=[c for c in group.citations if c.reference in numbers] if group else [],
-                    lead=lead,
-                    tail=tail,
-                )
-                for group, numbers, (lead, tail) in at
-            ]
-            for offset, at in runs.items()
-        }
-
     def _build(self) -> CitedAnswer:
         plain = "".join(self._plain)
         claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]] = {}
@@ -444,7 +417,9 @@ class Assembler:
             if group.citations:
                 claims.setdefault((group.start, group.end), []).append((index, group.citations))
         spans, attached = claim_spans(claims, len(plain), bool(self._inserts))
-        blocks = blocks_with_markers(plain, spans, attached, self._inserts, self._marker_groups())
+        blocks = blocks_with_markers(
+            plain, spans, attached, self._inserts, marker_groups(self._inserts, self._marks)
+        )
         return build_answer(
             self._display,
             blocks,

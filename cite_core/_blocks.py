@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Protocol
 
 from ._events import text_block
 from ._models import Citation, MarkerGroup, TextBlock
 
-__all__ = ["blocks_with_markers", "claim_spans"]
+__all__ = ["blocks_with_markers", "claim_spans", "marker_groups"]
 
 
 def blocks_with_markers(
@@ -78,3 +80,39 @@ def claim_spans(
     if cursor < length or (not spans and has_inserts):
         spans.append((cursor, length))
     return spans, attached
+
+
+class _HasCitations(Protocol):
+    citations: list[Citation]
+
+
+def marker_groups(
+    inserts: list[tuple[int, str]], marks: Sequence[tuple[int, _HasCitations | None, int, str]]
+) -> dict[int, list[MarkerGroup]]:
+    """The display markers at each plain offset as data: one ``MarkerGroup`` per run of markers of one
+    group, with the citations they stand for (text shown after them is its tail). ``inserts``: the
+    display text at each plain offset; ``marks``: for each insert, its group, display number (0 for
+    text after the markers) and the lead before it."""
+    runs: dict[int, list[tuple[_HasCitations | None, list[int], list[str]]]] = {}
+    for (offset, text), (_, group, number, lead) in zip(inserts, marks):
+        at = runs.setdefault(offset, [])
+        if not number:  # text after the markers (a lead-in's comma)
+            if not at:
+                at.append((None, [], ["", ""]))
+            at[-1][2][1] += text
+        elif at and at[-1][0] is group and not at[-1][2][1]:
+            at[-1][1].append(number)
+        else:
+            at.append((group, [number], [lead, ""]))
+    return {
+        offset: [
+            MarkerGroup(
+                numbers=numbers,
+                citations=[c for c in group.citations if c.reference in numbers] if group else [],
+                lead=lead,
+                tail=tail,
+            )
+            for group, numbers, (lead, tail) in at
+        ]
+        for offset, at in runs.items()
+    }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,6 @@ from cite_core import (
     CitationStream,
     CitedAnswer,
     DisplayDelta,
-    Source,
     StreamEvent,
     ThinkingDelta,
 )
@@ -40,20 +39,19 @@ class _Citer:
         self,
         response: Any,
         numbered: NumberedNodes,
-        shown: Sequence[Source],
+        prompt: CitationPrompt,
         threshold: float,
         stream: ClaudeStream | None = None,
-        style: Any = "markers",
         embeddings: Any = None,
         numbering: Mapping[str, Any] | None = None,
     ) -> None:
         self.response = response
         self.numbered = numbered
         self.stream: CitationStream | ClaudeStream = stream or CitationStream(
-            list(shown),
+            list(prompt.sources),
             unsupported_threshold=threshold,
             display=True,
-            style=style,
+            style=prompt.style,
             embeddings=embeddings,
             **(numbering or {}),  # a conversation's numbers (CiteChatEngine)
         )
@@ -137,16 +135,7 @@ class CitedStreamingResponse(StreamingResponse):
         """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
         against the sources ``prompt`` shows."""
         response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(
-            response,
-            numbered,
-            prompt.sources,
-            unsupported_threshold,
-            stream,
-            prompt.style,
-            embeddings,
-            numbering,
-        )
+        citer = _Citer(response, numbered, prompt, unsupported_threshold, stream, embeddings, numbering)
 
         def tokens() -> Generator[str, None, None]:
             for delta in deltas:
@@ -201,16 +190,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
     ) -> AsyncCitedStreamingResponse:
         """``CitedStreamingResponse.start`` over async ``deltas``."""
         response = cls(response_gen=_empty(), metadata=_metadata(numbered, prompt))
-        citer = _Citer(
-            response,
-            numbered,
-            prompt.sources,
-            unsupported_threshold,
-            stream,
-            prompt.style,
-            embeddings,
-            numbering,
-        )
+        citer = _Citer(response, numbered, prompt, unsupported_threshold, stream, embeddings, numbering)
 
         async def tokens() -> AsyncGenerator[str, None]:
             async for delta in deltas:

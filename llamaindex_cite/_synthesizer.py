@@ -25,16 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
-from ._calls import (
-    DEFAULT_REFINE_PROMPT,
-    CallPlan,
-    ResponseMode,
-    Run,
-    adeltas,
-    araw,
-    deltas,
-    verified,
-)
+from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, araw, deltas, verified
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes

@@ -84,7 +84,7 @@ def test_ask_verify_shows_the_verdicts(
         ]
     else:
         assert "Checked against the cited passages by langchain:ChatOpenAI" in out
-        assert re.search(r"(supported|contradicted) \\?\(the passage", out)  # Markdown escapes "("
+        assert re.search(r"(supported|contradicted) (\\?\(|&#40;)the passage", out)  # Markdown escapes "("
 
 
 def test_ask_without_verify_makes_one_call_and_json_says_not_verified(
