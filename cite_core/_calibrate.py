@@ -104,23 +104,25 @@ def _example(item: Any, index: int) -> tuple[str, list[str], bool]:
             claim, source, label = item["claim"], item.get("source", item.get("sources")), item["supported"]
         except KeyError as missing:
             raise ArgumentError(
-                f"example {index} lacks {missing}: give (claim, source text, supported?) tuples or dicts "
+                f"examples[{index}] lacks {missing}: give (claim, source text, supported?) tuples or dicts "
                 'with "claim", "source" and "supported"'
             ) from None
     elif isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 3:
         claim, source, label = item
     else:
         raise ArgumentError(
-            f"example {index} must be a (claim, source text, supported?) tuple or a dict, got "
+            f"examples[{index}] must be a (claim, source text, supported?) tuple or a dict, got "
             f"{type(item).__name__}"
         )
     sources = [source] if isinstance(source, str) else source
     if not isinstance(claim, str) or not claim.strip():
-        raise ArgumentError(f"example {index}: the claim must be a non-empty str, got {claim!r:.60}")
+        raise ArgumentError(f"examples[{index}]: the claim must be a non-empty str, got {claim!r:.60}")
     if not isinstance(sources, Sequence) or not sources or not all(isinstance(s, str) for s in sources):
-        raise ArgumentError(f"example {index}: the source must be a str or a list of str, got {source!r:.60}")
+        raise ArgumentError(
+            f"examples[{index}]: the source must be a str or a list of str, got {source!r:.60}"
+        )
     if not isinstance(label, bool):
-        raise ArgumentError(f"example {index}: supported? must be True or False, got {label!r}")
+        raise ArgumentError(f"examples[{index}]: supported? must be True or False, got {label!r}")
     return claim, list(sources), label
 
 

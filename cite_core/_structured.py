@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ._args import check_items
 from ._exceptions import ArgumentError
 from ._models import CitedAnswer, Reference, Source, TextBlock
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream
@@ -205,7 +206,7 @@ class CitedStructure(BaseModel):
 def _check_root(obj: Any) -> None:
     if _children(obj) is None:
         got = "a str: parse it with parse_answer" if isinstance(obj, str) else type(obj).__name__
-        raise ArgumentError(f"cite_structured expects a pydantic model, a dict or a list, got {got}")
+        raise ArgumentError(f"cite_structured: obj must be a pydantic model, a dict or a list, got {got}")
 
 
 def field_parser(
@@ -217,7 +218,7 @@ def field_parser(
     display: bool = False,
 ) -> tuple[list[Source], Callable[[], CitationStream], dict[int, int]]:
     """The numbered sources and a maker of ``CitationStream``\\ s that share one display numbering."""
-    items = list(sources)
+    items = check_items(sources, "sources")
     numbered = items if all(isinstance(s, Source) for s in items) else number_sources(items)
     numbers: dict[int, int] = {}  # source number -> display number, for every field
     corpus: list[Any] = []

@@ -189,7 +189,7 @@ def test_feeding_a_finished_stream_is_a_stream_closed_error() -> None:
 
 
 _ALLOWED_BUILTIN_RAISES = {
-    ("_models.py", "ValueError"): "inside a pydantic validator, which turns it into a ValidationError",
+    ("_source_models.py", "ValueError"): "inside a pydantic validator, which turns it into a ValidationError",
     ("_models.py", "NotImplementedError"): "an abstract method",
     ("_tokens.py", "FileNotFoundError"): "raised and caught inside get_encoding (offline loading)",
 }

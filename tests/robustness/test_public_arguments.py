@@ -4,6 +4,7 @@ built from a misread argument (a ``str`` as ``sources`` read as one source per c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 import time
@@ -84,12 +85,31 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
     "pdf_pages": (c.pdf_pages, ["pdf"], {"pdf": b"%PDF-1.4"}),
     "parse_answer": (
         c.parse_answer,
-        ["text", "sources", "unsupported_threshold", "embeddings", "style"],
+        [
+            "text",
+            "sources",
+            "unsupported_threshold",
+            "embeddings",
+            "style",
+            "display_numbers",
+            "first_new",
+            "calibration",
+            "reasoning",
+        ],
         {"text": "Grass [1].", "sources": SOURCES},
     ),
     "CitationStream": (
         c.CitationStream,
-        ["sources", "unsupported_threshold", "display", "embeddings", "style"],
+        [
+            "sources",
+            "unsupported_threshold",
+            "display",
+            "embeddings",
+            "style",
+            "display_numbers",
+            "first_new",
+            "calibration",
+        ],
         {"sources": SOURCES},
     ),
     "AnthropicCitationStream": (
@@ -120,6 +140,26 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
     ),
     "safe_url": (c.safe_url, ["url"], {"url": "https://example.org"}),
     "split_sentences": (c.split_sentences, ["text"], {"text": "A. B."}),
+    "cite_structured": (
+        c.cite_structured,
+        ["obj", "sources", "unsupported_threshold", "embeddings", "style"],
+        {"obj": {"a": "Grass [1]."}, "sources": SOURCES},
+    ),
+    "brief_citation_instructions": (c.brief_citation_instructions, ["count"], {"count": 2}),
+    "verify": (c.verify, ["answer", "judge"], {"answer": ANSWER, "judge": lambda prompt: "{}"}),
+    "averify": (c.averify, ["answer", "judge"], {"answer": ANSWER, "judge": lambda prompt: "{}"}),
+    "source_key": (c.source_key, ["source"], {"source": SOURCES[0]}),
+    "calibrate_flag": (
+        c.calibrate_flag,
+        ["examples", "max_false_flags", "folds", "embeddings"],
+        {
+            "examples": [
+                ("The grass is green.", "The grass is green.", True),
+                ("Mars is red.", "Paris.", False),
+            ]
+            * 12
+        },
+    ),
     "strip_controls": (c.strip_controls, ["text"], {"text": "a"}),
     "to_anthropic_documents": (c.to_anthropic_documents, ["sources", "citations"], {"sources": SOURCES}),
     "token_counter": (c.token_counter, ["encoding"], {}),
@@ -149,6 +189,8 @@ lone surrogates, objects."""
 def _call(name: str, argument: str, value: Any) -> None:
     function, _, valid = PUBLIC[name]
     result = function(**{**valid, argument: value})
+    if inspect.iscoroutine(result):
+        asyncio.run(result)
     if name == "token_counter":
         result("some text")  # the counter is where a wrong encoding would fail
     elif name == "embedding_scorer":
