@@ -85,7 +85,7 @@ class Assembler:
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
-        self.statements = Statements(self, SentenceMap(sources) if style == "statements" else None)
+        self.statements = Statements(SentenceMap(sources) if style == "statements" else None)
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
@@ -241,7 +241,7 @@ class Assembler:
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
         if self.statements.cite_group is not None:
-            self.statements.marker(marker)
+            self.statements.marker(self, marker)
             return
         if opens:
             self._pre_ws = pre_ws
@@ -371,7 +371,7 @@ class Assembler:
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
         if tag.name != "cit":
-            self.statements.tag(tag)
+            self.statements.tag(self, tag)
             return
         self._group = None
         if self._forward:

@@ -37,6 +37,10 @@ class Mode(enum.Enum):
     THINK = "think"
     """A thinking section, up to its closing tag."""
 
+    # Enum's __hash__ is a Python call (hash of the name); members compare by identity, so the
+    # identity hash is equivalent and keeps the scanner lookup per mode switch in C.
+    __hash__ = object.__hash__
+
 
 class Kind(enum.Enum):
     """What a token is."""

@@ -127,3 +127,31 @@ def test_segmenter_shortcuts_give_the_spans_of_the_regex_checks(text: str) -> No
         assert _segment.split_sentences(text) == fast
     finally:
         _segment._ASCII_ALNUM = original
+
+
+@pytest.mark.parametrize("style", ["markers", "statements"])
+def test_a_finished_stream_is_freed_without_the_cycle_collector(style: str) -> None:
+    """A parse makes no reference cycle through its assembler: with one, every parse's sources, units
+    and citations waited for the cyclic collector, and whole parses were about 20% slower (issue 26)."""
+    import gc
+    import weakref
+
+    from cite_core import CitationStream, number_sources
+
+    sources = number_sources(["Grass is green. It grows in spring.", "The sky is blue."])
+    text = "Grass is green [1]."
+    if style == "statements":
+        text = "<statement>Grass is green.<cite>[1-1]</cite></statement>"
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        stream = CitationStream(sources, style=style)
+        for piece in (text[:9], text[9:]):
+            stream.feed(piece)
+        stream.finish()
+        assembler = weakref.ref(stream._out)
+        del stream
+        assert assembler() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -11,6 +11,7 @@ from langchain_core.language_models import FakeListChatModel, GenericFakeChatMod
 from langchain_core.messages import AIMessage
 
 from langchain_cite import CitationsDelta, CitedAnswer, CitedRagAnswer, TextDelta, create_cited_rag_chain
+from langchain_cite._messages import message_text
 
 from .conftest import ANSWER, QUESTION, ListRetriever
 
@@ -107,7 +108,7 @@ async def test_astream_events_show_run_names_and_tags(retriever: ListRetriever) 
     assert {e["name"] for e in shown} == {"cited_answer"}
     end = next(e for e in events if e["name"] == "cited_rag_chain" and e["event"] == "on_chain_end")
     assert isinstance(end["data"]["output"], CitedRagAnswer)
-    assert "".join(e["data"]["chunk"].text for e in shown) == end["data"]["output"].text
+    assert "".join(message_text(e["data"]["chunk"]) for e in shown) == end["data"]["output"].text
     assert all("mine" in e["tags"] for e in events)
 
 

@@ -15,6 +15,10 @@ from langchain_cite import CitationSession, create_cited_retriever_tool, tool_ci
 from .fakes import ScriptedChatModel, tool_call
 
 langchain_agents = pytest.importorskip("langchain.agents")
+if not hasattr(
+    langchain_agents, "create_agent"
+):  # langchain 0.3 (with langchain-core 0.3) has no create_agent
+    pytest.skip("langchain.agents.create_agent needs langchain 1.x", allow_module_level=True)
 
 SUN = Document(page_content="The Sun fuses hydrogen into helium in its core.", metadata={"source": "sun.txt"})
 MOON = Document(page_content="The Moon reflects the light of the Sun.", metadata={"source": "moon.txt"})

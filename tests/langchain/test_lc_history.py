@@ -80,7 +80,9 @@ def test_runnable_with_message_history(output: str) -> None:
     assert llm.prompts[1][1] == messages[0]
     # the model reads the earlier answer in this call's numbering (the Sun is source 2 here); plain text
     # says nothing of what [1] meant, so its marker is not shown (issue 22)
-    assert llm.prompts[1][2].text == ("It is a star [2]." if output == "message" else "It is a star.")
+    assert message_text(llm.prompts[1][2]) == (
+        "It is a star [2]." if output == "message" else "It is a star."
+    )
 
 
 def test_condense_question_rewrites_the_follow_up_for_retrieval() -> None:
