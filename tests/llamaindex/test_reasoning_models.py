@@ -7,13 +7,14 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+import pytest
+from llama_index.core.base.llms import types as llm_types
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
     ChatResponseAsyncGen,
     ChatResponseGen,
     TextBlock,
-    ThinkingBlock,
 )
 from llama_index.core.schema import QueryBundle
 
@@ -65,7 +66,7 @@ class ThinkingLLM(ReplayLLM):
         return self._answer("\n".join(str(m.content) for m in messages))
 
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        blocks = [ThinkingBlock(content=THINKING), TextBlock(text=self._reply(messages))]
+        blocks = [llm_types.ThinkingBlock(content=THINKING), TextBlock(text=self._reply(messages))]
         return ChatResponse(message=ChatMessage(role="assistant", blocks=blocks))
 
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
@@ -97,6 +98,9 @@ class ThinkingLLM(ReplayLLM):
         return gen()
 
 
+@pytest.mark.skipif(
+    not hasattr(llm_types, "ThinkingBlock"), reason="llama-index-core < 0.14 has no ThinkingBlock"
+)
 def test_thinking_blocks_and_thinking_deltas_go_to_reasoning(qdrant_index):
     llm = ThinkingLLM(answers={QUESTION: ANSWER})
     for streaming in (False, True):
