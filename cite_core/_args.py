@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._exceptions import ArgumentError, CiteError
+from ._metadata import has_surrogate
 
 __all__ = [
     "check_callable",
@@ -38,24 +39,13 @@ def _got(value: object) -> str:
     return kind
 
 
-def _no_utf8(text: str) -> bool:
-    """Whether ``text`` holds a lone surrogate (U+D800..U+DFFF), which has no UTF-8 form."""
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def check_text(value: Any, name: str, *, optional: bool = False, surrogates: bool = False) -> Any:
     """A ``str`` (or ``None`` when ``optional``); a lone surrogate (no UTF-8 form) only when allowed."""
     if value is None and optional:
         return None
     if not isinstance(value, str):
         raise ArgumentError(f"{name} must be a str{' or None' if optional else ''}, got {_got(value)}")
-    if not surrogates and _no_utf8(value):
+    if not surrogates and has_surrogate(value):
         raise ArgumentError(f"{name} contains a lone surrogate (text with no UTF-8 form)")
     return value
 

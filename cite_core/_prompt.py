@@ -339,12 +339,12 @@ def _fit(
             used += size
             continue
         left = room - used
+
+        def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
+            return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
+
         if on_overflow == "drop" and len(numbered[kept]._segment_items) > 1:
-
-            def fits_whole(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
-                return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
-
-            part = best_chunks(numbered[kept], fits_whole)
+            part = best_chunks(numbered[kept], fits)
             if part is not None:
                 logger.warning(
                     "token budget: source %d shown in part (%d of its %d chunks)",
@@ -356,10 +356,6 @@ def _fit(
                 used += count(block) + _BLOCK_SEPARATOR_TOKENS
                 return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
         if on_overflow == "truncate":
-
-            def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
-                return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
-
             part = _longest_prefix(numbered[kept], fits)
             if part is not None:
                 logger.warning(
