@@ -116,8 +116,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sqlite3.Error as exc:  # the embedded index's storage, met after it opened (a full disk)
         print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("cite: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # before a command's own handler (opening and checking the index)
+        if args.command == "ingest":  # nothing was written yet: say so, as an interrupted write does
+            print(
+                "cite: interrupted: 0 file(s) updated; every other file keeps its previous version "
+                "(run the same command again to finish)",
+                file=sys.stderr,
+            )
+        else:
+            print("cite: interrupted", file=sys.stderr)
         return 130
 
 

@@ -198,3 +198,18 @@ def test_pdf_noise_is_not_printed(workdir: Path, tmp_path: Path, capsys: pytest.
         logging.getLogger().removeHandler(handler)
     check_one_error_line(code, out, err)
     assert err.count("\n") == 1 and captured.getvalue() == ""
+
+
+def test_an_interrupt_while_the_index_opens_says_no_file_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C before ingest's own handler (opening and checking the index) still says what was kept."""
+    import cite_cli._ingest
+
+    def interrupted(*args: Any, **kwargs: Any) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cite_cli._ingest, "ingest", interrupted)
+    code, _, err = run(capsys, "ingest", str(tmp_path), "--path", str(tmp_path / "index"))
+    assert code == 130
+    assert "0 file(s) updated; every other file keeps its previous version" in err
