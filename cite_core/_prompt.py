@@ -343,30 +343,20 @@ def _fit(
         def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
             return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
 
-        if on_overflow == "drop" and len(numbered[kept]._segment_items) > 1:
-            part = best_chunks(numbered[kept], fits)
+        whole, part, shown = numbered[kept], None, ""
+        if on_overflow == "drop" and len(whole._segment_items) > 1:  # whole chunks (pages) that fit
+            part = best_chunks(whole, fits)
             if part is not None:
-                logger.warning(
-                    "token budget: source %d shown in part (%d of its %d chunks)",
-                    part.number,
-                    len(part.segments),
-                    len(numbered[kept].segments),
-                )
-                block = _format_source(part, style, firsts[kept])
-                used += count(block) + _BLOCK_SEPARATOR_TOKENS
-                return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
-        if on_overflow == "truncate":
-            part = _longest_prefix(numbered[kept], fits)
+                shown = f"{len(part.segments)} of its {len(whole.segments)} chunks"
+        elif on_overflow == "truncate":  # the longest prefix that fits
+            part = _longest_prefix(whole, fits)
             if part is not None:
-                logger.warning(
-                    "token budget: source %d shown in part (%d of %d characters)",
-                    part.number,
-                    len(part.text),
-                    len(numbered[kept].text),
-                )
-                block = _format_source(part, style, firsts[kept])
-                used += count(block) + _BLOCK_SEPARATOR_TOKENS
-                return [*numbered[:kept], part], [*blocks[:kept], block], [numbered[kept]], used
+                shown = f"{len(part.text)} of {len(whole.text)} characters"
+        if part is not None:
+            logger.warning("token budget: source %d shown in part (%s)", part.number, shown)
+            block = _format_source(part, style, firsts[kept])
+            used += count(block) + _BLOCK_SEPARATOR_TOKENS
+            return [*numbered[:kept], part], [*blocks[:kept], block], [whole], used
         if kept == 0:
             subject = "the top-ranked source alone"
             if on_overflow == "truncate":
