@@ -74,12 +74,13 @@ from ._render import (
     strip_controls,
 )
 from ._rescore import SupportScorer, embedding_scorer, rescore
-from ._scoring import SupportLevel, analyze
 from ._segment import split_sentences
 from ._session import CitationSession, source_key
 from ._sources import number_sources, pdf_pages
 from ._structured import CitedStructure, InvalidMarker, cite_structured
 from ._structured_stream import StructuredCitationStream
+from ._support import SupportLevel
+from ._terms import analyze
 from ._tokens import get_encoding, token_counter
 from ._verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
 from ._verify import averify, verify

@@ -41,8 +41,9 @@ from ._models import (
     ThinkingDelta,
 )
 from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD
-from ._scoring import ClaimTerms, analyze, support
+from ._scoring import ClaimTerms, support
 from ._sources import number_sources
+from ._terms import analyze
 
 __all__ = [
     "AnthropicCitationStream",

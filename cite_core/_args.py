@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._exceptions import ArgumentError, CiteError
-from ._metadata import has_surrogate
+from ._text import has_surrogate
 
 __all__ = [
     "check_callable",

@@ -8,13 +8,13 @@ own comes before it, the claim that follows it (a forward marker, resolved at th
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Protocol
 
 from ._blocks import blocks_with_markers, claim_spans, marker_groups
 from ._citations import DisplayNumbers, build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
-from ._localize import Corpus, source_units
+from ._localize import source_units
 from ._match_types import Item, Marker, Tag
 from ._models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences
@@ -42,6 +42,17 @@ class _Group:
         self.resolved = False
 
 
+class Locator(Protocol):
+    """What the assembler asks of the locate stage (``Corpus``). The parser builds the corpus and hands
+    it in, so that the stream does not import the stage that comes after it."""
+
+    by_number: dict[int, Source]
+
+    def cite(
+        self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
+    ) -> Citation: ...
+
+
 class Assembler:
     """Turn tokens into the plain and display text, claims with their citations, events and the answer."""
 
@@ -52,16 +63,14 @@ class Assembler:
         threshold: float,
         display: bool,
         emit: bool,
-        embeddings: Any,
+        corpus: Locator,
         style: str = "markers",
         display_numbers: DisplayNumbers | None = None,
-        corpus: Corpus | None = None,
     ) -> None:
         """``display`` adds ``DisplayDelta`` events; ``emit=False`` builds no events at all; ``style``
         ``statements``: numbers inside ``<cite>`` are global sentence ranges (``_statements.py``);
-        ``corpus``: the one of the assembler this one replaces (an answer that restarted)."""
-        # embeddings: see Corpus (QUALITY-EMBED)
-        self.corpus = corpus if corpus is not None else Corpus(sources, embeddings=embeddings)
+        ``corpus``: the locator of each claim's span (``Corpus``; an answer that restarted keeps it)."""
+        self.corpus = corpus
         self._by_number = self.corpus.by_number
         self._threshold = threshold
         # output

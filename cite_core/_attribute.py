@@ -15,9 +15,10 @@ from ._args import check_int, check_items, check_number, check_text
 from ._localize import Corpus
 from ._models import CitedAnswer, Source
 from ._parser import parse_answer
-from ._scoring import ATTRIBUTION_THRESHOLD, analyze
 from ._segment import split_sentences
 from ._sources import number_sources
+from ._support import ATTRIBUTION_THRESHOLD
+from ._terms import analyze
 
 __all__ = ["attribute"]
 

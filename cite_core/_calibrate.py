@@ -18,8 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ._exceptions import ArgumentError
-from ._scoring import SUPPORT_THRESHOLD as DEFAULT_UNSUPPORTED_THRESHOLD
 from ._sources import number_sources
+from ._support import SUPPORT_THRESHOLD as DEFAULT_UNSUPPORTED_THRESHOLD
 
 __all__ = ["MIN_EXAMPLES", "FlagCalibration", "calibrate_flag", "calibrated_threshold", "example_answer"]
 

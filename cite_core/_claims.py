@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ._scoring import analyze
+from ._terms import analyze
 
 __all__ = ["JOINER_WORDS", "claim_follows", "comma_after_lead_in", "joins_markers", "precedes_its_claim"]
 

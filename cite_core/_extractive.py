@@ -17,8 +17,9 @@ from ._args import check_int, check_items, check_text
 from ._exceptions import PromptError
 from ._localize import source_units
 from ._models import Source
-from ._scoring import ClaimTerms, TermStats, analyze, bm25, support
+from ._scoring import ClaimTerms, TermStats, bm25, support
 from ._sources import number_sources
+from ._terms import analyze
 from ._text import CJK_RE
 
 __all__ = ["NO_ANSWER", "extractive_answer"]

@@ -25,12 +25,11 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from ._text import SURROGATE_RE
+from ._text import SURROGATE_RE, has_surrogate
 
 __all__ = [
     "MAX_METADATA_DEPTH",
     "MAX_METADATA_SIZE",
-    "has_surrogate",
     "metadata_int",
     "metadata_json",
     "metadata_problem",
@@ -86,18 +85,6 @@ def page_from_metadata(metadata: Mapping[str, Any], keys: Mapping[str, int]) -> 
 
 _CONTAINERS = (dict, list, tuple, set, frozenset)
 _BYTES = (bytes, bytearray, memoryview)
-
-
-def has_surrogate(text: str) -> bool:
-    """Whether ``text`` holds a code point U+D800..U+DFFF, the only ones strict UTF-8 cannot encode.
-    Encoding is 6x faster than searching with a regex (5 us per KB of non-ASCII text)."""
-    if text.isascii():
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def surrogate_problem(text: str, what: str) -> str | None:

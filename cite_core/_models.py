@@ -10,9 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from ._metadata import has_surrogate as has_surrogate  # re-exported: _parser imports it from here
-from ._scoring import SupportLevel, support_level
 from ._source_models import Segment, Source, SourceKind
+from ._support import SupportLevel, support_level
 from ._utf16 import utf16_length
 from ._verdicts import Verdict, Verification
 

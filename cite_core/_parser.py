@@ -19,11 +19,12 @@ from ._citations import DisplayNumbers, check_display_numbers
 from ._exceptions import ArgumentError, StreamClosedError
 from ._lexer import Lexer
 from ._lexer_tokens import Kind, Mode, Token
-from ._models import CitedAnswer, Source, StreamEvent, has_surrogate
+from ._localize import Corpus
+from ._models import CitedAnswer, Source, StreamEvent
 from ._prompt import PROMPT_STYLES, PromptStyle
-from ._scoring import SUPPORT_THRESHOLD
 from ._sources import number_sources
-from ._text import SURROGATE_RE
+from ._support import SUPPORT_THRESHOLD
+from ._text import SURROGATE_RE, has_surrogate
 
 __all__ = ["DEFAULT_UNSUPPORTED_THRESHOLD", "CitationStream", "parse_answer"]
 
@@ -72,11 +73,17 @@ class CitationStream:
         self._options: dict[str, Any] = {
             "threshold": unsupported_threshold,
             "display": display,
-            "embeddings": embeddings,
             "style": style,
         }
+        # the locate stage, handed to the assembler (the stream does not import the stage after it);
+        # embeddings: see Corpus (QUALITY-EMBED)
+        self._corpus = Corpus(items, embeddings=embeddings)
         self._out = Assembler(
-            items, emit=True, display_numbers=DisplayNumbers(display_numbers, first_new), **self._options
+            items,
+            emit=True,
+            corpus=self._corpus,
+            display_numbers=DisplayNumbers(display_numbers, first_new),
+            **self._options,
         )
         self._raw: list[str] | None = []
         """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
@@ -134,11 +141,11 @@ class CitationStream:
         embedding model, a lexical pass first finds every claim and cited source, so that the model is
         called once for the whole answer rather than once per citation (a remote model: one round trip)."""
         self._out.emit = False
-        corpus = self._out.corpus
+        corpus = self._corpus
         if corpus.dense is not None:
             fixed, first_new = self._display_numbers
             plan = CitationStream(self.sources, style=self._style, display_numbers=fixed, first_new=first_new)
-            asked = plan._out.corpus.asked = []
+            asked = plan._corpus.asked = []
             plan._parse_whole(text)
             corpus.prefetch(asked)
         self.feed(text)
@@ -161,7 +168,7 @@ class CitationStream:
         self._out = Assembler(
             self.sources,
             emit=old.emit,
-            corpus=old.corpus,
+            corpus=self._corpus,
             display_numbers=DisplayNumbers(*self._display_numbers),  # the reasoning's markers: not shown
             **self._options,
         )

@@ -5,8 +5,8 @@ suffix stripping, plus character unigrams and bigrams for Chinese/Japanese runs.
 
 ``support`` says how well a cited text supports a claim, 0..1: a logistic function of ten lexical
 features (``SUPPORT_FEATURES``: how much of the claim's terms, term pairs, numbers and rarest terms the
-cited text holds, and whether the claim's names and numbers occur in the source at all). Its weights,
-``SUPPORT_THRESHOLD`` (the weak-support flag) and ``SUPPORTED_LEVEL`` were fitted together on the dev
+cited text holds, and whether the claim's names and numbers occur in the source at all). Its weights
+and the thresholds of ``_support`` (the weak-support flag, the "supported" level) were fitted on the dev
 halves of AttributionBench, WiCE and ExpertQA and checked holding one dataset out at a time
 (``python -m bench.eval.calibrate``); the test halves measure them (docs/quality.md).
 """
@@ -21,21 +21,16 @@ from dataclasses import dataclass, field
 from functools import reduce
 from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
-from typing import Literal
 
 from ._families import FAMILY_BIAS, Family, claim_family
 from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
 
 __all__ = [
-    "ATTRIBUTION_THRESHOLD",
     "BM25_B",
     "BM25_K1",
-    "SUPPORTED_LEVEL",
     "SUPPORT_FEATURES",
-    "SUPPORT_THRESHOLD",
     "SUPPORT_WEIGHTS",
     "ClaimTerms",
-    "SupportLevel",
     "TermStats",
     "analyze",
     "bm25",
@@ -44,7 +39,6 @@ __all__ = [
     "coverage",
     "support",
     "support_features",
-    "support_level",
 ]
 
 BM25_K1 = 1.2
@@ -71,32 +65,6 @@ rarest third of terms (by idf) missing; share of its names (``claim_names``) and
 nowhere in the source; whether it names anything."""
 SUPPORT_WEIGHTS = (-0.450, 0.949, 0.732, 0.431, 0.565, 1.038, -0.132, -0.700, -1.769, -0.556, -0.700)
 """Logistic weights of (bias, *SUPPORT_FEATURES) (``python -m bench.eval.calibrate``)."""
-SUPPORT_THRESHOLD = 0.4073
-"""A citation whose ``support`` is below this is flagged as weak support: the highest threshold that
-flags at most 10% of the claims judged supported in every dev half (AttributionBench attributable,
-WiCE supported, ExpertQA Complete), fitted with the weights (``python -m bench.eval.calibrate``,
-which also reports each dataset held out: weights and threshold from the other two)."""
-SUPPORTED_LEVEL = 0.7457
-"""At or above this, a citation's support level is "supported": at most 10% of the dev claims judged
-not supported (AttributionBench, WiCE) score this high. Between the two thresholds it is "uncertain"."""
-ATTRIBUTION_THRESHOLD = 0.69
-"""The sentence-level support at which ``attribute()`` cites a source: high, because a citation added
-to a claim the model left uncited must rarely be wrong. Chosen on ExpertQA dev (docs/quality.md, "The
-attribution threshold")."""
-
-SupportLevel = Literal["supported", "uncertain", "weak"]
-
-
-def support_level(
-    support: float, threshold: float = SUPPORT_THRESHOLD, confident: float | None = None
-) -> SupportLevel:
-    """The graded signal of a support score: "weak" below ``threshold`` (the flag), "supported" from
-    ``confident`` up (default: ``SUPPORTED_LEVEL``, moved with ``threshold``), else "uncertain"."""
-    if confident is None:
-        confident = SUPPORTED_LEVEL + (threshold - SUPPORT_THRESHOLD)
-    if support < threshold:
-        return "weak"
-    return "supported" if support >= confident else "uncertain"
 
 
 @dataclass
@@ -373,7 +341,7 @@ def support_features(
 
 
 def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | None = None) -> float:
-    """How well the cited terms support the claim's terms, 0..1 (calibrated; see ``SUPPORT_THRESHOLD``);
+    """How well the cited terms support the claim's terms, 0..1 (calibrated; thresholds in ``_support``);
     0 for a claim without terms. ``source``: the terms of the whole cited source (names and numbers
     of the claim found nowhere in it count against it). A claim's language family adds its bias
     (``FAMILY_BIAS``: Chinese and Japanese claims are calibrated apart)."""

@@ -8,8 +8,8 @@ by its best-scoring reading, as the flag reads it, and each dataset's supported 
 weigh the same in total (ExpertQA ``Partial`` claims are left out: partly supported is not "not
 supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest threshold that flags at
 most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
-not-supported claims score this high) to paste into ``cite_core/_scoring.py``, then the same fit
-with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
+not-supported claims score this high) to paste into ``cite_core/_scoring.py`` (the weights) and
+``cite_core/_support.py`` (the thresholds), then the same fit with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
 one), and a cross-validation inside the dev halves (``cross_validate``). ``--hybrid`` fits
 ``HYBRID_WEIGHTS`` the same way with the embedding model, its flag kept with a margin (``choose_limit``)
 and mapped onto the lexical threshold and supported level. The test halves are never read.
@@ -27,6 +27,7 @@ from typing import Any
 from cite_core import _hybrid as hybrid
 from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
 from cite_core import _scoring as scoring
+from cite_core import _support as thresholds
 from cite_core import parse_answer
 
 from ._data import available
@@ -317,7 +318,7 @@ def _mapped(w: list[float], sets: list[dict[str, list[float]]], limit: float) ->
     below = [s for scores in sets for values in scores.values() for s in values if s < t]
     lo = _logit(t) if not below else (_logit(t) + _logit(max(below))) / 2
     hi = _logit(supported_level(sets))
-    target_lo, target_hi = _logit(scoring.SUPPORT_THRESHOLD), _logit(scoring.SUPPORTED_LEVEL)
+    target_lo, target_hi = _logit(thresholds.SUPPORT_THRESHOLD), _logit(thresholds.SUPPORTED_LEVEL)
     scale = (target_hi - target_lo) / (hi - lo) if hi - lo > 0.1 else 1.0
     shift = target_lo - scale * lo
     return [round(scale * w[0] + shift, 3), *(round(scale * v, 3) for v in w[1:])]
@@ -334,7 +335,7 @@ def fit_hybrid(sets: dict[str, list[Claim]], limit: float | None = None) -> list
 
 
 def _library_threshold(sets: list[dict[str, list[float]]]) -> float:
-    return scoring.SUPPORT_THRESHOLD
+    return thresholds.SUPPORT_THRESHOLD
 
 
 def choose_limit(dev: dict[str, list[Claim]], limits: Sequence[float] = HYBRID_LIMITS) -> float:
@@ -359,11 +360,11 @@ def main_hybrid() -> dict[str, Any]:
     save_vectors()
     limit = choose_limit(dev)
     w = fit_hybrid(dev, limit)
-    threshold = scoring.SUPPORT_THRESHOLD
+    threshold = thresholds.SUPPORT_THRESHOLD
     print(f"HYBRID_LIMIT = {limit}")
     print(f"HYBRID_WEIGHTS = ({', '.join(f'{v:.3f}' for v in w)})")
     sets = [_scores(w, claims) for claims in dev.values()]
-    print(f"dev supported level {supported_level(sets)} (SUPPORTED_LEVEL {scoring.SUPPORTED_LEVEL})")
+    print(f"dev supported level {supported_level(sets)} (SUPPORTED_LEVEL {thresholds.SUPPORTED_LEVEL})")
     for name, scores in zip(dev, sets):
         print(f"dev {name}", {k: round(v, 3) for k, v in flag_rates(scores, threshold).items()})
     fitter = partial(fit_hybrid, limit=limit)

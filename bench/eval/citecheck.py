@@ -21,7 +21,7 @@ from typing import Any
 
 from cite_core._calibrate import _score, calibrated_threshold
 from cite_core._families import FAMILY_BIAS
-from cite_core._scoring import SUPPORT_THRESHOLD
+from cite_core._support import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, missing, split
 from ._metrics import auroc

@@ -2,7 +2,7 @@
 
 from cite_core import number_sources, parse_answer
 from cite_core._localize import Corpus, source_stats, source_units
-from cite_core._scoring import SUPPORT_THRESHOLD
+from cite_core._support import SUPPORT_THRESHOLD
 
 
 def test_cites_the_supporting_sentence() -> None:

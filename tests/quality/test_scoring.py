@@ -5,7 +5,6 @@ from collections import Counter
 
 from cite_core._scoring import (
     SUPPORT_FEATURES,
-    SUPPORT_THRESHOLD,
     ClaimTerms,
     TermStats,
     analyze,
@@ -15,6 +14,7 @@ from cite_core._scoring import (
     support,
     support_features,
 )
+from cite_core._support import SUPPORT_THRESHOLD
 
 
 def _stats(*texts: str) -> TermStats:
@@ -144,7 +144,7 @@ def test_support_falls_with_each_missing_term() -> None:
 
 
 def test_support_levels_are_graded_around_the_flag_threshold() -> None:
-    from cite_core._scoring import SUPPORTED_LEVEL, support_level
+    from cite_core._support import SUPPORTED_LEVEL, support_level
 
     assert support_level(SUPPORT_THRESHOLD - 0.01) == "weak"
     assert support_level(SUPPORT_THRESHOLD) == "uncertain"
@@ -186,7 +186,7 @@ def test_a_long_claim_supported_by_several_sentences_of_its_source_is_not_flagge
 
 def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
     from cite_core._attribute import attribute
-    from cite_core._scoring import ATTRIBUTION_THRESHOLD
+    from cite_core._support import ATTRIBUTION_THRESHOLD
 
     assert ATTRIBUTION_THRESHOLD > SUPPORT_THRESHOLD
     answer = attribute("The grass is green. Paris hosts many museums.", ["The grass is green.", "Rome."])
