@@ -9,10 +9,11 @@ weigh the same in total (ExpertQA ``Partial`` claims are left out: partly suppor
 supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest threshold that flags at
 most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
 not-supported claims score this high) to paste into ``cite_core/_scoring.py`` (the weights) and
-``cite_core/_support.py`` (the thresholds), then the same fit with one dataset held out at a time (weights and threshold from the other two, rates on the held-out
-one), and a cross-validation inside the dev halves (``cross_validate``). ``--hybrid`` fits
-``HYBRID_WEIGHTS`` the same way with the embedding model, its flag kept with a margin (``choose_limit``)
-and mapped onto the lexical threshold and supported level. The test halves are never read.
+``cite_core/_support.py`` (the thresholds), then the same fit with one dataset held out at a time
+(weights and threshold from the other two, rates on the held-out one), and a cross-validation inside the
+dev halves (``cross_validate``). ``--hybrid`` fits ``HYBRID_WEIGHTS`` the same way with the embedding
+model, its flag kept with a margin (``choose_limit``) and mapped onto the lexical threshold and
+supported level. The test halves are never read.
 """
 
 from __future__ import annotations
