@@ -15,10 +15,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 from . import _terms, _tokens
+from ._source_models import ChunkAnalysis
 
 __all__ = [
     "CHUNKS",
@@ -28,9 +28,7 @@ __all__ = [
     "VECTORS",
     "VECTOR_CACHE_FLOATS",
     "VECTOR_CACHE_SIZE",
-    "ChunkAnalysis",
     "LRUCache",
-    "Unit",
     "clear",
     "forget_chunks",
 ]
@@ -47,36 +45,6 @@ VECTOR_CACHE_SIZE = 20_000
 """At most this many embedding vectors (unit and claim texts) are kept across queries..."""
 VECTOR_CACHE_FLOATS = 8_000_000
 """...and at most this many numbers in all (about 64 MB as Python floats in tuples)."""
-
-
-class Unit(NamedTuple):
-    """A citable unit of a source: a sentence or line (text, pages) or a whole block (blocks).
-
-    A named tuple: immutable and cheap to build (a source of 1 KB has about ten units, built for every
-    source of every query; docs/benchmarks.md)."""
-
-    start: int
-    end: int
-    segment: int
-    terms: tuple[str, ...]
-
-
-@dataclass(slots=True)
-class ChunkAnalysis:
-    """The analysis of one chunk text (offsets into it, segment 0); read-only once cached."""
-
-    units: tuple[Unit, ...]
-    """The citable units, in order."""
-    counts: list[dict[str, int]]
-    """Term -> count of each unit (its keys are the unit's distinct terms)."""
-    lengths: list[int]
-    """Number of terms of each unit."""
-    postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)], built once BM25 has scored the chunk ``POSTINGS_AFTER`` times."""
-    uses: int = 0
-    """How many times BM25 scored this chunk before its postings were built."""
-    fragments: list[bool] | None = None
-    """Whether each unit is a fragment rather than a sentence (``_localize._fragments``), on first use."""
 
 
 K = TypeVar("K", bound=Hashable)

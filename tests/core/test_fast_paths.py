@@ -12,13 +12,14 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_sources, split_sentences
+from cite_core._analysis import _analyse_segment, source_terms, source_units
 from cite_core._blocks import blocks_with_markers
-from cite_core._cache import Unit
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Lexer
-from cite_core._localize import _analyse_segment, source_terms, source_units, split_lines
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._scoring import ClaimTerms, TermStats, _analyze, _stem, support_features
+from cite_core._segment import split_lines
+from cite_core._source_models import Unit
 from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
 from cite_core._text import CJK_RE
 
