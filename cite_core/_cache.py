@@ -3,7 +3,8 @@
 * ``CHUNKS``: the analysis of a chunk text (citable units, their term counts and lengths, BM25
   postings), shared read-only by every source whose chunk has that text.
 * ``VECTORS``: embedding vectors of unit and claim texts, per embedding model (``QUALITY-EMBED``).
-* the word caches of ``_terms`` (``_analyze``, ``_stem``, the word table) and the token counts of ``_tokens``.
+* the word table of ``_terms`` (each word's term), the terms of texts it analysed (``_analyze``) and the
+  token counts of ``_tokens``.
 
 Both bounded caches are least-recently-used, bounded by entry count and by a size (characters or
 floats), thread-safe; a value is built outside the lock, so another thread may build the same value
@@ -117,7 +118,7 @@ VECTORS: LRUCache[tuple[int, str], tuple[float, ...]] = LRUCache(
 
 
 def forget_chunks() -> None:
-    """Forget analysed chunks and sentences, their vectors and their token counts, keeping word stems:
+    """Forget analysed chunks and sentences, their vectors and their token counts, keeping the word table:
     what a long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
     _tokens.clear_counts()
     CHUNKS.clear()
@@ -129,5 +130,4 @@ def clear() -> None:
     """Forget every analysed chunk, sentence and word, every vector and every remembered token count
     (to measure first sight, or to give the memory back in a long-running process)."""
     forget_chunks()
-    _terms._stem.cache_clear()
     _terms.clear_terms()

@@ -24,7 +24,7 @@ from operator import add, itemgetter, mul
 from typing import Literal
 
 from ._families import FAMILY_BIAS, Family, claim_family
-from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
+from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, analyze  # noqa: F401  # re-exported
 
 __all__ = [
     "ATTRIBUTION_THRESHOLD",

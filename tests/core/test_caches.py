@@ -15,6 +15,7 @@ from cite_core import (
     _localize,
     _markers,
     _scoring,
+    _terms,
     clear_caches,
     number_sources,
     parse_answer,
@@ -88,7 +89,7 @@ def test_clear_caches_forgets_every_analysis() -> None:
     clear_caches()
     assert len(_cache.CHUNKS) == 0
     assert _scoring._analyze.cache_info().currsize == 0
-    assert _scoring._stem.cache_info().currsize == 0
+    assert len(_terms._TABLES[0]) == 0  # the one word table
 
 
 _UNICODE_WORDS = st.text(alphabet=st.characters(codec="ascii"), max_size=80)
@@ -111,7 +112,7 @@ def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
                 stem = word[: -len(suffix)]
                 expected = stem + "y" if suffix in ("ies", "ied") else stem
                 break
-    assert _scoring._stem.__wrapped__(word) == expected
+    assert _terms._stem_word(word) == expected
 
 
 _MARKERISH = st.lists(
@@ -240,7 +241,7 @@ def test_one_clear_forgets_chunks_vectors_words_and_token_counts() -> None:
     assert len(_cache.CHUNKS) and len(_cache.VECTORS)
     _cache.clear()
     assert len(_cache.CHUNKS) == 0 and len(_cache.VECTORS) == 0
-    assert _scoring._analyze.cache_info().currsize == 0 and _scoring._stem.cache_info().currsize == 0
+    assert _scoring._analyze.cache_info().currsize == 0 and len(_terms._TABLES[0]) == 0
     assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
 
 
