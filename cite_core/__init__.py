@@ -15,6 +15,7 @@ from ._anthropic import (
 )
 from ._attribute import attribute
 from ._brief import brief_citation_instructions
+from ._cache import clear as clear_caches
 from ._calibrate import FlagCalibration, calibrate_flag
 from ._conversation import condense_question_messages, tool_citation_instructions
 from ._exceptions import (
@@ -28,7 +29,6 @@ from ._exceptions import (
     TokenizerUnavailableError,
 )
 from ._extractive import extractive_answer
-from ._localize import clear_caches
 from ._metadata import page_from_metadata
 from ._models import (
     AnswerReset,

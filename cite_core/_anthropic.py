@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._analysis import source_terms
 from ._args import check_flag, check_items, check_number, check_text
 from ._citations import DisplayNumbers, build_answer, check_display_numbers, citation_for_span, display_number
 from ._events import display_delta
 from ._exceptions import ArgumentError, StreamClosedError
-from ._localize import Corpus, source_terms
+from ._localize import Corpus
 from ._models import (
     Citation,
     CitationsDelta,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from ._analysis import source_units
 from ._blocks import blocks_with_markers, claim_spans, marker_groups
 from ._citations import DisplayNumbers, build_answer, display_number
 from ._claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from ._events import citations_delta, display_delta, text_delta, thinking_delta
-from ._localize import source_units
 from ._match_types import Item, Marker, Tag
 from ._models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from ._segment import split_sentences

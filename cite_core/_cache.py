@@ -3,7 +3,8 @@
 * ``CHUNKS``: the analysis of a chunk text (citable units, their term counts and lengths, BM25
   postings), shared read-only by every source whose chunk has that text.
 * ``VECTORS``: embedding vectors of unit and claim texts, per embedding model (``QUALITY-EMBED``).
-* the word caches of ``_terms`` (``_analyze``, ``_stem``, the word table) and the token counts of ``_tokens``.
+* the word table of ``_terms`` (each word's term), the terms of texts it analysed (``_analyze``) and the
+  token counts of ``_tokens``.
 
 Both bounded caches are least-recently-used, bounded by entry count and by a size (characters or
 floats), thread-safe; a value is built outside the lock, so another thread may build the same value
@@ -15,10 +16,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, TypeVar
 
 from . import _terms, _tokens
+from ._source_models import ChunkAnalysis
 
 __all__ = [
     "CHUNKS",
@@ -28,9 +29,7 @@ __all__ = [
     "VECTORS",
     "VECTOR_CACHE_FLOATS",
     "VECTOR_CACHE_SIZE",
-    "ChunkAnalysis",
     "LRUCache",
-    "Unit",
     "clear",
     "forget_chunks",
 ]
@@ -47,36 +46,6 @@ VECTOR_CACHE_SIZE = 20_000
 """At most this many embedding vectors (unit and claim texts) are kept across queries..."""
 VECTOR_CACHE_FLOATS = 8_000_000
 """...and at most this many numbers in all (about 64 MB as Python floats in tuples)."""
-
-
-class Unit(NamedTuple):
-    """A citable unit of a source: a sentence or line (text, pages) or a whole block (blocks).
-
-    A named tuple: immutable and cheap to build (a source of 1 KB has about ten units, built for every
-    source of every query; docs/benchmarks.md)."""
-
-    start: int
-    end: int
-    segment: int
-    terms: tuple[str, ...]
-
-
-@dataclass(slots=True)
-class ChunkAnalysis:
-    """The analysis of one chunk text (offsets into it, segment 0); read-only once cached."""
-
-    units: tuple[Unit, ...]
-    """The citable units, in order."""
-    counts: list[dict[str, int]]
-    """Term -> count of each unit (its keys are the unit's distinct terms)."""
-    lengths: list[int]
-    """Number of terms of each unit."""
-    postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)], built once BM25 has scored the chunk ``POSTINGS_AFTER`` times."""
-    uses: int = 0
-    """How many times BM25 scored this chunk before its postings were built."""
-    fragments: list[bool] | None = None
-    """Whether each unit is a fragment rather than a sentence (``_localize._fragments``), on first use."""
 
 
 K = TypeVar("K", bound=Hashable)
@@ -149,7 +118,7 @@ VECTORS: LRUCache[tuple[int, str], tuple[float, ...]] = LRUCache(
 
 
 def forget_chunks() -> None:
-    """Forget analysed chunks and sentences, their vectors and their token counts, keeping word stems:
+    """Forget analysed chunks and sentences, their vectors and their token counts, keeping the word table:
     what a long-running process meets when chunks it never saw, in words it has seen, are retrieved."""
     _tokens.clear_counts()
     CHUNKS.clear()
@@ -161,5 +130,4 @@ def clear() -> None:
     """Forget every analysed chunk, sentence and word, every vector and every remembered token count
     (to measure first sight, or to give the memory back in a long-running process)."""
     forget_chunks()
-    _terms._stem.cache_clear()
     _terms.clear_terms()

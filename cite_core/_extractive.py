@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from ._analysis import source_units
 from ._args import check_int, check_items, check_text
 from ._exceptions import PromptError
-from ._localize import source_units
 from ._models import Source
 from ._scoring import ClaimTerms, TermStats, bm25, support
 from ._sources import number_sources

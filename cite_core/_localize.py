@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import _cache as _cache_module
-from ._cache import CHUNK_CACHE_MAX_CHARS, CHUNKS, ChunkAnalysis, Unit
+from ._analysis import chunk_of, fragment_flags, source_terms, source_units, unit_counts
 from ._citations import citation_for_span
 from ._dense import DenseModel, cosine
 from ._hybrid import hybrid_support, mean_vector, mix_scores
@@ -20,11 +18,11 @@ from ._scoring import (
     coverage,
     support,
 )
-from ._segment import split_sentences
+from ._source_models import ChunkAnalysis, Unit, analysis_of
 from ._stopwords import STOP
-from ._terms import _TOKEN, _analyze, ascii_separated, term_of
+from ._terms import _TOKEN
 
-__all__ = ["Corpus", "Unit", "clear_caches", "forget_chunks", "source_stats", "source_terms", "source_units"]
+__all__ = ["Corpus", "source_stats"]
 
 EXTEND_GAIN = 0.2
 """Extend the best sentence with a neighbour when that adds this much coverage of the claim (0..1)."""
@@ -35,109 +33,13 @@ matching units read together: a long claim is often supported by several sentenc
 while the span cites one (WiCE dev: supported claims flagged 0.31 -> 0.06 at the calibrated threshold).
 """
 
-WRAP_MIN = 50
-"""A line at least this long that runs on into a lowercase line is a wrapped line of a paragraph;
-shorter lines (headlines, menu entries, list items, table rows, dates) are units of their own."""
-
-_NEWLINE = re.compile(r"[^\S\n]*\n\s*")
-_CONTINUES = (",", ";", "-", "–", "(", "/", "&")
-"""A line ending with one of these goes on in the next line (a URL ending in ``/`` excepted)."""
-_URL_END = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
-
-
-def _cache(source: Source) -> dict[str, Any]:
-    """The source's private cache, read from pydantic's private-attribute slot (``source._cache`` goes
-    through ``BaseModel.__getattr__``, which costs microseconds on this hot path)."""
-    return source.__pydantic_private__["_cache"]  # type: ignore[index]
-
-
-def source_units(source: Source) -> list[Unit]:
-    """The citable units of a source, cached on it (with their term counts and lengths)."""
-    cache = _cache(source)
-    units = cache.get("units")
-    if units is None:
-        blocks = source.kind == "blocks"
-        segments = source.segments
-        if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
-            entry = _chunk(segments[0].text, blocks)
-            units = list(entry.units)
-            counted = (entry.counts, entry.lengths)
-            if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
-                cache["chunk"] = entry  # not kept by the chunk cache: its postings go with the source
-        else:
-            units, counted = [], ([], [])
-            for index, seg in enumerate(segments):
-                entry = _chunk(seg.text, blocks)
-                offset = seg.start
-                units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
-                counted[0].extend(entry.counts)
-                counted[1].extend(entry.lengths)
-        cache["units"] = units
-        cache["unit_counts"] = counted
-    return units
-
-
-def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
-    """The analysis of a chunk text, from the chunk cache (a very long text is analysed, not kept)."""
-    if len(text) > CHUNK_CACHE_MAX_CHARS:
-        return _analyse_segment(text, blocks)
-    return CHUNKS.get_or_build((text, blocks), lambda: _analyse_segment(text, blocks))
-
-
-def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
-    if blocks:
-        spans = [(0, len(text))]
-    else:
-        spans = [
-            piece
-            for a, b in split_sentences(text) or [(0, len(text))]
-            # the common one-line sentence skips split_lines' call
-            for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
-        ]
-    lowered = text.lower()
-    # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
-    # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words
-    separated = ascii_separated(lowered) if len(lowered) == len(text) else None
-    if separated is not None:
-        term = term_of()  # "" (a stop word's term) is dropped
-        terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
-    else:
-        terms = [_analyze(text[a:b]) for a, b in spans]
-    units = tuple([Unit(a, b, 0, t) for (a, b), t in zip(spans, terms)])
-    return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
-
-
-clear_caches = _cache_module.clear
-forget_chunks = _cache_module.forget_chunks
-
-
-def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """A sentence span cut at its line breaks, except where a line wraps: a line ending in ``, ; -``
-    and the like (not a URL's ``/``), or a line of at least ``WRAP_MIN`` characters followed by a
-    lowercase line."""
-    if "\n" not in text[start:end]:
-        return [(start, end)]
-    pieces, cursor = [], start
-    for m in _NEWLINE.finditer(text, start, end):
-        line = text[cursor : m.start()]
-        if m.end() >= end or not line:
-            continue
-        if (line.endswith(_CONTINUES) and not (line[-1] == "/" and _URL_END.search(line))) or (
-            len(line) >= WRAP_MIN and text[m.end()].islower()
-        ):
-            continue  # a wrapped line: the sentence goes on
-        pieces.append((cursor, m.start()))
-        cursor = m.end()
-    pieces.append((cursor, end))
-    return pieces
-
 
 def source_stats(source: Source) -> TermStats:
     """Term statistics over one source's units, cached on it."""
-    cache = _cache(source)
-    stats = cache.get("stats")
-    if stats is None:
-        stats = cache["stats"] = TermStats.from_units(u.terms for u in source_units(source))
+    analysis = analysis_of(source)
+    stats = analysis.stats
+    if not isinstance(stats, TermStats):  # None until computed
+        stats = analysis.stats = TermStats.from_units(u.terms for u in source_units(source))
     return stats
 
 
@@ -151,31 +53,17 @@ docs/benchmarks.md, "Postings")."""
 def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
     """Term -> [(unit index, count)] over the source's units (for ``bm25``), kept with the
     chunk's analysis or on the source; None on a first use (score the counts directly)."""
-    cache = _cache(source)
-    postings = cache.get("postings")
+    analysis = analysis_of(source)
+    postings = analysis.postings
     if postings is None:
-        entry = _chunk_entry(source)
+        entry = chunk_of(source)
         if entry is not None:  # one chunk: kept with its analysis
             postings = _chunk_postings(entry)
         else:
-            uses = cache["bm25_uses"] = cache.get("bm25_uses", 0) + 1
-            postings = build_postings(_unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
-        if postings is not None:
-            cache["postings"] = postings
+            uses = analysis.bm25_uses = analysis.bm25_uses + 1
+            postings = build_postings(unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
+        analysis.postings = postings
     return postings
-
-
-def _chunk_entry(source: Source) -> ChunkAnalysis | None:
-    """The analysis of a one-chunk source, kept on it from its first citation (only cited sources keep
-    it: 10,000 uncited sources do not); None for a source of several segments."""
-    cache = _cache(source)
-    entry = cache.get("chunk")
-    if entry is None:
-        segments = source.segments
-        if len(segments) != 1 or segments[0].start != 0:
-            return None
-        entry = cache["chunk"] = _chunk(segments[0].text, source.kind == "blocks")
-    return entry
 
 
 def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | None:
@@ -185,49 +73,6 @@ def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | 
             return None
         entry.postings = build_postings(entry.counts)
     return entry.postings
-
-
-def _fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
-    """``_fragments`` of the source's units, cached on it and, for one chunk, kept with its analysis."""
-    cache = _cache(source)
-    flags = cache.get("fragments")
-    if flags is None:
-        entry = _chunk_entry(source)
-        if entry is None:
-            flags = _fragments(source.text, units)
-        else:
-            flags = entry.fragments
-            if flags is None:  # two threads may both build it: the same value
-                flags = entry.fragments = _fragments(source.text, units)
-        cache["fragments"] = flags
-    return flags
-
-
-def _unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
-    """Term counts (for BM25; their keys give document frequencies) and lengths of each unit, cached on
-    the source by ``source_units``."""
-    counted = _cache(source).get("unit_counts")
-    if counted is None:
-        source_units(source)
-        counted = _cache(source)["unit_counts"]
-    return counted
-
-
-def source_terms(source: Source) -> set[str]:
-    """Every term of the source (for support: claim names and numbers found nowhere in it), cached."""
-    cache = _cache(source)
-    terms = cache.get("terms")
-    if terms is None:
-        terms = cache["terms"] = set().union(*_unit_counts(source)[0])  # the units' keys, in C
-    return terms
-
-
-def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count, in order of first occurrence (a plain dict: one per unit of every source kept)."""
-    counts: dict[str, int] = {}
-    for term in terms:
-        counts[term] = counts.get(term, 0) + 1
-    return counts
 
 
 class Corpus:
@@ -275,7 +120,7 @@ class Corpus:
             # one counting pass over every unit (not a merge of per-source statistics, whose lazy
             # document-frequency sums cost 20 dict lookups per term for 20 sources); the units' term
             # counts serve BM25 later
-            counted = [_unit_counts(s) for s in self.sources]
+            counted = [unit_counts(s) for s in self.sources]
             self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
         return self._stats
 
@@ -339,7 +184,7 @@ class Corpus:
     ) -> tuple[int | None, int | None, list[float] | None]:
         if not units or not (claim.weights or dense):
             return None, None, None
-        counts, lengths = _unit_counts(source)
+        counts, lengths = unit_counts(source)
         scores = lexical = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
         if dense is not None:
             scores = mix_scores(lexical, dense)
@@ -353,7 +198,7 @@ class Corpus:
                 words.append(_words(claim_text))
             return len(words[0] & _words(text[units[i].start : units[i].end]))
 
-        best = _pick(scores, _fragment_flags(source, units), verbatim)
+        best = _pick(scores, fragment_flags(source, units), verbatim)
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = coverage(claim, counts[best].keys())
@@ -383,14 +228,6 @@ FRAGMENT_WEIGHT = 0.8
 scores this share of its match, so a real sentence with the same words wins over it."""
 TIE = 1e-9
 """Scores within this relative distance of the best are a tie."""
-_ENDS = frozenset(".!?…。！？")
-_CLOSERS = "\"'”’»)]}」』）*_`"
-
-
-def _fragments(text: str, units: Sequence[Unit]) -> list[bool]:
-    """Whether each unit is a fragment rather than a sentence: its text does not end with ``. ! ? …``
-    or ``。！？`` (closing quotes, brackets and emphasis marks aside)."""
-    return [text[u.start : u.end].rstrip(_CLOSERS)[-1:] not in _ENDS for u in units]
 
 
 def _pick(scores: list[float], fragments: list[bool], verbatim: Callable[[int], int] | None = None) -> int:

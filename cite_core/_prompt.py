@@ -8,14 +8,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from ._analysis import first_sentences, source_units
 from ._args import check_flag, check_int, check_items, check_text
 from ._chunks import best_chunks
 from ._delimiters import clean_attribute, clean_text
 from ._exceptions import PromptError, TokenBudgetError
-from ._localize import source_units
 from ._models import Source
 from ._sources import number_sources
-from ._statements import first_sentences
 from ._structured_prompt import structured_rules
 from ._tokens import EncodingSpec, token_counter
 
@@ -403,7 +402,7 @@ def _prefix(source: Source, end: int) -> Source:
         if seg.start < end
     )
     part = source.model_copy(update={"text": source.text[:end], "segments": segments})
-    part._cache = {}  # derived data (sentence units, terms) belongs to the whole text
+    part._analysis = None  # derived data (sentence units, terms) belongs to the whole text
     return part
 
 

@@ -23,7 +23,7 @@ from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
 
 from ._families import FAMILY_BIAS, Family, claim_family
-from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, _stem, analyze  # noqa: F401  # re-exported
+from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, analyze  # noqa: F401  # re-exported
 
 __all__ = [
     "BM25_B",

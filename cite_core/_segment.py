@@ -29,7 +29,7 @@ import re
 from ._args import check_text
 from ._text import CJK_WIDE
 
-__all__ = ["split_sentences"]
+__all__ = ["WRAP_MIN", "split_lines", "split_sentences"]
 
 _LATIN_TERM = ".!?…"
 _CJK_TERM = "。！？"
@@ -202,6 +202,37 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, start + len(text[start:].rstrip())))
     return spans
+
+
+WRAP_MIN = 50
+"""A line at least this long that runs on into a lowercase line is a wrapped line of a paragraph;
+shorter lines (headlines, menu entries, list items, table rows, dates) are units of their own."""
+
+_NEWLINE = re.compile(r"[^\S\n]*\n\s*")
+_CONTINUES = (",", ";", "-", "–", "(", "/", "&")
+"""A line ending with one of these goes on in the next line (a URL ending in ``/`` excepted)."""
+_URL_END = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
+
+
+def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence span cut at its line breaks, except where a line wraps: a line ending in ``, ; -``
+    and the like (not a URL's ``/``), or a line of at least ``WRAP_MIN`` characters followed by a
+    lowercase line."""
+    if "\n" not in text[start:end]:
+        return [(start, end)]
+    pieces, cursor = [], start
+    for m in _NEWLINE.finditer(text, start, end):
+        line = text[cursor : m.start()]
+        if m.end() >= end or not line:
+            continue
+        if (line.endswith(_CONTINUES) and not (line[-1] == "/" and _URL_END.search(line))) or (
+            len(line) >= WRAP_MIN and text[m.end()].islower()
+        ):
+            continue  # a wrapped line: the sentence goes on
+        pieces.append((cursor, m.start()))
+        cursor = m.end()
+    pieces.append((cursor, end))
+    return pieces
 
 
 def _latin_boundary(text: str, s: int, e: int, line_start: int) -> bool:

@@ -92,7 +92,7 @@ class CitationSession:
             self._members[number] = [len(self._items) - 1]
             built = [single]
         source = built[0].model_copy(update={"number": number})
-        source._cache = {}
+        source._analysis = None
         self._sources[number] = source
         return number
 

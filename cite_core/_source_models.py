@@ -1,19 +1,78 @@
-r"""Pydantic models of the numbered sources: ``Source`` and its ``Segment``\ s (chunks, pages, blocks).
+r"""Pydantic models of the numbered sources: ``Source`` and its ``Segment``\ s (chunks, pages, blocks),
+and the typed record of what is derived from a source's text on first use (``SourceAnalysis``: its
+citable ``Unit``\ s and their terms, computed by ``_analysis``; its astral characters, by ``_utf16``).
 
 All character offsets in this library are 0-based and half-open: ``text[start:end]``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
 
 from ._metadata import metadata_json, metadata_problem
 
-__all__ = ["Segment", "Source", "SourceKind"]
+__all__ = ["ChunkAnalysis", "Segment", "Source", "SourceAnalysis", "SourceKind", "Unit", "analysis_of"]
 
 SourceKind = Literal["text", "pages", "blocks"]
+
+
+class Unit(NamedTuple):
+    """A citable unit of a source: a sentence or line (text, pages) or a whole block (blocks).
+
+    A named tuple: immutable and cheap to build (a source of 1 KB has about ten units, built for every
+    source of every query; docs/benchmarks.md)."""
+
+    start: int
+    end: int
+    segment: int
+    terms: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class ChunkAnalysis:
+    """The analysis of one chunk text (offsets into it, segment 0); read-only once cached."""
+
+    units: tuple[Unit, ...]
+    """The citable units, in order."""
+    counts: list[dict[str, int]]
+    """Term -> count of each unit (its keys are the unit's distinct terms)."""
+    lengths: list[int]
+    """Number of terms of each unit."""
+    postings: dict[str, list[tuple[int, int]]] | None = None
+    """Term -> [(unit index, count)], built once BM25 has scored the chunk ``POSTINGS_AFTER`` times."""
+    uses: int = 0
+    """How many times BM25 scored this chunk before its postings were built."""
+    fragments: list[bool] | None = None
+    """Whether each unit is a fragment rather than a sentence (``_analysis.fragment_flags``), on first use."""
+
+
+@dataclass(slots=True)
+class SourceAnalysis:
+    """What is derived from one source's text, each field None until first computed (by ``_analysis``
+    unless said otherwise). Its own object per source: never shared between sources."""
+
+    units: list[Unit] | None = None
+    """The citable units of the source, in order (``source_units``)."""
+    unit_counts: tuple[list[dict[str, int]], list[int]] | None = None
+    """Term counts and number of terms of each unit (set with ``units``)."""
+    chunk: ChunkAnalysis | None = None
+    """Of a one-chunk source once cited: its chunk's analysis, which keeps postings and fragment flags."""
+    terms: set[str] | None = None
+    """Every term of the source."""
+    fragments: list[bool] | None = None
+    """Whether each unit is a fragment rather than a sentence."""
+    postings: dict[str, list[tuple[int, int]]] | None = None
+    """Term -> [(unit index, count)] over the units, for BM25 (``_localize``)."""
+    bm25_uses: int = 0
+    """How many times BM25 scored a source of several segments before its postings were built."""
+    stats: object = None
+    """The term statistics over the units (a ``_scoring.TermStats``, kept by ``_localize``: typed by
+    what reads it there, as this module comes before scoring)."""
+    astral: tuple[int, ...] | None = None
+    """Offsets of the characters outside the Basic Multilingual Plane (``_utf16``)."""
 
 
 class Segment(BaseModel):
@@ -64,10 +123,11 @@ class Source(BaseModel):
     _item_indices: tuple[int, ...] = PrivateAttr(default=())
     _segment_items: tuple[tuple[int, ...], ...] = PrivateAttr(default=())
     """Of a merged source: the indices of the items each segment holds (a budget trims by whole chunks)."""
-    _cache: dict[str, Any] = PrivateAttr(default={})
-    """Derived data (sentence units, terms) computed on first use; not part of equality. Each instance
-    gets its own copy of the empty default (a ``default_factory`` costs an ``inspect.signature`` call per
-    Source: 6x slower construction, 60% of ``number_sources`` for 10,000 items)."""
+    _analysis: SourceAnalysis | None = PrivateAttr(default=None)
+    """Derived data (units, terms, ...) computed on first use, read through ``analysis_of``; not part
+    of equality. None until first read (a ``default_factory`` costs an ``inspect.signature`` call per
+    Source: 6x slower construction, 60% of ``number_sources`` for 10,000 items). A copy of a source
+    whose text changes sets it back to None (the analysis belongs to the whole text)."""
 
     @field_validator("metadata")
     @classmethod
@@ -118,3 +178,14 @@ class Source(BaseModel):
     def pages(self) -> tuple[int, ...]:
         """Page numbers of a paged source, in order."""
         return tuple(s.page for s in self.segments if s.page is not None)
+
+
+def analysis_of(source: Source) -> SourceAnalysis:
+    """The source's analysis, created empty on first use."""
+    # pydantic's private-attribute slot, read directly: ``source._analysis`` goes through
+    # ``BaseModel.__getattr__``, which costs microseconds, and this runs several times per citation
+    private = source.__pydantic_private__
+    analysis: SourceAnalysis | None = private["_analysis"]  # type: ignore[index]
+    if analysis is None:
+        analysis = private["_analysis"] = SourceAnalysis()  # type: ignore[index]
+    return analysis

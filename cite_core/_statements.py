@@ -5,8 +5,8 @@ Models trained for citation write ``<statement>S<cite>[a-b][c-d]</cite></stateme
 line, a whole block) is numbered ``<C0>``, ``<C1>``, ... across all sources, in source order, 0-based as
 in LongCite, and ``[a-b]`` inside ``<cite>`` names the units a..b (inclusive). ``SentenceMap`` turns such
 a range back into (source, unit range) pieces, one per source segment: a cited span never crosses a
-source, chunk, page or block. The prompt and the parser both number through ``first_sentences``, so the
-number the model saw is the number the parser reads.
+source, chunk, page or block. The prompt and the parser both number through ``first_sentences``
+(``_analysis``), so the number the model saw is the number the parser reads.
 """
 
 from __future__ import annotations
@@ -16,28 +16,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ._analysis import first_sentences, source_units
 from ._citations import display_number
-from ._localize import source_units
 from ._match_types import Item, Marker, Tag
 from ._models import Source
 
 if TYPE_CHECKING:
     from ._assembler import Assembler, _Group
 
-__all__ = ["SentenceMap", "SentenceRange", "Statements", "first_sentences", "sentence_ranges"]
+__all__ = ["SentenceMap", "SentenceRange", "Statements", "sentence_ranges"]
 
 _CLOSE = re.compile(r"[\]】］〕)]")
 _RANGE = re.compile(r"([0-9０-９]{1,6})(?:\s*[-–—~]\s*([0-9０-９]{1,6}))?")
-
-
-def first_sentences(sources: Sequence[Source]) -> list[int]:
-    """The global number of each source's first unit (one more entry: the total number of units)."""
-    firsts, total = [], 0
-    for source in sources:
-        firsts.append(total)
-        total += len(source_units(source))
-    firsts.append(total)
-    return firsts
 
 
 def sentence_ranges(raw: str) -> list[tuple[int, int, str]]:

@@ -1,9 +1,10 @@
 """Term analysis: the words of a text as the scorer matches them (lower-cased, stop words dropped,
 light suffix stripping), plus character unigrams and bigrams for Chinese/Japanese runs.
 
-Every word's term is remembered in a word table, so that the words of a sentence are mapped to their
-terms in C; text whose words are all ASCII (most text, em dashes and curly quotes aside) is cut into
-words by a plain range class, or for a whole chunk by ``str.translate`` and ``split``.
+Every word's term (its stem, or nothing for a stop word) is remembered in one word table, the only
+per-word cache, so that the words of a sentence are mapped to their terms in C; text whose words are
+all ASCII (most text, em dashes and curly quotes aside) is cut into words by a plain range class, or
+for a whole chunk by ``str.translate`` and ``split``.
 """
 
 from __future__ import annotations
@@ -39,9 +40,6 @@ def _stem_word(word: str) -> str:
             stem = word[: -len(suffix)]
             return stem + "y" if suffix in ("ies", "ied") else stem
     return word[:-1] if word[-1] in _ONE_LETTER else word
-
-
-_stem = lru_cache(maxsize=65536)(_stem_word)
 
 
 def analyze(text: str) -> list[str]:
@@ -116,6 +114,7 @@ def _analyze(text: str) -> tuple[str, ...]:
         # 1.7x faster than the Unicode one and finds the same tokens
         return tuple(filter(None, map(term_of(), _ASCII_TOKEN.findall(text))))
     terms = []
+    term = term_of()
     for token in _TOKEN.findall(text):
         # every CJK range starts at U+3040: other words skip the regex call
         if token[0] >= "\u3040" and CJK_RE.match(token):
@@ -123,5 +122,5 @@ def _analyze(text: str) -> tuple[str, ...]:
             terms.extend(chars)
             terms.extend(a + b for a, b in zip(token, token[1:]))
         elif token not in STOP:
-            terms.append(_stem(token))
+            terms.append(term(token))
     return tuple(terms)

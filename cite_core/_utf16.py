@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ._models import Source
+from ._source_models import Source, analysis_of
 
 __all__ = ["source_utf16", "utf16_length"]
 
@@ -27,9 +25,9 @@ def utf16_length(text: str) -> int:
 def source_utf16(source: Source, offset: int) -> int:
     """``offset`` (code points into ``source.text``) in UTF-16 code units; the astral characters'
     positions are found once per source."""
-    astral = source._cache.get("astral")
+    analysis = analysis_of(source)
+    astral = analysis.astral
     if astral is None:
         text = source.text
-        astral = () if text.isascii() else tuple(m.start() for m in _ASTRAL.finditer(text))
-        source._cache["astral"] = astral
+        astral = analysis.astral = () if text.isascii() else tuple(m.start() for m in _ASTRAL.finditer(text))
     return offset + bisect_left(astral, offset) if astral else offset

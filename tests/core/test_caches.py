@@ -9,9 +9,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cite_core import _cache, _localize, _markers, _scoring, clear_caches, number_sources, parse_answer
+from cite_core import (
+    _analysis,
+    _cache,
+    _localize,
+    _markers,
+    _scoring,
+    _terms,
+    clear_caches,
+    number_sources,
+    parse_answer,
+)
+from cite_core._analysis import source_units
 from cite_core._cache import CHUNK_CACHE_MAX_CHARS
-from cite_core._localize import source_units
+from cite_core._source_models import ChunkAnalysis
 from cite_core._stopwords import SUFFIXES
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
@@ -78,7 +89,7 @@ def test_clear_caches_forgets_every_analysis() -> None:
     clear_caches()
     assert len(_cache.CHUNKS) == 0
     assert _scoring._analyze.cache_info().currsize == 0
-    assert _scoring._stem.cache_info().currsize == 0
+    assert len(_terms._TABLES[0]) == 0  # the one word table
 
 
 _UNICODE_WORDS = st.text(alphabet=st.characters(codec="ascii"), max_size=80)
@@ -101,7 +112,7 @@ def test_stem_fast_path_matches_the_suffix_loop(word: str) -> None:
                 stem = word[: -len(suffix)]
                 expected = stem + "y" if suffix in ("ies", "ied") else stem
                 break
-    assert _scoring._stem.__wrapped__(word) == expected
+    assert _terms._stem_word(word) == expected
 
 
 _MARKERISH = st.lists(
@@ -153,7 +164,7 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
     stats = _scoring.TermStats.from_units(units)
     claim_terms = _scoring.ClaimTerms.of(claim, stats)
     weights = claim_terms.weights
-    counts = [_localize._counts(tuple(u)) for u in units]
+    counts = [_analysis._counts(tuple(u)) for u in units]
     lengths = [len(u) for u in units]
     expected = []  # BM25 summed unit by unit over every claim term, as it was before postings
     k1, b = _scoring.BM25_K1, _scoring.BM25_B
@@ -205,8 +216,8 @@ def test_postings_of_a_merged_source_index_its_own_units() -> None:
 def test_the_chunk_cache_is_bounded_by_count_and_by_characters() -> None:
     cache = _cache.LRUCache(max_items=3, max_size=110, size=lambda key, _: len(key[0]))
 
-    def entry(text: str) -> _cache.ChunkAnalysis:
-        return cache.get_or_build((text, False), lambda: _localize._analyse_segment(text, False))
+    def entry(text: str) -> ChunkAnalysis:
+        return cache.get_or_build((text, False), lambda: _analysis._analyse_segment(text, False))
 
     for k in range(5):
         entry(f"Sentence number {k} is here.")  # 26-27 characters each
@@ -230,7 +241,7 @@ def test_one_clear_forgets_chunks_vectors_words_and_token_counts() -> None:
     assert len(_cache.CHUNKS) and len(_cache.VECTORS)
     _cache.clear()
     assert len(_cache.CHUNKS) == 0 and len(_cache.VECTORS) == 0
-    assert _scoring._analyze.cache_info().currsize == 0 and _scoring._stem.cache_info().currsize == 0
+    assert _scoring._analyze.cache_info().currsize == 0 and len(_terms._TABLES[0]) == 0
     assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
 
 
@@ -239,8 +250,8 @@ def test_the_chunk_cache_gives_one_analysis_to_concurrent_threads() -> None:
 
     clear_caches()
     texts = [f"{CHUNKS[k % 3]} Extra sentence {k}." for k in range(40)]
-    expected = [_localize._analyse_segment(t, False) for t in texts]
+    expected = [_analysis._analyse_segment(t, False) for t in texts]
     with ThreadPoolExecutor(8) as pool:
-        got = list(pool.map(lambda t: _localize._chunk(t, False), texts * 5))
+        got = list(pool.map(lambda t: _analysis._chunk(t, False), texts * 5))
     assert got == expected * 5
     assert len(_cache.CHUNKS) == 40

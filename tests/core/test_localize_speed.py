@@ -17,10 +17,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import _localize, _scoring, clear_caches, number_sources, parse_answer
+from cite_core import _analysis, _localize, _scoring, clear_caches, number_sources, parse_answer
+from cite_core._analysis import source_units
 from cite_core._cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._events import char_location, text_block
-from cite_core._localize import source_units
 from cite_core._models import ContentBlockLocation, MarkerGroup, PageLocation, TextBlock
 from cite_core._scoring import (
     BM25_B,
@@ -170,8 +170,8 @@ def test_a_long_document_is_analysed_once_however_often_it_is_cited(monkeypatch:
     clear_caches()
     expected = parse_answer(answer, number_sources([text]))  # every citation scored without postings
     analysed = []
-    original = _localize._analyse_segment
-    monkeypatch.setattr(_localize, "_analyse_segment", lambda *a: analysed.append(1) or original(*a))
+    original = _analysis._analyse_segment
+    monkeypatch.setattr(_analysis, "_analyse_segment", lambda *a: analysed.append(1) or original(*a))
     got = parse_answer(answer, number_sources([text]))
     assert len(analysed) == 1  # before: once more for every citation (its postings were looked up afresh)
     assert got == expected
@@ -185,7 +185,7 @@ def test_kept_fragment_flags_are_those_of_the_units(text: str, uses: int) -> Non
     ):
         units = source_units(source)
         for _ in range(uses):
-            assert _localize._fragment_flags(source, units) == _localize._fragments(source.text, units)
+            assert _analysis.fragment_flags(source, units) == _analysis._fragments(source.text, units)
 
 
 def _reference_claim_terms(terms: list[str], stats: TermStats) -> tuple[tuple[tuple[str, float], ...], float]:
@@ -255,7 +255,5 @@ def test_the_cited_span_equals_the_one_every_neighbour_was_measured_for(
     first, last, scores = corpus._best(source, terms, units)
     if first is None or last is None or scores is None:
         return
-    best = _localize._pick(scores, _localize._fragments(source.text, units))
-    assert (first, last) == _reference_span(
-        source.text, terms, units, _localize._unit_counts(source)[0], best
-    )
+    best = _localize._pick(scores, _analysis._fragments(source.text, units))
+    assert (first, last) == _reference_span(source.text, terms, units, _analysis.unit_counts(source)[0], best)

@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cite_core import _terms
-from cite_core._localize import _analyse_segment
+from cite_core._analysis import _analyse_segment
 from cite_core._stopwords import STOP
 from cite_core._terms import _TOKEN, ascii_separated, clear_terms
 

@@ -7,8 +7,8 @@ import math
 
 from bench.eval import hybrid_variants
 from cite_core import _dense, _localize, _scoring, clear_caches, number_sources, parse_answer
+from cite_core._analysis import source_units
 from cite_core._dense import DenseModel, cosine
-from cite_core._localize import source_units
 from tests.fakes import hash_vectors
 
 SOURCES = [

@@ -1,7 +1,8 @@
 """Localisation: the cited sentence, units, caching, and the citation shape."""
 
 from cite_core import number_sources, parse_answer
-from cite_core._localize import Corpus, source_stats, source_units
+from cite_core._analysis import source_units
+from cite_core._localize import Corpus, source_stats
 from cite_core._support import SUPPORT_THRESHOLD
 
 

@@ -168,7 +168,7 @@ def test_references_are_exactly_the_valid_numbers_written(numbers: list[int]) ->
     st.integers(min_value=0, max_value=12),
 )
 def test_sentence_style_markers_cite_exact_sentences_or_are_invalid(source: int, lo: int, hi: int) -> None:
-    from cite_core._localize import source_units
+    from cite_core._analysis import source_units
 
     answer = parse_answer(f"Some claim about water [{source}:{lo}-{hi}].", SOURCES)
     check_answer(answer, SOURCES)

@@ -1,0 +1,87 @@
+"""A source's analysis: typed, computed once and kept on its own source, and in the sources stage (its
+module imports only the modules of the stages before it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from cite_core import _analysis, _segment, number_sources
+from cite_core._analysis import first_sentences, fragment_flags, source_terms, source_units, unit_counts
+from cite_core._source_models import SourceAnalysis, analysis_of
+from cite_core._utf16 import source_utf16
+
+TEXT = "The grass is green. The sky is blue.\nMenu entry"
+
+ANALYSIS_MAY_IMPORT = {
+    "_args",
+    "_exceptions",
+    "_text",
+    "_segment",
+    "_terms",
+    "_stopwords",
+    "_cache",
+    "_source_models",
+    "_metadata",
+}
+
+
+def test_units_are_computed_once_and_kept_on_the_sources_typed_analysis() -> None:
+    source = number_sources([TEXT])[0]
+    analysis = analysis_of(source)
+    assert isinstance(analysis, SourceAnalysis) and analysis_of(source) is analysis
+    assert analysis.units is None and analysis.terms is None  # nothing computed before first use
+    units = source_units(source)
+    assert source_units(source) is units and analysis.units is units
+    assert unit_counts(source) is analysis.unit_counts
+    assert source_terms(source) is analysis.terms is source_terms(source)
+    assert fragment_flags(source, units) == [False, False, True] and analysis.fragments is not None
+    assert first_sentences([source, source]) == [0, 3, 6]
+
+
+def test_a_new_source_gets_a_fresh_analysis_of_its_own() -> None:
+    first, second = number_sources([TEXT]), number_sources([TEXT])
+    units = source_units(first[0])
+    assert analysis_of(second[0]) is not analysis_of(first[0])
+    assert analysis_of(second[0]).units is None
+    assert source_units(second[0]) == units and source_units(second[0]) is not units
+
+
+def test_the_analysis_takes_no_field_it_does_not_declare() -> None:
+    analysis = analysis_of(number_sources(["One."])[0])
+    with pytest.raises(AttributeError):
+        analysis.unit = []  # type: ignore[attr-defined]  # a misspelt field: an error, not a new key
+
+
+def test_astral_positions_are_kept_on_the_same_analysis() -> None:
+    source = number_sources(["\U0001f600 then text"])[0]
+    assert source_utf16(source, 2) == 3
+    assert analysis_of(source).astral == (0,)
+
+
+def _imported_core_modules(module: object) -> set[str]:
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))  # type: ignore[attr-defined]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level and node.module:  # from ._x import y
+                found.add(node.module)
+            elif node.level:  # from . import _x
+                found.update(alias.name for alias in node.names)
+            elif node.module and node.module.startswith("cite_core"):
+                found.add(node.module.removeprefix("cite_core").lstrip(".") or "cite_core")
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("cite_core"))
+    return found
+
+
+def test_the_analysis_module_imports_only_from_earlier_stages() -> None:
+    imported = _imported_core_modules(_analysis)
+    assert imported and imported <= ANALYSIS_MAY_IMPORT, imported - ANALYSIS_MAY_IMPORT
+
+
+def test_segmentation_keeps_no_cache() -> None:
+    assert _imported_core_modules(_segment) <= {"_args", "_text"}
+    assert "lru_cache" not in Path(_segment.__file__).read_text(encoding="utf-8")
