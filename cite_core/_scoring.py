@@ -23,7 +23,7 @@ from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
 
 from ._families import FAMILY_BIAS, Family, claim_family
-from ._terms import _ASCII_TOKEN, _TOKEN, _analyze, analyze  # noqa: F401  # re-exported
+from ._terms import _analyze
 
 __all__ = [
     "BM25_B",
@@ -32,7 +32,6 @@ __all__ = [
     "SUPPORT_WEIGHTS",
     "ClaimTerms",
     "TermStats",
-    "analyze",
     "bm25",
     "build_postings",
     "claim_names",

@@ -88,7 +88,7 @@ def test_clear_caches_forgets_every_analysis() -> None:
     parse_answer(ANSWER, number_sources(CHUNKS))
     clear_caches()
     assert len(_cache.CHUNKS) == 0
-    assert _scoring._analyze.cache_info().currsize == 0
+    assert _terms._analyze.cache_info().currsize == 0
     assert len(_terms._TABLES[0]) == 0  # the one word table
 
 
@@ -98,7 +98,7 @@ _UNICODE_WORDS = st.text(alphabet=st.characters(codec="ascii"), max_size=80)
 @given(_UNICODE_WORDS)
 def test_ascii_tokeniser_finds_the_unicode_tokeniser_tokens(text: str) -> None:
     lowered = text.lower()
-    assert _scoring._ASCII_TOKEN.findall(lowered) == _scoring._TOKEN.findall(lowered)
+    assert _terms._ASCII_TOKEN.findall(lowered) == _terms._TOKEN.findall(lowered)
 
 
 @pytest.mark.parametrize(
@@ -241,7 +241,7 @@ def test_one_clear_forgets_chunks_vectors_words_and_token_counts() -> None:
     assert len(_cache.CHUNKS) and len(_cache.VECTORS)
     _cache.clear()
     assert len(_cache.CHUNKS) == 0 and len(_cache.VECTORS) == 0
-    assert _scoring._analyze.cache_info().currsize == 0 and len(_terms._TABLES[0]) == 0
+    assert _terms._analyze.cache_info().currsize == 0 and len(_terms._TABLES[0]) == 0
     assert count.cache_info().currsize == 0  # type: ignore[attr-defined]
 
 

@@ -16,7 +16,7 @@ from cite_core import (
 )
 from cite_core._calibrate import calibrated_threshold, example_answer
 from cite_core._families import FAMILY_BIAS, claim_family
-from cite_core._scoring import analyze
+from cite_core._terms import analyze
 
 SOURCE = "The harbour opened in 1850. Ferries leave every hour for the island. The museum shows old maps."
 SUPPORTED = [

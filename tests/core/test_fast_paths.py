@@ -11,17 +11,17 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, _metadata, _scoring, clear_caches, number_sources, split_sentences
+from cite_core import CitationStream, _metadata, clear_caches, number_sources, split_sentences
 from cite_core._analysis import _analyse_segment, source_terms, source_units
 from cite_core._blocks import blocks_with_markers
 from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
 from cite_core._lexer import Lexer
 from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
-from cite_core._scoring import ClaimTerms, TermStats, _analyze, support_features
+from cite_core._scoring import ClaimTerms, TermStats, support_features
 from cite_core._segment import split_lines
 from cite_core._source_models import Unit
 from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
-from cite_core._terms import _stem_word, term_of
+from cite_core._terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
@@ -227,7 +227,7 @@ _STOP_REFERENCE = frozenset(STOP)
 def _analyze_reference(text: str) -> tuple[str, ...]:
     """The analyser as first written: one Unicode tokeniser, each word stemmed unless a stop word."""
     terms: list[str] = []
-    for token in _scoring._TOKEN.findall(text.lower()):
+    for token in _TOKEN.findall(text.lower()):
         if CJK_RE.match(token):
             terms.extend(c for c in token if c not in CJK_STOP)
             terms.extend(a + b for a, b in zip(token, token[1:]))

@@ -7,7 +7,6 @@ from cite_core._scoring import (
     SUPPORT_FEATURES,
     ClaimTerms,
     TermStats,
-    analyze,
     bm25,
     build_postings,
     coverage,
@@ -15,6 +14,7 @@ from cite_core._scoring import (
     support_features,
 )
 from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._terms import analyze
 
 
 def _stats(*texts: str) -> TermStats:
