@@ -52,8 +52,13 @@ class ChunkAnalysis:
 @dataclass(slots=True)
 class SourceAnalysis:
     """What is derived from one source's text, each field None until first computed (by ``_analysis``
-    unless said otherwise). Its own object per source: never shared between sources."""
+    unless said otherwise). It holds the text, segments and kind it was made for: ``analysis_of``
+    starts a new one when a source no longer has them (a copy with new text, an assignment), so derived
+    data never outlives the text it describes."""
 
+    text: str
+    segments: tuple[Segment, ...]
+    kind: str
     units: list[Unit] | None = None
     """The citable units of the source, in order (``source_units``)."""
     unit_counts: tuple[list[dict[str, int]], list[int]] | None = None
@@ -126,8 +131,8 @@ class Source(BaseModel):
     _analysis: SourceAnalysis | None = PrivateAttr(default=None)
     """Derived data (units, terms, ...) computed on first use, read through ``analysis_of``; not part
     of equality. None until first read (a ``default_factory`` costs an ``inspect.signature`` call per
-    Source: 6x slower construction, 60% of ``number_sources`` for 10,000 items). A copy of a source
-    whose text changes sets it back to None (the analysis belongs to the whole text)."""
+    Source: 6x slower construction, 60% of ``number_sources`` for 10,000 items). A copy shares it
+    until its text, segments or kind differ (``analysis_of`` checks)."""
 
     @field_validator("metadata")
     @classmethod
@@ -181,11 +186,19 @@ class Source(BaseModel):
 
 
 def analysis_of(source: Source) -> SourceAnalysis:
-    """The source's analysis, created empty on first use."""
+    """The source's analysis, created empty on first use and again whenever the source's text, segments
+    or kind are no longer those it was made for (``model_copy(update=...)`` copies private attributes,
+    and a Source's fields can be assigned: a stale analysis would cite the old text's offsets)."""
     # pydantic's private-attribute slot, read directly: ``source._analysis`` goes through
     # ``BaseModel.__getattr__``, which costs microseconds, and this runs several times per citation
     private = source.__pydantic_private__
     analysis: SourceAnalysis | None = private["_analysis"]  # type: ignore[index]
-    if analysis is None:
-        analysis = private["_analysis"] = SourceAnalysis()  # type: ignore[index]
+    text, segments = source.text, source.segments
+    if (
+        analysis is None
+        or analysis.text is not text
+        or analysis.segments is not segments
+        or analysis.kind != source.kind
+    ):
+        analysis = private["_analysis"] = SourceAnalysis(text, segments, source.kind)  # type: ignore[index]
     return analysis
