@@ -21,7 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_core import make_answer, make_sources, one_query
 from bench.bench_stream import answers
-from cite_core import CitationStream, _analysis, _scoring, _terms, clear_caches, number_sources
+from cite_core import CitationStream, clear_caches, number_sources
+from cite_core._locate import scoring as _scoring
+from cite_core._sources import analysis as _analysis
+from cite_core._sources import terms as _terms
 
 CACHED = _terms._analyze
 

@@ -160,7 +160,7 @@ def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, objec
     top = items[:10]
     top_answer = make_answer(top, words=250, markers=16, seed=2)
     from cite_core import clear_caches
-    from cite_core._cache import forget_chunks
+    from cite_core._sources.cache import forget_chunks
 
     runs = {
         "ours_top10_ms": lambda: one_query(top, top_answer, None),
@@ -203,7 +203,7 @@ def side_by_side(items: list[dict], answer: str, repeat: int) -> dict[str, objec
 def never_seen_phases(items: list[dict], repeat: int) -> dict[str, float]:
     """Where the time of one query on never-seen chunks goes (median ms): numbering, prompt, the
     analysis of every source (a one-marker parse), the whole parse; each run after ``forget_chunks``."""
-    from cite_core._cache import forget_chunks
+    from cite_core._sources.cache import forget_chunks
 
     top = items[:10]
     answer = make_answer(top, words=250, markers=16, seed=2)
@@ -263,7 +263,7 @@ def main() -> None:
         statistics.median(timed(lambda: one_query(items, next(fresh), None), args.repeat)) * 1e3
     )
     from cite_core import clear_caches
-    from cite_core._cache import forget_chunks
+    from cite_core._sources.cache import forget_chunks
 
     results["query_new_chunks_ms_median"] = (
         statistics.median(timed_after(forget_chunks, lambda: one_query(items, answer, None), args.repeat))

@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_core import llama_resplit, make_sources  # noqa: E402
 from bench.bench_stream import answers, load_onyx, onyx_stream  # noqa: E402
 from cite_core import split_sentences  # noqa: E402
-from cite_core._segment import _EVENT  # noqa: E402
-from cite_core._terms import _analyze, ascii_separated  # noqa: E402
+from cite_core._sources.segment import _EVENT  # noqa: E402
+from cite_core._sources.terms import _analyze, ascii_separated  # noqa: E402
 
 _WORDS = re.compile(r"[^\W_]+")
 _ASCII_WORDS = re.compile(r"[a-z0-9]+")  # the same words in lower-cased ASCII text, 1.7x faster

@@ -34,7 +34,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle  # noqa: E402
 
 from bench.eval._data import find_data_dir  # noqa: E402
 from cite_core import clear_caches  # noqa: E402
-from cite_core._cache import forget_chunks  # noqa: E402
+from cite_core._sources.cache import forget_chunks  # noqa: E402
 from llamaindex_cite import CiteQueryEngine  # noqa: E402
 
 QUESTION = "What did the author do growing up?"

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
-from cite_core._segment import split_sentences  # noqa: E402
+from cite_core._sources.segment import split_sentences  # noqa: E402
 
 Splitter = Callable[[str], list[str]]
 

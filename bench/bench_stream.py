@@ -131,7 +131,7 @@ def phases(
 
 def cite_calls(data: list[tuple[str, list[dict[str, Any]]]]) -> list[list[tuple[int, str, int, Any]]]:
     """Every ``Corpus.cite`` call (source number, claim, reference, sentences) of each answer's parse."""
-    from cite_core import _localize  # the recording hook wraps the library's own method
+    from cite_core._locate import localize as _localize  # the recording hook wraps the library's own method
 
     recorded: list[list[tuple[int, str, int, Any]]] = []
     original = _localize.Corpus.cite
@@ -153,7 +153,7 @@ def cite_calls(data: list[tuple[str, list[dict[str, Any]]]]) -> list[list[tuple[
 def cite_alone(data: list[tuple[str, list[dict[str, Any]]]], repeat: int) -> tuple[float, int]:
     """Seconds of the answers' ``Corpus.cite`` calls alone (sum over answers of the best of ``repeat``),
     each answer's sources analysed and its statistics built first, caches cleared; and the call count."""
-    from cite_core import _localize
+    from cite_core._locate import localize as _localize
 
     total = 0.0
     recorded = cite_calls(data)

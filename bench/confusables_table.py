@@ -1,8 +1,8 @@
-"""Print ``cite_core/_confusables.py``: the characters Unicode's confusables (UTS #39) say look like the
-characters of a prompt delimiter (``<``, ``/``, ``>`` and the letters of ``source``).
+"""Print ``cite_core/_sources/confusables.py``: the characters Unicode's confusables (UTS #39) say look
+like the characters of a prompt delimiter (``<``, ``/``, ``>`` and the letters of ``source``).
 
     python -m venv /tmp/conf && /tmp/conf/bin/pip install confusable-homoglyphs==3.3.1
-    /tmp/conf/bin/python bench/confusables_table.py > cite_core/_confusables.py
+    /tmp/conf/bin/python bench/confusables_table.py > cite_core/_sources/confusables.py
 
 A confusable maps to a target when its homoglyph, with combining marks removed, NFKC-normalised and
 case-folded, is that one character (``ʂ`` reads as ``s̨``, so as ``s``; Cherokee ``Ꮪ`` as ``S``).

@@ -66,7 +66,13 @@ def atheris_main(target: str) -> None:
 
     with atheris.instrument_imports(include=["cite_core"]):
         import cite_core  # noqa: F401
-        from cite_core import _lexer, _line_starts, _markers, _parser, _segment, _sources, _tags  # noqa: F401
+        from cite_core._answer import parser as _parser  # noqa: F401
+        from cite_core._sources import numbering as _sources  # noqa: F401
+        from cite_core._sources import segment as _segment  # noqa: F401
+        from cite_core._stream import lexer as _lexer  # noqa: F401
+        from cite_core._stream import line_starts as _line_starts  # noqa: F401
+        from cite_core._stream import markers as _markers  # noqa: F401
+        from cite_core._stream import tags as _tags  # noqa: F401
     sources = make_sources()
 
     def parser_input(data: bytes) -> None:

@@ -7,17 +7,22 @@ the markers that appear. All character offsets are 0-based and half-open (``text
 
 from types import FunctionType
 
-from ._anthropic import (
+from ._answer.anthropic import (
     AnthropicCitationStream,
     SearchResultBlocks,
     from_anthropic_content,
     to_anthropic_documents,
 )
-from ._attribute import attribute
-from ._brief import brief_citation_instructions
-from ._cache import clear as clear_caches
-from ._calibrate import FlagCalibration, calibrate_flag
-from ._conversation import condense_question_messages, tool_citation_instructions
+from ._answer.attribute import attribute
+from ._answer.brief import brief_citation_instructions
+from ._answer.calibrate import FlagCalibration, calibrate_flag
+from ._answer.conversation import condense_question_messages, tool_citation_instructions
+from ._answer.extractive import extractive_answer
+from ._answer.parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
+from ._answer.session import CitationSession, source_key
+from ._answer.structured import CitedStructure, InvalidMarker, cite_structured
+from ._answer.structured_stream import StructuredCitationStream
+from ._answer.verify import averify, verify
 from ._exceptions import (
     ArgumentError,
     CiteError,
@@ -28,9 +33,19 @@ from ._exceptions import (
     TokenBudgetError,
     TokenizerUnavailableError,
 )
-from ._extractive import extractive_answer
-from ._metadata import page_from_metadata
-from ._models import (
+from ._locate.rescore import SupportScorer, embedding_scorer, rescore
+from ._render import (
+    Note,
+    answer_notes,
+    content_security_policy,
+    render_html,
+    render_markdown,
+    render_terminal,
+    safe_url,
+    strip_controls,
+)
+from ._schema.metadata import page_from_metadata
+from ._schema.models import (
     AnswerReset,
     CharLocation,
     Citation,
@@ -49,8 +64,11 @@ from ._models import (
     TextDelta,
     ThinkingDelta,
 )
-from ._parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
-from ._prompt import (
+from ._schema.support import SupportLevel
+from ._schema.verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
+from ._sources.cache import clear as clear_caches
+from ._sources.numbering import number_sources, pdf_pages
+from ._sources.prompt import (
     DEFAULT_SYSTEM_TEMPLATE,
     DEFAULT_USER_TEMPLATE,
     MESSAGE_FRAMING_TOKENS,
@@ -63,27 +81,9 @@ from ._prompt import (
     citation_instructions,
     format_sources,
 )
-from ._render import (
-    Note,
-    answer_notes,
-    content_security_policy,
-    render_html,
-    render_markdown,
-    render_terminal,
-    safe_url,
-    strip_controls,
-)
-from ._rescore import SupportScorer, embedding_scorer, rescore
-from ._segment import split_sentences
-from ._session import CitationSession, source_key
-from ._sources import number_sources, pdf_pages
-from ._structured import CitedStructure, InvalidMarker, cite_structured
-from ._structured_stream import StructuredCitationStream
-from ._support import SupportLevel
-from ._terms import analyze
-from ._tokens import get_encoding, token_counter
-from ._verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
-from ._verify import averify, verify
+from ._sources.segment import split_sentences
+from ._sources.terms import analyze
+from ._sources.tokens import get_encoding, token_counter
 
 __version__ = "0.1.0"
 

@@ -133,7 +133,7 @@ def create_cited_rag_chain(
     """
     _check_source_options("create_cited_rag_chain", options, _CHAIN_OPTIONS)
     structured = None
-    if schema is not None:  # a structured answer (_structured.py): no native citations with a schema
+    if schema is not None:  # a structured answer (_answer/structured.py): no native citations with a schema
         embeddings = retriever_embeddings(retriever) if semantic else None
         structured = structured_steps(
             llm, schema, prompt, native, output, structured_output, embeddings, options

@@ -8,8 +8,8 @@ by its best-scoring reading, as the flag reads it, and each dataset's supported 
 weigh the same in total (ExpertQA ``Partial`` claims are left out: partly supported is not "not
 supported"). It prints ``SUPPORT_WEIGHTS``, ``SUPPORT_THRESHOLD`` (the highest threshold that flags at
 most 10% of the supported claims of every dev set) and ``SUPPORTED_LEVEL`` (at most 10% of the dev
-not-supported claims score this high) to paste into ``cite_core/_scoring.py`` (the weights) and
-``cite_core/_support.py`` (the thresholds), then the same fit with one dataset held out at a time
+not-supported claims score this high) to paste into ``cite_core/_locate/scoring.py`` (the weights) and
+``cite_core/_schema/support.py`` (the thresholds), then the same fit with one dataset held out at a time
 (weights and threshold from the other two, rates on the held-out one), and a cross-validation inside the
 dev halves (``cross_validate``). ``--hybrid`` fits ``HYBRID_WEIGHTS`` the same way with the embedding
 model, its flag kept with a margin (``choose_limit``) and mapped onto the lexical threshold and
@@ -25,11 +25,11 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from cite_core import _hybrid as hybrid
-from cite_core import _localize as localize  # the recording hooks wrap the library's own functions
-from cite_core import _scoring as scoring
-from cite_core import _support as thresholds
 from cite_core import parse_answer
+from cite_core._locate import hybrid as hybrid
+from cite_core._locate import localize as localize  # the recording hooks wrap the library's own functions
+from cite_core._locate import scoring as scoring
+from cite_core._schema import support as thresholds
 
 from ._data import available
 from .flag import FILES, MAX_FALSE_FLAGS, cases, flag_rates, highest_safe

@@ -4,7 +4,7 @@ Each statement had its citation marks removed by the dataset; the documents it c
 numbered ``[i] ``. The statement is parsed as ``calibrate_flag`` parses an example (``[1]…[k]`` before
 its final ``。``), each document a source; its score is the best ``support`` of its citations.
 Reported: AUROC of the score, the share of faithful statements flagged (false flags) and of unfaithful
-ones caught, at the built-in threshold (with the CJK family bias, ``cite_core._families``).
+ones caught, at the built-in threshold (with the CJK family bias, ``cite_core._sources.families``).
 
 ``python -m bench.eval.citecheck --calibrate`` chooses that bias on the dev half: the unbiased score's
 highest threshold flagging at most 10% of the faithful statements, mapped onto ``SUPPORT_THRESHOLD``;
@@ -19,9 +19,9 @@ import math
 import re
 from typing import Any
 
-from cite_core._calibrate import _score, calibrated_threshold
-from cite_core._families import FAMILY_BIAS
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._answer.calibrate import _score, calibrated_threshold
+from cite_core._schema.support import SUPPORT_THRESHOLD
+from cite_core._sources.families import FAMILY_BIAS
 
 from ._data import available, load_jsonl, missing, split
 from ._metrics import auroc

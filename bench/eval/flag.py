@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from cite_core import number_sources
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._schema.support import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, missing, split
 from .localisation import WICE, _as_answer

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from cite_core import _dense as dense_module  # the recording hooks wrap the library's own functions
-from cite_core import _localize as localize
-from cite_core import _scoring as scoring
 from cite_core import parse_answer
+from cite_core._locate import dense as dense_module  # the recording hooks wrap the library's own functions
+from cite_core._locate import localize as localize
+from cite_core._locate import scoring as scoring
 
 from . import calibrate
 from ._data import available

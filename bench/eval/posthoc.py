@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cite_core._attribute import attribute
+from cite_core._answer.attribute import attribute
 
 from ._data import available, load_jsonl, missing, split
 from .markers import FILE, expertqa_sources

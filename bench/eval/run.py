@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._schema.support import SUPPORT_THRESHOLD
 
 from . import citecheck, flag, localisation, longcite, markers, multilingual, posthoc, systems, verification
 from . import verify as verify_check

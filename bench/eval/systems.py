@@ -18,7 +18,7 @@ from collections import defaultdict
 from typing import Any
 
 from cite_core import calibrate_flag, parse_answer
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._schema.support import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, missing, split
 from .localisation import _as_answer

@@ -8,7 +8,7 @@
   ``Complete`` support, negative = ``Partial`` / ``Incomplete``; the score is the best ``support`` of the
   claim's citations (the claim parsed inside its whole answer, with the other passages as sources).
 
-The decision threshold is ``cite_core._support.SUPPORT_THRESHOLD``, chosen on the dev halves only.
+The decision threshold is ``cite_core._schema.support.SUPPORT_THRESHOLD``, chosen on the dev halves only.
 Reported: balanced accuracy at that threshold, AUROC, and (optimistic, for reference) the balanced
 accuracy of the best threshold on the reported half itself, and of the lexical baseline (share of claim
 words found in the evidence) with its best threshold.
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from cite_core import CitedAnswer, number_sources, parse_answer
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._schema.support import SUPPORT_THRESHOLD
 
 from ._data import available, load_jsonl, missing, split
 from ._metrics import auroc, balanced_accuracy, best_threshold

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .._models import Citation, CitedAnswer, TextBlock
+    from .._schema.models import Citation, CitedAnswer, TextBlock
 
 __all__ = ["Marker", "Piece", "walk", "weak_numbers"]
 

@@ -33,7 +33,7 @@ from .labels import detect_lang, labels_for, one_line, short
 from .notes import Note, answer_notes, check_render_args
 
 if TYPE_CHECKING:
-    from .._models import CitedAnswer
+    from .._schema.models import CitedAnswer
 
 __all__ = ["PAGE_STYLE", "SCRIPT", "STYLE", "content_security_policy", "render_html"]
 

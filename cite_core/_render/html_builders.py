@@ -20,7 +20,7 @@ from .reveal import reveal_invisible
 from .urls import safe_url
 
 if TYPE_CHECKING:
-    from .._models import Citation, CitedAnswer, Reference, Source
+    from .._schema.models import Citation, CitedAnswer, Reference, Source
 
 __all__ = [
     "CONTEXT_CHARS",

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .._models import Citation, Reference
+    from .._schema.models import Citation, Reference
 
 __all__ = [
     "LABELS",

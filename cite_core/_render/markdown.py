@@ -41,7 +41,7 @@ from .reveal import reveal_invisible
 from .urls import md_url, safe_url
 
 if TYPE_CHECKING:
-    from .._models import CitedAnswer
+    from .._schema.models import CitedAnswer
 
 __all__ = ["escape_metadata_markdown", "escape_model_markdown", "render_markdown"]
 

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .._args import check_flag, check_instance, check_items, check_text
-from .._models import CitedAnswer, Source
+from .._schema.models import CitedAnswer, Source
 from .blocks import weak_numbers
 from .labels import labels_for, short
 

@@ -18,7 +18,7 @@ from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 
 if TYPE_CHECKING:
-    from .._models import CitedAnswer
+    from .._schema.models import CitedAnswer
 
 __all__ = ["MAX_QUOTE_CHARS", "render_terminal", "strip_controls"]
 

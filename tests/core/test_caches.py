@@ -9,21 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cite_core import (
-    _analysis,
-    _cache,
-    _localize,
-    _markers,
-    _scoring,
-    _terms,
-    clear_caches,
-    number_sources,
-    parse_answer,
-)
-from cite_core._analysis import source_units
-from cite_core._cache import CHUNK_CACHE_MAX_CHARS
-from cite_core._source_models import ChunkAnalysis
-from cite_core._stopwords import SUFFIXES
+from cite_core import clear_caches, number_sources, parse_answer
+from cite_core._locate import localize as _localize
+from cite_core._locate import scoring as _scoring
+from cite_core._schema.source import ChunkAnalysis
+from cite_core._sources import analysis as _analysis
+from cite_core._sources import cache as _cache
+from cite_core._sources import terms as _terms
+from cite_core._sources.analysis import source_units
+from cite_core._sources.cache import CHUNK_CACHE_MAX_CHARS
+from cite_core._sources.stopwords import SUFFIXES
+from cite_core._stream import markers as _markers
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
 CHUNKS = [
@@ -135,7 +131,7 @@ def test_simple_marker_fast_path_equals_the_general_lexer(text: str, eof: bool) 
 
 def test_named_encoding_counts_are_remembered_and_equal_tiktokens() -> None:
     from cite_core import get_encoding, token_counter
-    from cite_core._tokens import COUNT_CACHE_MAX_CHARS
+    from cite_core._sources.tokens import COUNT_CACHE_MAX_CHARS
 
     count = token_counter("o200k_base")
     assert token_counter("o200k_base") is count
@@ -233,7 +229,7 @@ def test_the_chunk_cache_is_bounded_by_count_and_by_characters() -> None:
 
 
 def test_one_clear_forgets_chunks_vectors_words_and_token_counts() -> None:
-    from cite_core._tokens import token_counter
+    from cite_core._sources.tokens import token_counter
 
     count = token_counter("o200k_base")
     count("Some text to count.")

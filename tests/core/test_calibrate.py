@@ -14,9 +14,9 @@ from cite_core import (
     calibrate_flag,
     parse_answer,
 )
-from cite_core._calibrate import calibrated_threshold, example_answer
-from cite_core._families import FAMILY_BIAS, claim_family
-from cite_core._terms import analyze
+from cite_core._answer.calibrate import calibrated_threshold, example_answer
+from cite_core._sources.families import FAMILY_BIAS, claim_family
+from cite_core._sources.terms import analyze
 
 SOURCE = "The harbour opened in 1850. Ferries leave every hour for the island. The museum shows old maps."
 SUPPORTED = [

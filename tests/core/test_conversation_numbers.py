@@ -14,7 +14,7 @@ from cite_core import (
     parse_answer,
     source_key,
 )
-from cite_core._conversation import renumber_markers
+from cite_core._answer.conversation import renumber_markers
 
 SOURCES = ["The Sun fuses hydrogen.", "The Moon reflects sunlight.", "Mars has two moons."]
 

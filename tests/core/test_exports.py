@@ -189,9 +189,9 @@ def test_feeding_a_finished_stream_is_a_stream_closed_error() -> None:
 
 
 _ALLOWED_BUILTIN_RAISES = {
-    ("_source_models.py", "ValueError"): "inside a pydantic validator, which turns it into a ValidationError",
-    ("_models.py", "NotImplementedError"): "an abstract method",
-    ("_tokens.py", "FileNotFoundError"): "raised and caught inside get_encoding (offline loading)",
+    ("_schema/source.py", "ValueError"): "inside a pydantic validator, which turns it into a ValidationError",
+    ("_schema/models.py", "NotImplementedError"): "an abstract method",
+    ("_sources/tokens.py", "FileNotFoundError"): "raised and caught inside get_encoding (offline loading)",
 }
 
 
@@ -230,8 +230,8 @@ def test_nothing_outside_cite_core_uses_its_private_modules() -> None:
 def test_the_private_use_scan_finds_what_it_should() -> None:
     for text in (
         "from cite_core._render import render_html",
-        "import cite_core._scoring",
-        "x = cite_core._anthropic.from_anthropic_content",
+        "import cite_core._locate.scoring",
+        "x = cite_core._answer.anthropic.from_anthropic_content",
         "from cite_core import parse_answer, _LABELS",
     ):
         assert _PRIVATE_USE.search(text), text

@@ -11,17 +11,18 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, _metadata, clear_caches, number_sources, split_sentences
-from cite_core._analysis import _analyse_segment, source_terms, source_units
-from cite_core._blocks import blocks_with_markers
-from cite_core._events import char_location, citations_delta, display_delta, text_delta, thinking_delta
-from cite_core._lexer import Lexer
-from cite_core._models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
-from cite_core._scoring import ClaimTerms, TermStats, support_features
-from cite_core._segment import split_lines
-from cite_core._source_models import Unit
-from cite_core._stopwords import CJK_STOP, STOP, SUFFIXES
-from cite_core._terms import _TOKEN, _analyze, _stem_word, term_of
+from cite_core import CitationStream, clear_caches, number_sources, split_sentences
+from cite_core._locate.scoring import ClaimTerms, TermStats, support_features
+from cite_core._schema import metadata as _metadata
+from cite_core._schema.events import char_location, citations_delta, display_delta, text_delta, thinking_delta
+from cite_core._schema.models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
+from cite_core._schema.source import Unit
+from cite_core._sources.analysis import _analyse_segment, source_terms, source_units
+from cite_core._sources.segment import split_lines
+from cite_core._sources.stopwords import CJK_STOP, STOP, SUFFIXES
+from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
+from cite_core._stream.blocks import blocks_with_markers
+from cite_core._stream.lexer import Lexer
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(

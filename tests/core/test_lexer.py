@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cite_core._lexer import Lexer
-from cite_core._lexer_tokens import Kind, Mode, Token
-from cite_core._match_types import Item, Marker
+from cite_core._stream.lexer import Lexer
+from cite_core._stream.lexer_tokens import Kind, Mode, Token
+from cite_core._stream.match_types import Item, Marker
 
 
 def lex(*chunks: str) -> list[Token]:

@@ -17,12 +17,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import _analysis, _localize, _scoring, clear_caches, number_sources, parse_answer
-from cite_core._analysis import source_units
-from cite_core._cache import CHUNK_CACHE_MAX_CHARS
-from cite_core._events import char_location, text_block
-from cite_core._models import ContentBlockLocation, MarkerGroup, PageLocation, TextBlock
-from cite_core._scoring import (
+from cite_core import clear_caches, number_sources, parse_answer
+from cite_core._locate import localize as _localize
+from cite_core._locate import scoring as _scoring
+from cite_core._locate.scoring import (
     BM25_B,
     BM25_K1,
     SUPPORT_WEIGHTS,
@@ -34,7 +32,12 @@ from cite_core._scoring import (
     support,
     support_features,
 )
-from cite_core._terms import _analyze
+from cite_core._schema.events import char_location, text_block
+from cite_core._schema.models import ContentBlockLocation, MarkerGroup, PageLocation, TextBlock
+from cite_core._sources import analysis as _analysis
+from cite_core._sources.analysis import source_units
+from cite_core._sources.cache import CHUNK_CACHE_MAX_CHARS
+from cite_core._sources.terms import _analyze
 from tests.core.test_fast_paths import CLAIM_TERMS, _support_features_reference
 
 NAME_PIECES = st.sampled_from(

@@ -5,9 +5,9 @@ not beat a real sentence, and ties are broken by the documented rule."""
 from __future__ import annotations
 
 from cite_core import number_sources, parse_answer
-from cite_core._analysis import source_units
-from cite_core._localize import FRAGMENT_WEIGHT, _pick
-from cite_core._segment import split_lines
+from cite_core._locate.localize import FRAGMENT_WEIGHT, _pick
+from cite_core._sources.analysis import source_units
+from cite_core._sources.segment import split_lines
 
 
 def _cite(text: str, claim: str) -> str:

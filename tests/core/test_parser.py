@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cite_core import CitationStream, CitedAnswer, number_sources, parse_answer
-from cite_core._markers import MAX_HOLD
+from cite_core._stream.markers import MAX_HOLD
 
 GRASS = "The grass is green. The sky is blue."
 WATER = "Water is essential for life."

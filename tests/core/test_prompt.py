@@ -139,7 +139,7 @@ def test_encoding_loads_offline_and_unknown_names_fail_clearly() -> None:
 def test_missing_bpe_file_fails_clearly_without_network(monkeypatch, tmp_path) -> None:
     import tiktoken.registry
 
-    from cite_core import _tokens
+    from cite_core._sources import tokens as _tokens
 
     monkeypatch.setattr(_tokens, "_LOADED", {})
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
@@ -158,7 +158,7 @@ def test_no_sources_tells_the_model_there_are_none() -> None:
 
 def _budget_leaving(question: str, sources, room: int, style: str = "markers") -> int:
     """A max_tokens that leaves ``room`` tokens for source blocks after the instructions and question."""
-    from cite_core._prompt import DEFAULT_USER_TEMPLATE
+    from cite_core._sources.prompt import DEFAULT_USER_TEMPLATE
 
     count = token_counter()
     fixed = count(citation_instructions(len(sources), style=style))  # type: ignore[arg-type]

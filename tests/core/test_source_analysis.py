@@ -8,10 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from cite_core import Segment, _segment, number_sources, parse_answer
-from cite_core._analysis import first_sentences, fragment_flags, source_terms, source_units, unit_counts
-from cite_core._source_models import SourceAnalysis, analysis_of
-from cite_core._utf16 import source_utf16
+from cite_core import Segment, number_sources, parse_answer
+from cite_core._schema.source import SourceAnalysis, analysis_of
+from cite_core._schema.utf16 import source_utf16
+from cite_core._sources import segment as _segment
+from cite_core._sources.analysis import (
+    first_sentences,
+    fragment_flags,
+    source_terms,
+    source_units,
+    unit_counts,
+)
 
 TEXT = "The grass is green. The sky is blue.\nMenu entry"
 

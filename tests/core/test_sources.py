@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from cite_core import Segment, Source, SourceError, number_sources, parse_answer
-from cite_core._sources import SEGMENT_SEPARATOR
+from cite_core._sources.numbering import SEGMENT_SEPARATOR
 
 
 def test_strings_and_dicts_are_numbered_in_rank_order() -> None:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import _terms
-from cite_core._analysis import _analyse_segment
-from cite_core._stopwords import STOP
-from cite_core._terms import _TOKEN, ascii_separated, clear_terms
+from cite_core._sources import terms as _terms
+from cite_core._sources.analysis import _analyse_segment
+from cite_core._sources.stopwords import STOP
+from cite_core._sources.terms import _TOKEN, ascii_separated, clear_terms
 
 PIECES = st.sampled_from(
     ["The", "grass", "is", "greener.", "Dr.", "Smith", "studies", "nations", "—", "–", "“quoted”",
@@ -102,7 +102,7 @@ def test_plain_chunks_give_the_events_of_the_general_path(chunks: list[str], dis
 def test_claim_weights_are_the_idf_of_each_distinct_term_in_set_order(
     units: list[list[str]], claim: list[str]
 ) -> None:
-    from cite_core._scoring import ClaimTerms, TermStats
+    from cite_core._locate.scoring import ClaimTerms, TermStats
 
     stats, reference = TermStats.from_units(units), TermStats.from_units(units)
     weights = ClaimTerms.of(claim, stats).weights
@@ -118,7 +118,7 @@ SENTENCE_PIECES = st.sampled_from(
 @given(st.lists(SENTENCE_PIECES, max_size=30).map(" ".join))
 @example("It ends. The next one. Dr. Smith came. J. R. R. Tolkien wrote. IV. Part")
 def test_segmenter_shortcuts_give_the_spans_of_the_regex_checks(text: str) -> None:
-    from cite_core import _segment
+    from cite_core._sources import segment as _segment
 
     fast = _segment.split_sentences(text)
     original = _segment._ASCII_ALNUM

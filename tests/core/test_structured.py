@@ -244,7 +244,7 @@ def test_streamed_partials_are_renumbered_and_the_end_equals_the_whole_parse(
     def parsed_again(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a stream in field order finishes its own parses, it does not parse again")
 
-    monkeypatch.setattr("cite_core._structured_stream.cite_structured", parsed_again)
+    monkeypatch.setattr("cite_core._answer.structured_stream.cite_structured", parsed_again)
     shown, final = stream_partials(plan())
     assert final == expected
     summaries = [p["summary"] for p in shown if p.get("summary")]

@@ -21,7 +21,7 @@ from cite_core import (
     render_terminal,
     verify,
 )
-from cite_core._prompt_verify import VERIFY_SYSTEM_PROMPT, MalformedReply, parse_verdicts
+from cite_core._answer.prompt_verify import VERIFY_SYSTEM_PROMPT, MalformedReply, parse_verdicts
 
 SOURCES = number_sources(
     [

@@ -8,7 +8,11 @@ from typing import Any
 import pytest
 
 from cite_core import CharLocation, CitationsDelta, PageLocation, TextDelta, number_sources
-from cite_core._anthropic import AnthropicCitationStream, from_anthropic_content, to_anthropic_documents
+from cite_core._answer.anthropic import (
+    AnthropicCitationStream,
+    from_anthropic_content,
+    to_anthropic_documents,
+)
 
 from .anthropic_recorded import COOKBOOK, api_content, load_examples
 

@@ -39,7 +39,7 @@ def test_exported_members() -> None:
 
 def test_core_anthropic_module_imports_no_framework() -> None:
     code = (
-        "import sys, cite_core._anthropic; "
+        "import sys, cite_core._answer.anthropic; "
         "bad = [m for m in sys.modules if m.split('.')[0] in "
         "('langchain_core', 'langchain_anthropic', 'anthropic', "
         "'llama_index', 'langchain_cite')]; print(bad); sys.exit(1 if bad else 0)"

@@ -1,7 +1,7 @@
 """Post-hoc attribution: citations added to an answer written without markers."""
 
 from cite_core import CitedAnswer, number_sources, parse_answer
-from cite_core._attribute import attribute
+from cite_core._answer.attribute import attribute
 
 SOURCES = [
     {"text": "The Eiffel Tower was completed in 1889. It is 330 metres tall.", "title": "Tower"},

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bench.eval import _data, calibrate, flag
-from cite_core._scoring import SUPPORT_WEIGHTS
+from cite_core._locate.scoring import SUPPORT_WEIGHTS
 
 
 def test_features_reproduce_the_evaluated_support(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,7 +84,7 @@ def _hybrid_sets(seed: int) -> dict[str, list[calibrate.Claim]]:
 
 @pytest.mark.parametrize("limit", [0.10, 0.05])
 def test_hybrid_fit_puts_the_flag_and_the_supported_level_at_the_lexical_ones(limit: float) -> None:
-    from cite_core._support import SUPPORT_THRESHOLD, SUPPORTED_LEVEL
+    from cite_core._schema.support import SUPPORT_THRESHOLD, SUPPORTED_LEVEL
 
     sets = _hybrid_sets(2)
     w = calibrate.fit_hybrid(sets, limit)

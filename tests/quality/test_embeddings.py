@@ -150,8 +150,8 @@ def test_something_that_is_not_a_model_is_refused() -> None:
 
 
 def test_hybrid_support_does_not_let_an_orthogonal_vector_flag_a_clear_lexical_match() -> None:
-    from cite_core._localize import hybrid_support
-    from cite_core._support import SUPPORT_THRESHOLD
+    from cite_core._locate.localize import hybrid_support
+    from cite_core._schema.support import SUPPORT_THRESHOLD
 
     assert hybrid_support(0.8, 0.0) >= SUPPORT_THRESHOLD  # words all found, the model unsure
     assert hybrid_support(0.2, 0.1) < SUPPORT_THRESHOLD  # neither reading supports it

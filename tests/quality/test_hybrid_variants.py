@@ -6,9 +6,12 @@ from __future__ import annotations
 import math
 
 from bench.eval import hybrid_variants
-from cite_core import _dense, _localize, _scoring, clear_caches, number_sources, parse_answer
-from cite_core._analysis import source_units
-from cite_core._dense import DenseModel, cosine
+from cite_core import clear_caches, number_sources, parse_answer
+from cite_core._locate import dense as _dense
+from cite_core._locate import localize as _localize
+from cite_core._locate import scoring as _scoring
+from cite_core._locate.dense import DenseModel, cosine
+from cite_core._sources.analysis import source_units
 from tests.fakes import hash_vectors
 
 SOURCES = [

@@ -1,9 +1,9 @@
 """Localisation: the cited sentence, units, caching, and the citation shape."""
 
 from cite_core import number_sources, parse_answer
-from cite_core._analysis import source_units
-from cite_core._localize import Corpus, source_stats
-from cite_core._support import SUPPORT_THRESHOLD
+from cite_core._locate.localize import Corpus, source_stats
+from cite_core._schema.support import SUPPORT_THRESHOLD
+from cite_core._sources.analysis import source_units
 
 
 def test_cites_the_supporting_sentence() -> None:

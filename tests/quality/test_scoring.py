@@ -3,7 +3,7 @@
 import math
 from collections import Counter
 
-from cite_core._scoring import (
+from cite_core._locate.scoring import (
     SUPPORT_FEATURES,
     ClaimTerms,
     TermStats,
@@ -13,8 +13,8 @@ from cite_core._scoring import (
     support,
     support_features,
 )
-from cite_core._support import SUPPORT_THRESHOLD
-from cite_core._terms import analyze
+from cite_core._schema.support import SUPPORT_THRESHOLD
+from cite_core._sources.terms import analyze
 
 
 def _stats(*texts: str) -> TermStats:
@@ -112,7 +112,7 @@ def test_support_features_count_terms_found_and_missing() -> None:
 
 
 def test_support_features_match_the_weights() -> None:
-    from cite_core._scoring import SUPPORT_WEIGHTS
+    from cite_core._locate.scoring import SUPPORT_WEIGHTS
 
     stats = _stats("built in 1889")
     assert (
@@ -144,7 +144,7 @@ def test_support_falls_with_each_missing_term() -> None:
 
 
 def test_support_levels_are_graded_around_the_flag_threshold() -> None:
-    from cite_core._support import SUPPORTED_LEVEL, support_level
+    from cite_core._schema.support import SUPPORTED_LEVEL, support_level
 
     assert support_level(SUPPORT_THRESHOLD - 0.01) == "weak"
     assert support_level(SUPPORT_THRESHOLD) == "uncertain"
@@ -185,8 +185,8 @@ def test_a_long_claim_supported_by_several_sentences_of_its_source_is_not_flagge
 
 
 def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
-    from cite_core._attribute import attribute
-    from cite_core._support import ATTRIBUTION_THRESHOLD
+    from cite_core._answer.attribute import attribute
+    from cite_core._schema.support import ATTRIBUTION_THRESHOLD
 
     assert ATTRIBUTION_THRESHOLD > SUPPORT_THRESHOLD
     answer = attribute("The grass is green. Paris hosts many museums.", ["The grass is green.", "Rome."])
@@ -198,7 +198,7 @@ def test_attribute_keeps_its_own_sentence_level_threshold() -> None:
 
 
 def test_claim_names_are_capitalised_words_inside_a_sentence() -> None:
-    from cite_core._scoring import claim_names
+    from cite_core._locate.scoring import claim_names
 
     assert claim_names("The tower in Paris was built by Gustave Eiffel.") == {"pari", "gustave", "eiffel"}
     assert claim_names("However, it rained.\nMost days were dry: Sunny ones too.") == set()

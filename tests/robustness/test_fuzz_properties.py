@@ -168,7 +168,7 @@ def test_references_are_exactly_the_valid_numbers_written(numbers: list[int]) ->
     st.integers(min_value=0, max_value=12),
 )
 def test_sentence_style_markers_cite_exact_sentences_or_are_invalid(source: int, lo: int, hi: int) -> None:
-    from cite_core._analysis import source_units
+    from cite_core._sources.analysis import source_units
 
     answer = parse_answer(f"Some claim about water [{source}:{lo}-{hi}].", SOURCES)
     check_answer(answer, SOURCES)
@@ -227,10 +227,10 @@ def test_the_stream_holds_back_a_bounded_number_of_characters(text: str) -> None
 
 def test_measured_hold_back_per_construct_is_within_its_bound() -> None:
     from bench.fuzz_checks import measure_holdback
-    from cite_core._lexer_state import MAX_WS
-    from cite_core._line_starts import MAX_FENCE
-    from cite_core._markers import MAX_HOLD, MAX_URL
-    from cite_core._tags import MAX_THINK_TAG
+    from cite_core._stream.lexer_state import MAX_WS
+    from cite_core._stream.line_starts import MAX_FENCE
+    from cite_core._stream.markers import MAX_HOLD, MAX_URL
+    from cite_core._stream.tags import MAX_THINK_TAG
 
     bounds = {
         "marker": MAX_HOLD,

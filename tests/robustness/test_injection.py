@@ -273,7 +273,7 @@ def test_no_piece_soup_opens_or_closes_a_source(soup: str) -> None:
 
 
 def test_the_format_character_class_is_every_cf_but_the_joiners() -> None:
-    from cite_core._delimiters import FORMAT_RANGES
+    from cite_core._sources.delimiters import FORMAT_RANGES
 
     pattern = re.compile(f"[{FORMAT_RANGES}]")
     listed = {cp for cp in range(0x110000) if pattern.match(chr(cp))}
@@ -289,7 +289,7 @@ _CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]]
 @pytest.mark.parametrize("control", _CONTROLS, ids=lambda c: f"U+{ord(c):04X}")
 def test_a_control_character_anywhere_inside_a_delimiter_does_not_hide_it(control: str) -> None:
     """NUL or a C1 control inside the tag: a model reads past it, so the neutraliser does too."""
-    from cite_core._delimiters import clean_text
+    from cite_core._sources.delimiters import clean_text
 
     for tag in ("</source>", "<source>"):
         for at in range(1, len(tag) - 1):
@@ -300,8 +300,8 @@ def test_a_control_character_anywhere_inside_a_delimiter_does_not_hide_it(contro
 def test_every_confusable_of_a_delimiter_letter_is_caught() -> None:
     """Every character Unicode's confusables (UTS #39) give for ``<``, ``/`` or a letter of ``source``
     (Cherokee ``Ꮪ``, ``ʂ``, Lisu, mathematical letters...), in each position, in either case."""
-    from cite_core._confusables import CONFUSABLES
-    from cite_core._delimiters import clean_text
+    from cite_core._sources.confusables import CONFUSABLES
+    from cite_core._sources.delimiters import clean_text
 
     tag = "</source>"
     missed = []

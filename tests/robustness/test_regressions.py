@@ -60,7 +60,7 @@ def test_a_forward_claim_pending_when_an_unclosed_tag_ends_the_answer() -> None:
 def test_each_source_has_its_own_cache() -> None:
     # Source._cache became a copied default instead of a default_factory (profile: 6x faster Source());
     # now a typed analysis, created per source on first use
-    from cite_core._source_models import Unit, analysis_of
+    from cite_core._schema.source import Unit, analysis_of
 
     first, second = number_sources(["One.", "Two."])
     analysis_of(first).units = [Unit(0, 1, 0, ("x",))]
@@ -113,7 +113,7 @@ def _fed_in_pieces(text: str, piece: str, times: int) -> tuple[object, int]:
 def test_backtick_and_tilde_runs_are_decided_without_waiting() -> None:
     # attack run (issue 16): a run of backticks anywhere, or of "~" at a line start, held back
     # everything (quadratic: 100,000 backticks fed two at a time took 3.2 s)
-    from cite_core._line_starts import MAX_FENCE
+    from cite_core._stream.line_starts import MAX_FENCE
 
     for text, piece in (("Answer: ", "``"), ("Hello\n", "~"), ("x `code ", "``"), ("```\nx\n", "`")):
         answer, held = _fed_in_pieces(text, piece, 2_000)

@@ -1,0 +1,232 @@
+"""The incremental citation parser: one state machine for whole answers and for streams.
+
+``parse_answer(text, sources)`` is ``CitationStream(sources)`` fed the whole text, then finished, so a
+streamed answer equals the whole parse for every chunking. ``CitationStream`` joins two parts: the
+``Lexer`` (``_stream/lexer.py``) turns model output into tokens, holding back only what may still become a
+marker, a tag, a code fence or a reference list; the ``Assembler`` (``_stream/assembler.py``) turns the
+tokens into claims, citations, events and the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+from .._args import check_flag, check_items, check_iterable, check_number, check_text
+from .._exceptions import ArgumentError, StreamClosedError
+from .._locate.localize import Corpus
+from .._schema.citations import DisplayNumbers, check_display_numbers
+from .._schema.models import CitedAnswer, Source, StreamEvent
+from .._schema.support import SUPPORT_THRESHOLD
+from .._sources.numbering import number_sources
+from .._sources.prompt import PROMPT_STYLES, PromptStyle
+from .._stream.assembler import Assembler
+from .._stream.lexer import Lexer
+from .._stream.lexer_tokens import Kind, Mode, Token
+from .._text import SURROGATE_RE, has_surrogate
+from .calibrate import FlagCalibration, resolve_threshold
+
+__all__ = ["DEFAULT_UNSUPPORTED_THRESHOLD", "CitationStream", "parse_answer"]
+
+DEFAULT_UNSUPPORTED_THRESHOLD = SUPPORT_THRESHOLD
+"""Citations whose support score is below this are listed as unsupported on the answer (calibrated
+on a development split of AttributionBench; see docs/quality.md)."""
+
+
+class CitationStream:
+    """Parse a model's answer as it streams: ``feed(chunk)`` yields events, ``finish()`` the answer."""
+
+    def __init__(
+        self,
+        sources: Sequence[Any],
+        *,
+        unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+        display: bool = False,
+        embeddings: Any = None,
+        style: PromptStyle = "markers",
+        display_numbers: Mapping[int, int] | None = None,
+        first_new: int | None = None,
+        calibration: FlagCalibration | None = None,
+    ) -> None:
+        """``display=True`` adds ``DisplayDelta`` events: the answer text with final display markers.
+        ``style``: the prompt style the model was given; with ``statements`` the numbers inside
+        ``<cite>`` are the global sentence numbers that prompt showed. ``calibration``: a flag threshold
+        chosen on your own examples (``calibrate_flag``), instead of ``unsupported_threshold``.
+
+        Display numbers are 1..k in order of first appearance, except that ``display_numbers`` (source
+        number -> display number) fixes some: a conversation's sources keep the numbers the reader saw
+        before. Other cited sources get the next numbers after the largest fixed one (and after
+        ``first_new - 1``: numbers the conversation gave sources absent from this call)."""
+        check_display_numbers(display_numbers, first_new)
+        unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
+        if not isinstance(style, str) or style not in PROMPT_STYLES:
+            raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
+        items = check_items(sources, "sources")
+        check_number(unsupported_threshold, "unsupported_threshold")
+        check_flag(display, "display")
+        if not all(isinstance(s, Source) for s in items):
+            items = number_sources(items)
+        self.sources: list[Source] = items
+        names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
+        self._lexer = Lexer(names)
+        self._display_numbers = (display_numbers, first_new)
+        self._options: dict[str, Any] = {
+            "threshold": unsupported_threshold,
+            "display": display,
+            "style": style,
+        }
+        # the locate stage, handed to the assembler (the stream does not import the stage after it);
+        # embeddings: see Corpus (QUALITY-EMBED)
+        self._corpus = Corpus(items, embeddings=embeddings)
+        self._out = Assembler(
+            items,
+            emit=True,
+            corpus=self._corpus,
+            display_numbers=DisplayNumbers(display_numbers, first_new),
+            **self._options,
+        )
+        self._raw: list[str] | None = []
+        """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
+        self._style = style
+        self._finished: CitedAnswer | None = None
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> list[StreamEvent]:
+        """Add a chunk of model output; returns the text and citation events it completes."""
+        if not isinstance(chunk, str):
+            raise ArgumentError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
+        if self._finished is not None:
+            raise StreamClosedError("CitationStream.feed called after finish()")
+        if chunk:
+            if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
+                chunk = SURROGATE_RE.sub("\ufffd", chunk)
+            if self._raw is not None:
+                self._raw.append(chunk)
+            taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
+            if taken is not None:
+                return self._out.plain(taken)
+            self._consume(self._lexer.feed(chunk))
+            if self._lexer.thinking_seen:
+                self._raw = None
+        return self._out.take_events()
+
+    def feed_reasoning(self, text: str) -> list[StreamEvent]:
+        """Add reasoning that arrives apart from the answer (a reasoning content block): it goes to
+        ``CitedAnswer.reasoning`` and streams as ``ThinkingDelta`` events."""
+        if not isinstance(text, str):
+            raise ArgumentError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
+        if self._finished is not None:
+            raise StreamClosedError("CitationStream.feed_reasoning called after finish()")
+        self._out.thinking(text)
+        return self._out.take_events()
+
+    def finish(self) -> CitedAnswer:
+        """Flush what was held back, resolve pending claims and return the cited answer."""
+        if self._finished is None:
+            self._consume(self._lexer.finish())
+            self._out.stopped_in_reasoning = self._lexer.mode is Mode.THINK
+            self._finished = self._out.finish()
+        return self._finished
+
+    def events(self, chunks: Iterable[str]) -> Iterator[StreamEvent]:
+        """Feed every chunk, yielding events; the finished answer is then at ``finish()``."""
+        for chunk in check_iterable(chunks, "chunks", "str chunks"):
+            yield from self.feed(chunk)
+        self.finish()
+        yield from self._out.take_events()
+
+    def _parse_whole(self, text: str) -> CitedAnswer:
+        """``parse_answer``: the whole text at once, without building the events nobody reads. With an
+        embedding model, a lexical pass first finds every claim and cited source, so that the model is
+        called once for the whole answer rather than once per citation (a remote model: one round trip)."""
+        self._out.emit = False
+        corpus = self._corpus
+        if corpus.dense is not None:
+            fixed, first_new = self._display_numbers
+            plan = CitationStream(self.sources, style=self._style, display_numbers=fixed, first_new=first_new)
+            asked = plan._corpus.asked = []
+            plan._parse_whole(text)
+            corpus.prefetch(asked)
+        self.feed(text)
+        return self.finish()
+
+    @property
+    def held(self) -> int:
+        """Characters received but not yet released as text (an unfinished marker, tag or line start)."""
+        return self._lexer.held
+
+    def pending_events(self) -> list[StreamEvent]:
+        """Events produced by ``finish()`` (citations of claims that ended with the answer)."""
+        return self._out.take_events()
+
+    def _restart(self, rest: str) -> Assembler:
+        """A lone closing thinking tag: the model text before it (``rest`` is the input from the tag
+        on) was reasoning; a new assembler takes the answer after it, the text so far as reasoning."""
+        raw = "".join(self._raw or ())
+        old = self._out
+        self._out = Assembler(
+            self.sources,
+            emit=old.emit,
+            corpus=self._corpus,
+            display_numbers=DisplayNumbers(*self._display_numbers),  # the reasoning's markers: not shown
+            **self._options,
+        )
+        self._out.restarted(old.take_events() if old.emit else [], raw[: len(raw) - len(rest)])
+        self._raw = None
+        return self._out
+
+    def _consume(self, tokens: Iterator[Token]) -> None:
+        """Hand each token to the assembler (before the lexer makes the next one)."""
+        out = self._out
+        for token in tokens:
+            kind = token.kind
+            if kind is Kind.LONE_CLOSE:
+                out = self._restart(token.text)
+                continue
+            if kind is Kind.TEXT or kind is Kind.CODE:
+                out.text(token.text)
+            elif kind is Kind.MARKER:
+                out.marker(token.marker, token.opens, token.pre_ws)  # type: ignore[arg-type]
+            elif kind is Kind.SEPARATOR:
+                out.separator(token.text, token.space_follows)
+            elif kind is Kind.TAG:
+                out.tag(token.tag)  # type: ignore[arg-type]
+            elif kind is Kind.THINKING:
+                out.thinking(token.text)
+            elif kind is Kind.REFLIST:
+                out.removed(token.text)
+
+
+def parse_answer(
+    text: str,
+    sources: Sequence[Any],
+    *,
+    unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
+    embeddings: Any = None,
+    style: PromptStyle = "markers",
+    display_numbers: Mapping[int, int] | None = None,
+    first_new: int | None = None,
+    calibration: FlagCalibration | None = None,
+    reasoning: str = "",
+) -> CitedAnswer:
+    """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
+    ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
+    ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``).
+    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``).
+    ``reasoning``: the model's reasoning that came apart from its text (a reasoning or thinking block,
+    ``reasoning_content``): it goes to ``CitedAnswer.reasoning``, as ``CitationStream.feed_reasoning``."""
+    check_text(text, "text", surrogates=True)  # model text: lone surrogates become U+FFFD
+    check_text(reasoning, "reasoning", surrogates=True)
+    stream = CitationStream(
+        sources,
+        unsupported_threshold=unsupported_threshold,
+        embeddings=embeddings,
+        style=style,
+        display_numbers=display_numbers,
+        first_new=first_new,
+        calibration=calibration,
+    )
+    if reasoning:
+        stream._out.thinking(reasoning)
+    return stream._parse_whole(text)

@@ -1,0 +1,219 @@
+"""One numbering for a whole conversation: every retrieval, tool call, turn and reload of it.
+
+A ``CitationSession`` is shared by every retrieval of a conversation (tool calls, sub-queries, turns).
+Each item it is given becomes a source numbered after the numbers it already gave, except that an item
+already seen keeps its number, and a new chunk of a document already seen (same ``document_id``) joins
+that document's source. The model sees these numbers in tool results and writes them; the reader sees
+the same ones: ``session.parse(text)`` keeps them (it does not renumber 1..k), so a streamed answer,
+the parsed answer and its references agree. Numbers that earlier answers gave sources whose text the
+session does not hold (a chain's turns, a reloaded conversation) are kept with ``remember``; see
+docs/concepts.md "Conversations". Thread-safe: tools may run in parallel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .._args import check_flag, check_int, check_items
+from .._exceptions import ArgumentError, SourceError
+from .._schema.models import CitedAnswer, Source
+from .._sources.numbering import number_sources
+from .._sources.prompt import PromptStyle, format_sources
+from .conversation import read_source_blocks, renumber_markers
+from .parser import CitationStream, parse_answer
+
+__all__ = ["CitationSession", "source_key"]
+
+
+def _text_key(source: Source) -> str:
+    return "text:" + hashlib.sha1(source.text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def source_key(source: Source) -> str:
+    """What makes two retrievals the same source in a conversation: its document (``document_id``) or,
+    without one, its text. Cited messages keep it with each reference, so a later turn or a reloaded
+    conversation knows which source an earlier number meant."""
+    if not isinstance(source, Source):
+        raise ArgumentError(f"source_key expects a Source, got {type(source).__name__}")
+    return f"doc:{source.document_id}" if source.document_id is not None else _text_key(source)
+
+
+class CitationSession:
+    """Sources numbered 1..N across several retrievals; a document keeps its number for the whole session."""
+
+    def __init__(self, *, merge: bool = True) -> None:
+        self.merge = check_flag(merge, "merge")
+        """Whether a new chunk of a document already seen (same ``document_id``) joins its source."""
+        self._lock = threading.Lock()
+        self._items: list[Any] = []
+        self._members: dict[int, list[int]] = {}  # number -> indices into self._items, in arrival order
+        self._sources: dict[int, Source] = {}
+        self._by_key: dict[str, int] = {}  # "doc:<id>" or "text:<sha1>" -> number
+        self._seen_chunks: set[str] = set()  # text keys of every chunk added (repeats add nothing)
+
+    def add(self, items: Iterable[Any]) -> list[Source]:
+        """Number ``items`` (anything ``number_sources`` accepts) and return their sources, in the
+        order of the items' first appearance, without repeats; each has its session-wide number."""
+        items = check_items(items, "items", error=SourceError)
+        singles = number_sources(items, merge=False)  # validates every item before anything changes
+        with self._lock:
+            touched: list[int] = []
+            for item, single in zip(items, singles):
+                number = self._place(item, single)
+                if number not in touched:
+                    touched.append(number)
+            return [self._sources[n] for n in touched]
+
+    def _place(self, item: Any, single: Source) -> int:
+        chunk_key = _text_key(single)
+        doc_key = f"doc:{single.document_id}" if self.merge and single.document_id is not None else None
+        number = self._by_key.get(doc_key or chunk_key)
+        if number is None and doc_key is not None:
+            number = self._by_key.get(chunk_key)  # the same text, restored without its document id
+            if number is not None:
+                self._by_key[doc_key] = number
+        if number is None:
+            number = self.next_number
+            self._by_key[doc_key or chunk_key] = number
+        if chunk_key in self._seen_chunks and number in self._sources:
+            return number
+        self._seen_chunks.add(chunk_key)
+        members = self._members.setdefault(number, [])
+        members.append(len(self._items))
+        self._items.append(item)
+        built = number_sources([self._items[i] for i in members], merge=self.merge)
+        if len(built) != 1:  # chunks that cannot merge (e.g. mixed kinds): the newcomer gets its own number
+            members.pop()
+            number = self.next_number
+            self._by_key[chunk_key] = number
+            self._members[number] = [len(self._items) - 1]
+            built = [single]
+        source = built[0].model_copy(update={"number": number})
+        source._analysis = None
+        self._sources[number] = source
+        return number
+
+    @property
+    def sources(self) -> list[Source]:
+        """Every source of the session, by number."""
+        with self._lock:
+            return [self._sources[n] for n in sorted(self._sources)]
+
+    def items_for(self, number: int) -> list[Any]:
+        """The original items (``Document``\\ s, nodes, dicts) that source ``number`` was built from."""
+        check_int(number, "number")
+        with self._lock:
+            if number not in self._members:
+                raise SourceError(f"the session has no source {number} (it holds 1..{len(self._sources)})")
+            return [self._items[i] for i in self._members[number]]
+
+    def format(self, sources: Sequence[Source], *, style: PromptStyle = "markers") -> str:
+        """The given sources as the model sees them (for a tool's output), with their session numbers."""
+        return format_sources(sources, style=style)
+
+    def parse(self, text: str, **options: Any) -> CitedAnswer:
+        """Parse a final answer against every source of the session (options as for ``parse_answer``).
+
+        The answer keeps the session's numbers (the ones the model saw in tool results and wrote),
+        so what a chat UI streamed from the model is what the parsed answer and its references show."""
+        sources = self.sources
+        return parse_answer(text, sources, display_numbers={s.number: s.number for s in sources}, **options)
+
+    def stream(self, **options: Any) -> CitationStream:
+        """A ``CitationStream`` over every source of the session so far (keeping its numbers)."""
+        sources = self.sources
+        return CitationStream(sources, display_numbers={s.number: s.number for s in sources}, **options)
+
+    # -- conversations: numbers the reader saw, earlier answers, reloads --------------------------
+
+    def key(self, source: Source) -> str:
+        """What makes two retrievals the same source for this session: its document (``document_id``,
+        when chunks merge) or its text."""
+        return source_key(source) if self.merge else _text_key(source)
+
+    @property
+    def next_number(self) -> int:
+        """The number the next new source gets: after every number the conversation gave."""
+        return max([0, *self._by_key.values(), *self._sources]) + 1
+
+    def remember(self, references: Iterable[Mapping[str, Any]]) -> None:
+        """Keep the numbers an earlier answer gave its sources (``{"number": n, "key": ...}`` entries, as
+        in a cited message's metadata), so a source seen again gets the same number. A key or number
+        the session already gives another source is left as it is (the first meaning wins)."""
+        with self._lock:
+            taken = {*self._by_key.values(), *self._sources}
+            for ref in references:
+                number, key = ref.get("number"), ref.get("key")
+                if (
+                    isinstance(number, int)
+                    and isinstance(key, str)
+                    and key not in self._by_key
+                    and number not in taken
+                ):
+                    self._by_key[key] = number
+                    taken.add(number)
+
+    def display_numbers(self, sources: Sequence[Source]) -> dict[int, int]:
+        """For one call whose sources are numbered 1..N (a chain's prompt): source number -> the number
+        the conversation gave it before, for the sources it has seen (``parse_answer(display_numbers=)``,
+        with ``first_new=session.next_number``)."""
+        with self._lock:
+            found: dict[int, int] = {}
+            for source in sources:
+                number = self._by_key.get(self.key(source))
+                if number is not None and number not in found.values():
+                    found[source.number] = number
+            return found
+
+    def rewrite(self, text: str, references: Iterable[Mapping[str, Any]], sources: Sequence[Source]) -> str:
+        """An earlier answer shown in this call's numbering: each marker ``[k]`` of ``text`` (whose
+        sources ``references`` name, as in its message metadata) becomes the number of the same source
+        among ``sources``, or is removed when that source is not among them or is unknown. The model
+        then never reads ``[k]`` meaning one source above ``<source number="k">`` meaning another."""
+        by_key = {self.key(s): s.number for s in reversed(list(sources))}
+        numbers: dict[int, int] = {}
+        for ref in references:
+            number, key = ref.get("number"), ref.get("key")
+            if isinstance(number, int) and isinstance(key, str) and key in by_key:
+                numbers[number] = by_key[key]
+        return renumber_markers(text, numbers)
+
+    def restore(self, text: str) -> list[Source]:
+        """Add the sources of a tool result as the model saw them (``<source number="n" ...>`` blocks
+        of ``format``), each at its number, so a reloaded conversation keeps them. Blocks whose number
+        the session already gives another source are skipped. Returns the sources restored."""
+        restored = []
+        for number, item in read_source_blocks(text):
+            single = number_sources([item], merge=False)[0]
+            with self._lock:
+                key = self.key(single)
+                known = self._by_key.get(key)
+                if known is None and number in {*self._by_key.values(), *self._sources}:
+                    continue  # the number means another source here
+                if known is not None and known != number:
+                    continue  # the source has another number here
+                self._by_key[key] = number
+                self._place(item, single)
+                restored.append(self._sources[number])
+        return restored
+
+    @classmethod
+    def from_messages(cls, messages: Iterable[Mapping[str, Any]], **options: Any) -> CitationSession:
+        """A session rebuilt from a saved conversation of ``{"role", "content"}`` messages: tool results
+        (role ``tool``) give their ``<source>`` blocks back at their numbers, and messages with
+        ``"references"`` (``{"number", "key"}`` entries) the numbers their answers showed."""
+        session = cls(**options)
+        for message in messages:
+            content = message.get("content")
+            if message.get("role") == "tool" and isinstance(content, str):
+                session.restore(content)
+            refs = message.get("references")
+            if isinstance(refs, list):
+                session.remember(r for r in refs if isinstance(r, Mapping))
+        return session
+
+    def __len__(self) -> int:
+        return len(self._sources)

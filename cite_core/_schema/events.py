@@ -1,0 +1,127 @@
+"""Stream events and character citations built without re-validation, for the parser's hot path.
+
+Each builder gives the instance that validating the same values would give (the same ``__dict__`` in
+field order, the same fields set, no extra, no private state), without running pydantic's validator:
+the values come from the parser itself, of their field types by construction. The classes are the
+public pydantic models of ``models.py``; ``tests/core/test_fast_paths.py`` checks each builder
+against a validated instance.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from .models import (
+    CharLocation,
+    Citation,
+    CitationsDelta,
+    DisplayDelta,
+    MarkerGroup,
+    TextBlock,
+    TextDelta,
+    ThinkingDelta,
+)
+
+__all__ = ["char_location", "citations_delta", "display_delta", "text_block", "text_delta", "thinking_delta"]
+
+_M = TypeVar("_M", bound=BaseModel)
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """An instance of ``cls`` from values already of their field types, as validation would build it."""
+    model = _new(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+_CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}
+_UTF16 = frozenset(f for f in _CHAR_FIELDS if f.endswith("_utf16"))
+
+
+def char_location(
+    cited_text: str,
+    document_index: int,
+    document_title: str | None,
+    reference: int,
+    support: float,
+    start: int,
+    end: int,
+    offset: int,
+    segment: int | None,
+    utf16: tuple[int | None, int | None] = (None, None),
+    in_document: bool = False,
+    coordinates: Literal["document", "source"] = "source",
+) -> CharLocation:
+    """``CharLocation(...)`` of ``source.text[start:end]`` (``offset``: from source to document
+    coordinates; ``utf16``: start and end in UTF-16 code units of the source text, the document's
+    unless ``in_document``), built without validation: the localiser's values are valid by construction."""
+    values = {
+        "cited_text": cited_text,
+        "document_index": document_index,
+        "document_title": document_title,
+        "reference": reference,
+        "support": float(support),
+        "source_start": start,
+        "source_end": end,
+        "segment": segment,
+        "source_start_utf16": utf16[0],
+        "source_end_utf16": utf16[1],
+        "type": "char_location",
+        "start_char_index": start + offset,
+        "end_char_index": end + offset,
+        "start_char_index_utf16": None if in_document else utf16[0],
+        "end_char_index_utf16": None if in_document else utf16[1],
+        "coordinates": coordinates,
+    }
+    return _built(CharLocation, values, set(_CHAR_FIELDS if utf16[0] is not None else _CHAR_FIELDS - _UTF16))
+
+
+def text_delta(text: str) -> TextDelta:
+    """``TextDelta(text=text)``, built without validation (``_built`` inlined: one per chunk)."""
+    event = _new(TextDelta)
+    _set(event, "__dict__", {"type": "text_delta", "text": text})
+    _set(event, "__pydantic_fields_set__", {"text"})
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
+    return event
+
+
+def display_delta(text: str) -> DisplayDelta:
+    """``DisplayDelta(text=text)``, built without validation."""
+    return _built(DisplayDelta, {"type": "display_delta", "text": text}, {"text"})
+
+
+def thinking_delta(thinking: str) -> ThinkingDelta:
+    """``ThinkingDelta(thinking=thinking)``, built without validation."""
+    return _built(ThinkingDelta, {"type": "thinking_delta", "thinking": thinking}, {"thinking"})
+
+
+def citations_delta(citation: Citation, claim_start: int, claim_end: int) -> CitationsDelta:
+    """``CitationsDelta(citation=..., claim_start=..., claim_end=...)``, built without validation."""
+    return _built(
+        CitationsDelta,
+        {"type": "citations_delta", "citation": citation, "claim_start": claim_start, "claim_end": claim_end},
+        {"citation", "claim_start", "claim_end"},
+    )
+
+
+def text_block(
+    text: str, citations: list[Citation] | None, marker_text: str, marker_groups: list[MarkerGroup]
+) -> TextBlock:
+    """``TextBlock(text=..., citations=..., marker_text=..., marker_groups=...)``, built without
+    validation (``citations``, ``marker_groups``: new lists of the parser's, kept as the block's own)."""
+    values = {
+        "type": "text",
+        "text": text,
+        "citations": citations,
+        "marker_text": marker_text,
+        "marker_groups": marker_groups,
+    }
+    return _built(TextBlock, values, {"text", "citations", "marker_text", "marker_groups"})

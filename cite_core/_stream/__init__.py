@@ -1,0 +1,1 @@
+"""Stage 2, stream: model text in; markers, claims and the citations they ask for; events out."""
