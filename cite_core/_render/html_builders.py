@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Marker, walk
-from .labels import MAX_LABEL_CHARS, one_line, page_text, pages_cited, short
+from .labels import MAX_LABEL_CHARS, cited_pages, one_line, page_text, short
 from .reveal import reveal_invisible
 from .urls import safe_url
 
@@ -101,11 +101,10 @@ def _marker_html(marker: Marker, ref: Reference, ids: CitationIds, labels: dict[
         f'<span class="cite-tip-quote">“{esc(short(q, MAX_TIP_QUOTE_CHARS))}”</span>'
         for q in dict.fromkeys(one_line(c.cited_text) for c in citations)
     )
-    pages = (
-        page_text(pages_cited(ref, citations), labels, _printed(ref.source))
-        if ref.source.kind == "pages"
-        else None
-    )
+    # a marker's tip names the pages of its own citations: those of a paged source, or the printed
+    # labels of the cited chunks (never the page range of a whole text source)
+    paged = ref.source.kind == "pages" or "segment_page_labels" in ref.source.metadata
+    pages = cited_pages(ref, citations, labels) if paged else None
     head = _title(ref.source) + (f" · {esc(pages)}" if pages else "")
     note = f'<span class="cite-tip-note">{esc(labels["weak"])}</span>' if marker.weak else ""
     key = str(cids[0]) if cids else f"r{n}"
@@ -125,7 +124,7 @@ def _source_meta(ref: Reference, citations: list[Citation], labels: dict[str, st
     bits = []
     if source.author:
         bits.append(esc(short(source.author)))
-    pages = page_text(pages_cited(ref, citations), labels, _printed(ref.source))
+    pages = cited_pages(ref, citations, labels)
     if pages:
         bits.append(esc(pages))
     for key in ("date", "published", "year"):

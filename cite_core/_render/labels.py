@@ -17,6 +17,7 @@ __all__ = [
     "LABELS",
     "LANGUAGES",
     "MAX_LABEL_CHARS",
+    "cited_pages",
     "detect_lang",
     "labels_for",
     "one_line",
@@ -40,6 +41,7 @@ LABELS: dict[str, dict[str, str]] = {
         "back": "Back to the answer",
         "page": "p. {0}",
         "pages": "pp. {0}–{1}",
+        "page_list": "pp. {0}",
         "weak": "weak support",
         "cited": "Cited passage",
         "note": "Note: ",
@@ -75,6 +77,7 @@ LABELS: dict[str, dict[str, str]] = {
         "back": "Volver a la respuesta",
         "page": "p. {0}",
         "pages": "pp. {0}–{1}",
+        "page_list": "pp. {0}",
         "weak": "respaldo débil",
         "cited": "Pasaje citado",
         "note": "Nota: ",
@@ -111,6 +114,7 @@ LABELS: dict[str, dict[str, str]] = {
         "back": "返回回答",
         "page": "第 {0} 页",
         "pages": "第 {0}–{1} 页",
+        "page_list": "第 {0} 页",
         "weak": "支持度低",
         "cited": "引用的段落",
         "note": "说明：",
@@ -197,3 +201,30 @@ def page_text(pages: tuple[int, int] | None, labels: dict[str, str], printed: An
     names = printed if isinstance(printed, dict) else {}
     first, last = (str(names.get(str(p), p)) for p in pages)
     return labels["page"].format(first) if first == last else labels["pages"].format(first, last)
+
+
+def cited_pages(ref: Reference, citations: Iterable[Citation], labels: dict[str, str]) -> str | None:
+    """The pages a reference's citations come from, as a reader finds them: the physical pages (shown
+    by their printed labels when known), else, for a source without page numbers, the printed labels
+    of the chunks cited (``metadata["segment_page_labels"]``), else None. Untrusted text: escape it."""
+    citations = list(citations)
+    shown = page_text(pages_cited(ref, citations), labels, ref.source.metadata.get("page_labels"))
+    return shown if shown is not None else _segment_pages(ref, citations, labels)
+
+
+def _segment_pages(ref: Reference, citations: list[Citation], labels: dict[str, str]) -> str | None:
+    """Only when every cited chunk has a label: a range naming some of them would place the others."""
+    by_segment = ref.source.metadata.get("segment_page_labels")
+    if not isinstance(by_segment, list) or not by_segment:
+        return None
+    cited = sorted({c.segment for c in citations if isinstance(c.segment, int)})
+    if len(cited) < len(citations) or not citations:
+        cited = list(range(len(by_segment)))  # a citation without its segment: the whole source's
+    found = [by_segment[i] if 0 <= i < len(by_segment) else None for i in cited]
+    if not all(isinstance(label, str) and label for label in found):
+        return None
+    # printed labels have no order to make a range of (chunks may come in rank order): each is named
+    names = list(dict.fromkeys(str(label) for label in found))
+    if len(names) == 1:
+        return labels["page"].format(names[0])
+    return labels["page_list"].format(", ".join(names))

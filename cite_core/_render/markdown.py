@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
-from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
+from .labels import cited_pages, detect_lang, labels_for, one_line, short
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 from .urls import md_url, safe_url
@@ -164,9 +164,9 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         entry = f"[{title}]({md_url(url)})" if url else title
         if source.author:
             entry += f", {_md_escape(source.author)}"
-        pages = page_text(pages_cited(ref, cited), labels, ref.source.metadata.get("page_labels"))
+        pages = cited_pages(ref, cited, labels)
         if pages:
-            entry += f", {pages}"
+            entry += f", {_md_escape(pages)}"  # a printed page label is the document's text
         if quotes:
             entry += "".join(f" — “{_md_escape_note(q)}”" for q in dict.fromkeys(c.cited_text for c in cited))
         if style == "footnotes":

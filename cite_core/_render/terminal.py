@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
-from .labels import detect_lang, labels_for, one_line, page_text, pages_cited, short
+from .labels import cited_pages, detect_lang, labels_for, one_line, short
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 
@@ -96,7 +96,7 @@ def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> lis
         title = short(source.label)
         where = source.metadata.get("path") or source.document_id or source.url or ""
         where = short(where) if isinstance(where, str) else ""
-        pages = page_text(pages_cited(ref, cited), labels, ref.source.metadata.get("page_labels"))
+        pages = cited_pages(ref, cited, labels)
         author = short(source.author) if source.author else ""
         extra = ", ".join(x for x in (where if where != title else "", author, pages or "") if x)
         entry = title + (f" — {extra}" if extra else "")

@@ -300,6 +300,10 @@ def _build(number: int, item: _Item) -> Source:
     printed = _page_labels(item)
     if printed:
         metadata["page_labels"] = printed
+    elif owners and not any(seg.page for seg in segments):
+        by_segment = _segment_labels(item, owners)
+        if by_segment:
+            metadata["segment_page_labels"] = by_segment
     scores = [s for s in (item.score, *(m.score for m in item.merged)) if s is not None]
     kind = item.kind
     if item.merged and any(m.kind != kind for m in item.merged):
@@ -332,6 +336,26 @@ def _page_labels(item: _Item) -> dict[str, str]:
         if part.page is not None and isinstance(label, str) and label.strip():
             labels.setdefault(str(part.page), label.strip())
     return labels
+
+
+def _segment_labels(item: _Item, owners: list[tuple[int, ...]]) -> list[str | None]:
+    """Of a source without page numbers whose chunks carry a printed ``page_label`` (LlamaIndex's
+    ``PDFReader`` writes no page number): the label of each segment (``iv``; ``iv, v`` for overlapping
+    chunks of two pages coalesced into one), None where a chunk of it has none; empty when no chunk
+    has one. Shown beside the references (never a page number: ``page_location`` needs the physical
+    page)."""
+    label_of = {}
+    for part in (item, *item.merged):
+        label = part.metadata.get("page_label")
+        if isinstance(label, str) and label.strip():
+            label_of[part.index] = label.strip()
+    if not label_of:
+        return []
+    out: list[str | None] = []
+    for indices in owners:
+        found = list(dict.fromkeys(label_of[i] for i in indices if i in label_of))
+        out.append(", ".join(found) if found and len(found) == len(indices) else None)
+    return out
 
 
 def _chunks(

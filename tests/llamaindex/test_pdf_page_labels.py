@@ -81,6 +81,10 @@ def test_with_labels_only_each_page_is_its_own_reference_with_document_offsets()
         assert page[citation.start_char_index : citation.end_char_index] == citation.cited_text
     assert [r.source.metadata["page_label"] for r in answer.references] == LABELS
     assert {id(n.node) for n in response.source_nodes} and len(response.source_nodes) == 3
+    # the printed label is what a reader looks for: shown beside each reference, never as page_location
+    markdown, html = answer.to_markdown(), answer.to_html()
+    assert all(f"book.pdf, p. {label}" in markdown for label in LABELS), markdown
+    assert all(f"p. {label}" in html for label in LABELS)
 
 
 def test_pdf_reader_alone_a_numeric_label_is_not_the_page():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cite_core import number_sources, parse_answer
@@ -84,6 +86,26 @@ def test_metadata_opens_no_construct() -> None:
     for opener in ("<", "[", "]", "(", ")", "`", "*", "https:/", "www."):
         assert opener not in escaped, opener
     assert escaped.startswith("https&#58;//a.b/&#60;img src=x onerror=alert&#40;1&#41;&#62;")
+
+
+LABEL = "[x](javascript:alert(1)) <img src=x onerror=alert(1)> `c`"
+"""A printed page label is the document's text: a PDF sets its own."""
+
+
+@pytest.mark.parametrize("page", [3, None], ids=["physical page", "label only"])
+def test_a_page_label_opens_no_construct(page: int | None) -> None:
+    item = {"text": "Kessby's harbour was dredged in 1931.", "page_label": LABEL, "document_id": "b.pdf"}
+    sources = number_sources([{**item, "page": page} if page else item])
+    answer = parse_answer("The harbour was dredged in 1931 [1].", sources)
+    for style in ("links", "footnotes"):
+        line = answer.to_markdown(style=style).splitlines()[-1]
+        assert "p. " in line, line  # the label is shown...
+        for opener in ("<", "[x", "](", "`"):  # ...and opens nothing
+            assert opener not in line.split("p. ", 1)[1], (style, line)
+        for name, render in RENDERERS.items():
+            html = render(answer.to_markdown(style=style))
+            assert "<img" not in html and "javascript:" not in html.split("p. ", 1)[0], name
+            assert all(href.startswith("#") for href in re.findall(r'(?:href|src)="([^"]*)"', html)), name
 
 
 def test_footnote_entries_are_never_link_definitions() -> None:

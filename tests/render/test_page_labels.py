@@ -1,0 +1,36 @@
+"""A printed page label beside a reference: physical pages show theirs, and a source without page numbers
+(LlamaIndex's PDFReader writes only ``page_label``) shows the labels of the chunks its citations come from."""
+
+from __future__ import annotations
+
+from cite_core import CitedAnswer, number_sources, parse_answer, render_terminal
+
+
+def _label_only_answer(answer_text: str) -> CitedAnswer:
+    chunks = [
+        {"text": "Preface about Kessby.", "page_label": "iv", "document_id": "book"},
+        {"text": "Kessby's harbour was dredged in 1931.", "page_label": "v", "document_id": "book"},
+    ]
+    sources = number_sources(chunks)  # one source of two chunks, no page number known
+    assert sources[0].kind == "text" and sources[0].metadata["segment_page_labels"] == ["iv", "v"]
+    return parse_answer(answer_text, sources)
+
+
+def test_a_source_without_page_numbers_shows_the_printed_labels_of_the_chunks_cited() -> None:
+    answer = _label_only_answer("The harbour was dredged in 1931 [1].")
+    assert [c.type for c in answer.citations] == ["char_location"]  # a label is never page_location
+    for shown in (answer.to_markdown(), answer.to_html(), render_terminal(answer)):
+        assert "p. v" in shown and "p. iv" not in shown and "pp." not in shown
+    both = _label_only_answer("The harbour was dredged in 1931 [1]. Kessby has a preface [1].")
+    assert "book, pp. iv, v" in both.to_markdown()  # each named, in the source's order (labels make no range)
+
+
+def test_no_label_is_shown_when_a_cited_chunk_has_none() -> None:
+    chunks = [
+        {"text": "Preface about Kessby.", "page_label": "iv", "document_id": "book"},
+        {"text": "Kessby's harbour was dredged in 1931.", "document_id": "book"},
+    ]
+    sources = number_sources(chunks)
+    assert sources[0].metadata["segment_page_labels"] == ["iv", None]
+    answer = parse_answer("The harbour was dredged in 1931 [1].", sources)
+    assert "p. " not in answer.to_markdown() and "p. iv" not in answer.to_html()
