@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._schema.models import Segment, Source
-from .numbering import SEGMENT_SEPARATOR
+from .numbering import SEGMENT_SEPARATOR, kept_segments_metadata
 
 __all__ = ["best_chunks", "chunks_of"]
 
@@ -29,7 +29,11 @@ def chunks_of(source: Source, keep: list[int]) -> Source:
         offset += len(seg.text) + len(SEGMENT_SEPARATOR)
         items.extend(source._segment_items[i])
     part = source.model_copy(
-        update={"text": SEGMENT_SEPARATOR.join(s.text for s in segments), "segments": tuple(segments)}
+        update={
+            "text": SEGMENT_SEPARATOR.join(s.text for s in segments),
+            "segments": tuple(segments),
+            "metadata": kept_segments_metadata(source, sorted(keep)),
+        }
     )
     part._item_indices = tuple(i for i in source.item_indices if i in items)
     part._segment_items = tuple(source._segment_items[i] for i in sorted(keep))

@@ -338,6 +338,16 @@ def _page_labels(item: _Item) -> dict[str, str]:
     return labels
 
 
+def kept_segments_metadata(source: Source, kept: Sequence[int]) -> dict[str, Any]:
+    """``source.metadata`` for a part of it holding only the segments at ``kept`` (in order): its
+    per-segment entries (``segment_page_labels``) follow the segments, so an index still names the
+    same chunk; a copy, the source's own metadata is left as it is."""
+    labels = source.metadata.get("segment_page_labels")
+    if not isinstance(labels, list) or len(labels) != len(source.segments):
+        return source.metadata
+    return {**source.metadata, "segment_page_labels": [labels[i] for i in kept]}
+
+
 def _segment_labels(item: _Item, owners: list[tuple[int, ...]]) -> list[str | None]:
     """Of a source without page numbers whose chunks carry a printed ``page_label`` (LlamaIndex's
     ``PDFReader`` writes no page number): the label of each segment (``iv``; ``iv, v`` for overlapping

@@ -14,7 +14,7 @@ from .._schema.models import Source
 from .analysis import first_sentences, source_units
 from .chunks import best_chunks
 from .delimiters import clean_attribute, clean_text
-from .numbering import number_sources
+from .numbering import kept_segments_metadata, number_sources
 from .structured_prompt import structured_rules
 from .tokens import EncodingSpec, token_counter
 
@@ -401,7 +401,8 @@ def _prefix(source: Source, end: int) -> Source:
         for seg in source.segments
         if seg.start < end
     )
-    part = source.model_copy(update={"text": source.text[:end], "segments": segments})
+    metadata = kept_segments_metadata(source, range(len(segments)))
+    part = source.model_copy(update={"text": source.text[:end], "segments": segments, "metadata": metadata})
     part._analysis = None  # derived data (sentence units, terms) belongs to the whole text
     return part
 

@@ -239,3 +239,21 @@ def test_truncate_in_sentence_style_keeps_the_sentence_numbers() -> None:
     assert "1: Sentence number 0 says" in user and "4: Sentence number 3 says" in user
     answer = parse_answer("Topic three [1:4].", prompt.sources)
     assert answer.citations[0].cited_text == "Sentence number 3 says something about topic 3."
+
+
+def test_a_truncated_source_keeps_the_printed_labels_of_its_shown_chunks() -> None:
+    items = [
+        {"text": LONG, "start_index": 0, "page_label": "iv", "document_id": "book"},
+        {
+            "text": "A short chunk on the next page.",
+            "start_index": 100_000,
+            "page_label": "v",
+            "document_id": "book",
+        },
+    ]
+    sources = number_sources(items)
+    assert sources[0].metadata["segment_page_labels"] == ["iv", "v"]
+    budget = _budget_leaving("Q?", sources, 300)
+    (part,) = build_prompt("Q?", sources, max_tokens=budget, on_overflow="truncate").sources
+    assert len(part.segments) == 1 and part.metadata["segment_page_labels"] == ["iv"]
+    assert sources[0].metadata["segment_page_labels"] == ["iv", "v"]  # the source itself unchanged

@@ -68,3 +68,20 @@ def test_a_lower_ranked_merged_source_is_trimmed_not_dropped() -> None:
     assert [s.number for s in prompt.sources] == [1, 2]
     assert [seg.page for seg in prompt.sources[1].segments] == [1]
     assert prompt.truncated == [sources[1]] and prompt.dropped == []
+
+
+def test_trimmed_chunks_keep_their_printed_labels() -> None:
+    """A source without page numbers shows each chunk's printed label: a trimmed source's labels follow
+    its kept chunks (the top-ranked chunk is the third in document order here, labelled ``vi``)."""
+    labels = {1: "iv", 2: "v", 3: "vi"}
+    items = [
+        {"text": PAGES[p - 1], "start_index": 100_000 * p, "page_label": labels[p], "document_id": "book"}
+        for p in (3, 1, 2)
+    ]
+    [source] = number_sources(items)
+    assert source.kind == "text" and source.metadata["segment_page_labels"] == ["iv", "v", "vi"]
+    [shown] = build_prompt("What about topic 3?", [source], max_tokens=2000).sources
+    assert shown.metadata["segment_page_labels"] == ["vi"] and shown.text == PAGES[2]
+    assert source.metadata["segment_page_labels"] == ["iv", "v", "vi"]  # the source itself unchanged
+    answer = parse_answer("Topic 3 is covered [1].", [shown])
+    assert answer.citations[0].segment == 0 and "p. vi" in answer.to_markdown()
