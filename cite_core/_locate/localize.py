@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .._exceptions import ArgumentError
 from .._schema.citations import citation_for_span
 from .._schema.models import Citation, Source
-from .._schema.source import ChunkAnalysis, Unit, analysis_of
+from .._schema.source import ChunkAnalysis, Unit, analysis_of, layout_problem
 from .._sources.analysis import chunk_of, fragment_flags, source_terms, source_units, unit_counts
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
@@ -75,6 +76,22 @@ def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | 
     return entry.postings
 
 
+def _check_sources(sources: list[Source], by_number: dict[int, Source]) -> None:
+    """Sources a citation could silently misquote: two with one number (every ``[n]`` would cite the
+    last), or one whose segments are no longer its text (a copy or an assignment after validation)."""
+    if len(by_number) != len(sources):
+        numbers = [s.number for s in sources]
+        twice = next(n for n in numbers if numbers.count(n) > 1)
+        raise ArgumentError(
+            f"sources: two sources are numbered {twice}; number them together (number_sources, or a "
+            "CitationSession across calls) so that each [n] means one source"
+        )
+    for source in sources:
+        problem = layout_problem(source)
+        if problem:
+            raise ArgumentError(f"sources: source {source.number}: {problem}")
+
+
 class Corpus:
     """The sources of one answer, with term statistics over all their units (built on first use).
 
@@ -88,6 +105,7 @@ class Corpus:
         self.sources = list(sources)
         self.source_units = source_units
         self.by_number = {s.number: s for s in self.sources}
+        _check_sources(self.sources, self.by_number)
         self._stats: TermStats | None = None
         self._claims: dict[str, ClaimTerms] = {}
         """Each claim's terms, built once: a claim cited by several sources is analysed once."""

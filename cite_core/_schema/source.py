@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from .metadata import metadata_json, metadata_problem
 
@@ -142,6 +150,13 @@ class Source(BaseModel):
             raise ValueError(problem)
         return value
 
+    @model_validator(mode="after")
+    def _check_layout(self) -> Source:
+        problem = layout_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
     @field_serializer("metadata", mode="wrap", when_used="json")
     def _metadata_json(self, value: dict[str, Any], handler: Any) -> Any:
         return metadata_json(value, handler)  # never fails: values JSON has no type for become text
@@ -183,6 +198,21 @@ class Source(BaseModel):
     def pages(self) -> tuple[int, ...]:
         """Page numbers of a paged source, in order."""
         return tuple(s.page for s in self.segments if s.page is not None)
+
+
+def layout_problem(source: Source) -> str | None:
+    """Why ``source``'s segments are not pieces of its text, or None: every citation's offsets and
+    ``cited_text`` come from the segments, so a segment that is not ``text[start:end]`` (a hand-built
+    Source, a ``model_copy(update={"text": ...})`` that kept the old segments) would cite other text."""
+    text, segments = source.text, source.segments
+    if not segments:
+        return "a Source needs at least one segment (the whole text: Segment(text=text, start=0))"
+    for i, seg in enumerate(segments):
+        if seg.start < 0 or seg.start + len(seg.text) > len(text) or not text.startswith(seg.text, seg.start):
+            return (
+                f"segment {i} (start {seg.start}, {len(seg.text)} characters) is not the source's text there"
+            )
+    return None
 
 
 def analysis_of(source: Source) -> SourceAnalysis:

@@ -105,3 +105,29 @@ def _imported_core_modules(module: object) -> set[str]:
 def test_segmentation_keeps_no_cache() -> None:
     assert _imported_core_modules(_segment) <= {"_args", "_text"}
     assert "lru_cache" not in Path(_segment.__file__).read_text(encoding="utf-8")
+
+
+def test_two_sources_with_one_number_are_an_error_not_a_misquote() -> None:
+    """Lists numbered apart and joined: every [1] would cite the last source 1."""
+    from cite_core import ArgumentError, attribute
+
+    joined = [*number_sources(["The cat sat on the mat."]), *number_sources(["Rockets fly to the moon."])]
+    with pytest.raises(ArgumentError, match="two sources are numbered 1"):
+        parse_answer("The cat sat on the mat [1].", joined)
+    with pytest.raises(ArgumentError, match="two sources are numbered 1"):
+        attribute("The cat sat on the mat.", joined)
+
+
+def test_segments_that_are_not_the_text_are_an_error_not_a_misquote() -> None:
+    from pydantic import ValidationError
+
+    from cite_core import ArgumentError, Source
+
+    with pytest.raises(ValidationError, match="segment 0"):
+        Source(number=1, text="Rockets fly to the moon.", segments=(Segment(text="The cat s", start=0),))
+    with pytest.raises(ValidationError, match="at least one segment"):
+        Source(number=1, text="Rockets fly.", segments=())
+    source = number_sources(["Rockets fly to the moon."])[0]
+    copy = source.model_copy(update={"text": "The cat sat on the mat, twice."})  # kept the old segments
+    with pytest.raises(ArgumentError, match="source 1: segment 0"):
+        parse_answer("The cat sat [1].", [copy])
