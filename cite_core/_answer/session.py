@@ -34,11 +34,15 @@ def _text_key(source: Source) -> str:
 
 def source_key(source: Source) -> str:
     """What makes two retrievals the same source in a conversation: its document (``document_id``) or,
-    without one, its text. Cited messages keep it with each reference, so a later turn or a reloaded
+    without one, its text; also its text when it was one of several sources of its document in the call
+    that numbered it (``number_sources(merge=False)``, or chunks whose metadata disagreed): the document
+    would name them all. Cited messages keep it with each reference, so a later turn or a reloaded
     conversation knows which source an earlier number meant."""
     if not isinstance(source, Source):
         raise ArgumentError(f"source_key expects a Source, got {type(source).__name__}")
-    return f"doc:{source.document_id}" if source.document_id is not None else _text_key(source)
+    if source.document_id is None or source._by_text:
+        return _text_key(source)
+    return f"doc:{source.document_id}"
 
 
 class CitationSession:

@@ -136,6 +136,10 @@ class Source(BaseModel):
     _item_indices: tuple[int, ...] = PrivateAttr(default=())
     _segment_items: tuple[tuple[int, ...], ...] = PrivateAttr(default=())
     """Of a merged source: the indices of the items each segment holds (a budget trims by whole chunks)."""
+    _by_text: bool = PrivateAttr(default=False)
+    """Known in a conversation by its text, not its document: one of several sources of its document in
+    the call that numbered it (chunks not merged, or chunks whose metadata disagreed), so the document
+    alone would not say which (``source_key``)."""
     _analysis: SourceAnalysis | None = PrivateAttr(default=None)
     """Derived data (units, terms, ...) computed on first use, read through ``analysis_of``; not part
     of equality. None until first read (a ``default_factory`` costs an ``inspect.signature`` call per

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,7 +75,12 @@ def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) 
                 continue
             by_doc[key] = item
         groups.append(item)
-    return [_build(number, group) for number, group in enumerate(groups, start=start)]
+    sources = [_build(number, group) for number, group in enumerate(groups, start=start)]
+    per_document = Counter(s.document_id for s in sources if s.document_id is not None)
+    for source in sources:
+        if source.document_id is not None and (not merge or per_document[source.document_id] > 1):
+            source._by_text = True
+    return sources
 
 
 _SHOWN_PATH_KEYS = ("path", "source", "file_path", "file_name")

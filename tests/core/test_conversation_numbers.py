@@ -124,3 +124,23 @@ def test_a_cited_answer_round_trips_json_exactly() -> None:
         answer.support_level(c) for c in answer.citations
     ]
     assert again.to_anthropic() == answer.to_anthropic() and again.to_markdown() == answer.to_markdown()
+
+
+def test_unmerged_chunks_of_one_document_keep_their_own_numbers() -> None:
+    """``merge=False``: two chunks of one file are two sources; the file alone must not say which one an
+    earlier [1] meant (it did: the other chunk took the number, and the history cited it)."""
+    from cite_core import CitationSession, number_sources, parse_answer, source_key
+
+    harbour = {"text": "Kessby harbour was dredged in 1931.", "document_id": "kessby.md"}
+    market = {"text": "The fish market moved to the new quay in 1933.", "document_id": "kessby.md"}
+    first = parse_answer("The harbour was dredged in 1931 [1].", number_sources([harbour], merge=False))
+    refs = [{"number": r.number, "key": source_key(r.source)} for r in first.references]
+    session = CitationSession()
+    session.remember(refs)
+    both = number_sources([market, harbour], merge=False)  # market [1], harbour [2] in this call
+    assert session.display_numbers(both) == {2: 1}  # the harbour keeps 1; the market is new
+    assert session.rewrite(first.text, refs, both) == "The harbour was dredged in 1931 [2]."
+    only_market = number_sources([market], merge=False)
+    assert session.rewrite(first.text, refs, only_market) == "The harbour was dredged in 1931."
+    merged = number_sources([harbour, market])  # merged: one source, known by its document
+    assert source_key(merged[0]) == "doc:kessby.md"
