@@ -98,7 +98,8 @@ def renumber_markers(text: str, numbers: Mapping[int, int]) -> str:
     return "".join(out)
 
 
-_SOURCE_BLOCK = re.compile(r'<source number="(\d{1,6})"([^>\n]*)>\n(.*?)\n</source>', re.DOTALL)
+_SOURCE_BLOCK = re.compile(r'<source number="(\d{1,6})"((?: \w+="[^"\n]*")*)>\n(.*?)\n</source>', re.DOTALL)
+"""A block as ``format_sources`` writes it: attribute values hold no double quote, but may hold ``>``."""
 _ATTRIBUTE = re.compile(r'(title|url|author)="([^"\n]*)"')
 _SKIPPED_LINE = re.compile(r"\[page \d+\]|…|Context: .*|\[\d+\] .*")
 

@@ -90,3 +90,17 @@ def test_threads_share_one_numbering() -> None:
         t.join()
     assert sorted(s.text for s in session.sources) == sorted(texts)
     assert [s.number for s in session.sources] == list(range(1, 41))
+
+
+def test_a_reload_restores_sources_whose_title_holds_a_closing_angle_bracket() -> None:
+    """The tool result's ``<source ... title="Costs > 1930">`` block was skipped whole on reload, and
+    the next retrieval took its number: the old answer's [1] then cited another document."""
+    session = CitationSession()
+    shown = session.add([{"text": "Dredging cost 40,000 crowns in 1931.", "title": "Costs > 1930 <draft>"}])
+    tool_result = session.format(shown)
+    reloaded = CitationSession.from_messages([{"role": "tool", "content": tool_result}])
+    assert [(s.number, s.title, s.text) for s in reloaded.sources] == [
+        (1, "Costs > 1930 <draft>", "Dredging cost 40,000 crowns in 1931.")
+    ]
+    (market,) = reloaded.add(["The fish market moved in 1933."])
+    assert market.number == 2
