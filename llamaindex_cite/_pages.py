@@ -17,11 +17,14 @@ writes the 1-based page as ``source``; LangChain's PDF loaders write the 0-based
 def physical_page(meta: dict[str, Any], doc_id: str) -> int | None:
     """The 1-based physical page of a node: from its page metadata, else from its position in its file
     (``SimpleDirectoryReader(filename_as_id=True)`` names the documents of a PDF, one per page,
-    ``<file_path>_part_<i>`` with ``i`` from 0), else None. A ``page_label`` (what ``PDFReader`` writes)
-    is never the page, not even a number: the page labelled ``1`` may be the third (after ``i``, ``ii``);
-    it is only shown."""
+    ``<file_path>_part_<i>`` with ``i`` from 0; of a PDF only), else None. A ``page_label`` (what
+    ``PDFReader`` writes) is never the page, not even a number: the page labelled ``1`` may be the third
+    (after ``i``, ``ii``); it is only shown."""
     path = meta.get("file_path")
-    prefix = f"{path}_part_" if isinstance(path, str) and path else None
+    # only a PDF's parts are its pages: other readers split a file into parts too (sections of a
+    # Markdown file, sheets), and "p. 2" of a Markdown file would send the reader to a page that is not there
+    is_pdf = isinstance(path, str) and path.lower().endswith(".pdf")
+    prefix = f"{path}_part_" if is_pdf else None
     position = doc_id[len(prefix) :] if prefix and doc_id.startswith(prefix) else None
     return page_from_metadata(meta, _PAGE_KEYS) or page_from_metadata({"part": position}, {"part": 0})
 

@@ -16,6 +16,9 @@ from tests.llamaindex.conftest import ListRetriever, ReplayLLM
         ({"page_label": "²"}, "n1", None),  # regression: "²".isdigit() but int("²") failed
         ({"file_path": "/r/a.pdf"}, "/r/a.pdf_part_²", None),  # the same in a document id
         ({"file_path": "/r/a.pdf"}, "/r/a.pdf_part_3", 4),
+        ({"file_path": "/r/A.PDF"}, "/r/A.PDF_part_0", 1),
+        ({"file_path": "/r/kessby.md"}, "/r/kessby.md_part_1", None),  # a section of a Markdown file
+        ({"file_path": "/r/sheet.xlsx"}, "/r/sheet.xlsx_part_2", None),  # not a page either
         ({"page_number": "2", "page": 0}, "n1", 2),  # page_number first, then source, then page
         ({"source": 5, "page": 0}, "n1", 5),
         ({"page": True, "page_label": "7"}, "n1", None),  # never a bool; a label is never the page
