@@ -152,6 +152,19 @@ def _int(value: Any, name: str, index: int, minimum: int) -> int:
     return number
 
 
+def _check_one_content(data: dict[str, Any], index: int) -> None:
+    """An item gives its citable content one way: ``pages`` or ``blocks`` beside a text (or each other,
+    or ``page`` beside ``pages``) would leave one of them uncited in its metadata without a word."""
+    structured = [k for k in ("pages", "blocks") if k in data]
+    others = [k for k in (*_TEXT_KEYS, "page") if k in data] if structured else []
+    if len(structured) > 1 or others:
+        named = ", ".join(f"'{k}'" for k in (*structured, *others))
+        hint = (
+            " (the first page's number is 'first_page')" if "page" in others and "pages" in structured else ""
+        )
+        raise SourceError(f"an item gives its content one way; this one has {named}{hint}", index=index)
+
+
 def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     data = dict(item)
     nested = data.pop("metadata", None) or {}
@@ -170,6 +183,7 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
         raise SourceError(f"'score' must be a number, got {score!r}", index=index)
     if score is not None and not math.isfinite(score):
         raise SourceError(f"'score' must be a finite number, got {score!r}", index=index)
+    _check_one_content(data, index)
     if "pages" in data:
         pages = data.pop("pages")
         if isinstance(pages, (str, bytes)) or not isinstance(pages, Sequence) or not pages:

@@ -285,3 +285,18 @@ def test_each_segment_knows_the_input_items_behind_it() -> None:
     assert source.segment_item_indices == ((1, 2), (0,))  # the overlapping chunks 1 and 2 coalesced
     answer = parse_answer("Gamma rays are energetic light [1].", [source])
     assert [c.segment for c in answer.citations] == [1]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"pages": ["Cover page."], "text": "Important body text."},
+        {"blocks": ["Block text."], "pages": ["Page text."]},
+        {"blocks": ["Block text."], "content": "Body."},
+        {"pages": ["Rockets fly."], "page": 2},
+    ],
+)
+def test_an_item_with_two_kinds_of_content_is_an_error(item: dict[str, object]) -> None:
+    """One of them was kept in metadata, never cited, without a word."""
+    with pytest.raises(SourceError, match="gives its content one way"):
+        number_sources([item])
