@@ -40,8 +40,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 
 
 def esc(text: object) -> str:
-    """``text`` HTML-escaped, quotes included (safe in text and in attribute values)."""
-    return html.escape(str(text), quote=True)
+    """``text`` HTML-escaped, quotes included (safe in text and in attribute values), its invisible
+    characters shown (``‹U+202E›``: a title, an author or a source is as untrusted as the model's text,
+    and a bidi override in one would make it read otherwise)."""
+    return html.escape(reveal_invisible(str(text)), quote=True)
 
 
 @dataclass
@@ -73,7 +75,7 @@ def _link(url: str | None, text_html: str, cls: str) -> str:
     safe = safe_url(url)
     if safe is None:
         return f'<span class="{cls}">{text_html}</span>'
-    attrs = f'href="{esc(safe)}" rel="noopener noreferrer nofollow" target="_blank"'
+    attrs = f'href="{html.escape(safe, quote=True)}" rel="noopener noreferrer nofollow" target="_blank"'
     return f'<a class="{cls}" {attrs}>{text_html}</a>'
 
 
@@ -86,10 +88,10 @@ def markers_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], 
     refs = {ref.number: ref for ref in answer.references}
     body = []
     for piece in walk(answer):
-        body.append(esc(reveal_invisible(piece.text)))
+        body.append(esc(piece.text))
         for marker in piece.markers:
             body.append(_marker_html(marker, refs[marker.number], ids, labels, p))
-        body.append(esc(reveal_invisible(piece.tail)))
+        body.append(esc(piece.tail))
     return "".join(body)
 
 

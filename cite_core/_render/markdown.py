@@ -60,7 +60,7 @@ def _entity(match: re.Match[str]) -> str:
 
 def _md_escape(text: str) -> str:
     """Metadata on one line, cut to the label length, with every construct opener escaped."""
-    return escape_metadata_markdown(short(text))
+    return escape_metadata_markdown(short(reveal_invisible(text)))
 
 
 def escape_metadata_markdown(line: str) -> str:
@@ -143,7 +143,7 @@ def render_markdown(
 
 
 def _md_escape_note(text: str) -> str:
-    return escape_metadata_markdown(one_line(text))
+    return escape_metadata_markdown(one_line(reveal_invisible(text)))
 
 
 def _marker(number: int, style: str) -> str:

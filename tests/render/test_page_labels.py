@@ -1,5 +1,5 @@
-"""A printed page label beside a reference: physical pages show theirs, and a source without page numbers
-(LlamaIndex's PDFReader writes only ``page_label``) shows the labels of the chunks its citations come from."""
+"""What a reference shows of its source's metadata: printed page labels (a source without page numbers,
+as LlamaIndex's PDFReader gives them, shows the labels of the chunks cited), invisible characters shown."""
 
 from __future__ import annotations
 
@@ -34,3 +34,15 @@ def test_no_label_is_shown_when_a_cited_chunk_has_none() -> None:
     assert sources[0].metadata["segment_page_labels"] == ["iv", None]
     answer = parse_answer("The harbour was dredged in 1931 [1].", sources)
     assert "p. " not in answer.to_markdown() and "p. iv" not in answer.to_html()
+
+
+def test_invisible_characters_in_metadata_are_shown_in_every_renderer() -> None:
+    """A bidi override in a title ("Safe<U+202E>txt.exe" reads "Safeexe.txt") or an author is shown as
+    ``‹U+202E›``, as in the model's text; the terminal did, Markdown and HTML wrote it raw."""
+    from cite_core import render_html, render_markdown
+
+    item = {"text": "The sky is blue.", "title": "Safe\u202etxt.exe", "author": "A\u200bB"}
+    answer = parse_answer("The sky is blue [1].", number_sources([item]))
+    for shown in (render_markdown(answer), render_html(answer), render_terminal(answer)):
+        assert "\u202e" not in shown and "\u200b" not in shown
+        assert "‹U+202E›" in shown and "‹U+200B›" in shown

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from cite_core import number_sources, parse_answer, safe_url
 from cite_core._render import PAGE_STYLE, SCRIPT, STYLE, content_security_policy, render_html
+from cite_core._render.reveal import reveal_invisible
 
 from .htmlcheck import check_html
 from .xss_corpus import PAYLOADS, payload_answer
@@ -40,8 +41,8 @@ def test_corpus_renders_no_markup_of_its_own(answer, full_page: bool, script: bo
 def test_payloads_are_shown_as_text(answer) -> None:  # type: ignore[no-untyped-def]
     report = check_html(render_html(answer))
     shown = " ".join("".join(report.text).split())
-    for payload in PAYLOADS:
-        assert " ".join(payload.split()) in shown, payload
+    for payload in PAYLOADS:  # as text, invisible characters shown (\x01 as ‹U+0001›)
+        assert " ".join(reveal_invisible(payload).split()) in shown, payload
 
 
 def test_only_http_urls_become_links(answer) -> None:  # type: ignore[no-untyped-def]
