@@ -399,7 +399,8 @@ def _chunks(
         out: list[list[Any]] = []
         for p in parts:
             text, start = p.texts[0], p.doc_start or 0  # every doc_start is set in this branch
-            if out and out[-1][3] == p.page:
+            # chunks of two printed pages stay two segments: each keeps its own label
+            if out and out[-1][3] == p.page and out[-1][4] == p.metadata.get("page_label"):
                 prev_text, prev_start = out[-1][0], out[-1][1]
                 prev_end = prev_start + len(prev_text)
                 if start <= prev_end and prev_text[start - prev_start :] == text[: prev_end - start]:
@@ -408,8 +409,8 @@ def _chunks(
                     )
                     out[-1][2] = (*out[-1][2], p.index)
                     continue
-            out.append([text, start, (p.index,), p.page])
-        return [(t, s, pg, None) for t, s, _, pg in out], [owners for _, _, owners, _ in out]
+            out.append([text, start, (p.index,), p.page, p.metadata.get("page_label")])
+        return [(t, s, pg, None) for t, s, _, pg, _ in out], [owners for _, _, owners, _, _ in out]
     if all(p.page is not None for p in parts):
         parts.sort(key=lambda p: p.page or 0)
     return [(p.texts[0], p.doc_start, p.page, None) for p in parts], [(p.index,) for p in parts]

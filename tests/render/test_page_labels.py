@@ -46,3 +46,21 @@ def test_invisible_characters_in_metadata_are_shown_in_every_renderer() -> None:
     for shown in (render_markdown(answer), render_html(answer), render_terminal(answer)):
         assert "\u202e" not in shown and "\u200b" not in shown
         assert "‹U+202E›" in shown and "‹U+200B›" in shown
+
+
+def test_adjacent_chunks_of_two_printed_pages_stay_two_segments() -> None:
+    """Coalesced into one segment labelled "i, ii, iii", a quote from page i read "pp. i, ii, iii", and
+    a source truncated to page i still named pages whose text was never shown."""
+    from cite_core import build_prompt
+
+    pages = [f"{fact} fact about page {n}. " * 12 for n, fact in ((1, "Alpha"), (2, "Beta"), (3, "Gamma"))]
+    items, start = [], 0
+    for label, text in zip(["i", "ii", "iii"], pages):
+        items.append({"text": text, "start_index": start, "document_id": "D", "page_label": label})
+        start += len(text)
+    [source] = number_sources(items)
+    assert source.metadata["segment_page_labels"] == ["i", "ii", "iii"] and len(source.segments) == 3
+    answer = parse_answer("Beta fact about page 2 [1].", [source])
+    assert "p. ii" in render_terminal(answer) and "p. i," not in render_terminal(answer)
+    prompt = build_prompt("q", items, max_tokens=230, on_overflow="truncate", warn_dropped=False)
+    assert prompt.sources[0].metadata["segment_page_labels"] == ["i"]
