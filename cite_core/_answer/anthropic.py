@@ -320,7 +320,8 @@ class AnthropicCitationStream:
             return None
         source = self.sources[index]
         span = _span(source, raw)
-        if span is None:
+        if span is None:  # pages or blocks the source does not have: reported, never guessed
+            self._invalid.append(f"[{index + 1}]")
             return None
         start, end = span
         cited = source.text[start:end]
@@ -375,11 +376,10 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
             fallback = (start, end)
     elif kind == "page_location":
         p0, p1 = raw.get("start_page_number"), raw.get("end_page_number")
-        if not isinstance(p0, int):
-            return None
+        p0 = p0 if isinstance(p0, int) else -1
         p1 = p1 if isinstance(p1, int) and p1 > p0 else p0 + 1
         chosen = [s for s in segments if s.page is not None and p0 <= s.page < p1]
-        if not chosen:
+        if not chosen:  # pages the source does not have
             return None
         lo, hi = chosen[0].start, chosen[-1].end
     elif kind == "content_block_location":
@@ -390,8 +390,13 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
         lo, hi = segments[b0].start, segments[min(b1, len(segments)) - 1].end
     else:
         return None  # web search results and other locations do not point into a source
+    return _find(source.text, cited, lo, hi) or fallback or (lo, hi)
+
+
+def _find(text: str, cited: str, lo: int, hi: int) -> tuple[int, int] | None:
+    """Where ``cited`` (or it stripped) first occurs in ``text[lo:hi]``, or None."""
     for needle in dict.fromkeys((cited, cited.strip())):
-        found = source.text.find(needle, lo, hi) if needle else -1
+        found = text.find(needle, lo, hi) if needle else -1
         if found >= 0:
             return found, found + len(needle)
-    return fallback or (lo, hi)
+    return None

@@ -135,3 +135,20 @@ def test_strict_false_skips_what_it_cannot_read_where_strict_raises() -> None:
     ]:
         stream.feed(event)
     assert stream.finish() == whole()
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        {"type": "page_location", "start_page_number": 7, "end_page_number": 8},
+        {"type": "content_block_location", "start_block_index": 9, "end_block_index": 10},
+    ],
+)
+def test_a_citation_of_pages_or_blocks_the_source_lacks_is_reported(location: dict[str, object]) -> None:
+    """Dropped without a trace before (an out-of-range document was reported, an out-of-range page not)."""
+    from cite_core import from_anthropic_content, number_sources
+
+    sources = number_sources([{"pages": ["Page one text.", "Page two: rockets fly."], "title": "PDF"}])
+    raw = {"cited_text": "Rockets fly to Mars.", "document_index": 0, "document_title": "PDF", **location}
+    answer = from_anthropic_content([{"type": "text", "text": "Rockets fly.", "citations": [raw]}], sources)
+    assert answer.citations == [] and answer.invalid_markers == ["[1]"]
