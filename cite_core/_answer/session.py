@@ -56,7 +56,8 @@ class CitationSession:
         self._members: dict[int, list[int]] = {}  # number -> indices into self._items, in arrival order
         self._sources: dict[int, Source] = {}
         self._by_key: dict[str, int] = {}  # "doc:<id>" or "text:<sha1>" -> number
-        self._seen_chunks: set[str] = set()  # text keys of every chunk added (repeats add nothing)
+        self._chunks: dict[int, set[str]] = {}  # number -> text keys of its chunks (repeats add nothing)
+        self._chunk_numbers: dict[tuple[str | None, str], int] = {}  # (document, chunk text) -> its number
 
     def add(self, items: Iterable[Any]) -> list[Source]:
         """Number ``items`` (anything ``number_sources`` accepts) and return their sources, in the
@@ -74,7 +75,11 @@ class CitationSession:
     def _place(self, item: Any, single: Source) -> int:
         chunk_key = _text_key(single)
         doc_key = f"doc:{single.document_id}" if self.merge and single.document_id is not None else None
-        number = self._by_key.get(doc_key or chunk_key)
+        # this chunk's own number first (it may have been kept apart from its document's source: other
+        # metadata), else its document's, else a new one
+        number = self._chunk_numbers.get((doc_key, chunk_key)) if doc_key is not None else None
+        if number is None:
+            number = self._by_key.get(doc_key or chunk_key)
         if number is None and doc_key is not None:
             number = self._by_key.get(chunk_key)  # the same text, restored without its document id
             if number is not None:
@@ -82,9 +87,8 @@ class CitationSession:
         if number is None:
             number = self.next_number
             self._by_key[doc_key or chunk_key] = number
-        if chunk_key in self._seen_chunks and number in self._sources:
-            return number
-        self._seen_chunks.add(chunk_key)
+        if chunk_key in self._chunks.get(number, ()) and number in self._sources:
+            return number  # this source holds this chunk already (a chunk of another source does not count)
         members = self._members.setdefault(number, [])
         members.append(len(self._items))
         self._items.append(item)
@@ -95,6 +99,8 @@ class CitationSession:
             self._by_key[chunk_key] = number
             self._members[number] = [len(self._items) - 1]
             built = [single]
+        self._chunks.setdefault(number, set()).add(chunk_key)
+        self._chunk_numbers.setdefault((doc_key, chunk_key), number)
         source = built[0].model_copy(update={"number": number})
         source._analysis = None
         self._sources[number] = source

@@ -104,3 +104,25 @@ def test_a_reload_restores_sources_whose_title_holds_a_closing_angle_bracket() -
     ]
     (market,) = reloaded.add(["The fish market moved in 1933."])
     assert market.number == 2
+
+
+def test_a_chunk_seen_in_another_document_joins_its_own_document() -> None:
+    """The text was known from document A, so document B's retrieval of it added nothing to B."""
+    session = CitationSession()
+    session.add([{"text": "Shared paragraph about cats.", "document_id": "A", "title": "A"}])
+    session.add([{"text": "Only in B: dogs bark.", "document_id": "B", "title": "B"}])
+    (b,) = session.add([{"text": "Shared paragraph about cats.", "document_id": "B", "title": "B"}])
+    assert b.number == 2 and b.text == "Only in B: dogs bark.\n\nShared paragraph about cats."
+    assert len(session.items_for(2)) == 2 and len(session.items_for(1)) == 1
+
+
+def test_a_chunk_kept_apart_from_its_document_keeps_its_own_number() -> None:
+    """A chunk that copies a document id but not its title is its own source; retrieved again it came
+    back as the other (trusted) source, text and title."""
+    session = CitationSession()
+    trusted = {"text": "The trusted report says revenue rose.", "document_id": "d", "title": "Trusted"}
+    other = {"text": "Another page says revenue fell.", "document_id": "d", "title": "Other"}
+    assert [s.number for s in session.add([trusted]) + session.add([other])] == [1, 2]
+    (again,) = session.add([other])
+    assert (again.number, again.title, again.text) == (2, "Other", "Another page says revenue fell.")
+    assert [s.text for s in session.sources] == [trusted["text"], other["text"]]
