@@ -18,7 +18,7 @@ from .._sources.segment import split_sentences
 from .blocks import blocks_with_markers, claim_spans, marker_groups
 from .claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from .match_types import Item, Marker, Tag
-from .statements import SentenceMap, Statements
+from .statements import SentenceMap, Statements, per_segment
 
 __all__ = ["Assembler"]
 
@@ -366,13 +366,14 @@ class Assembler:
     def _cite(self, group: _Group, source: Source, item: Item) -> None:
         if group.forward and not group.resolved:
             return
-        citation = self.corpus.cite(
-            source, group.claim, reference=self._display_no[source.number], sentences=item.sentences
-        )
-        group.citations.append(citation)
-        if self.emit:
-            self._flush_text()
-            self._events.append(citations_delta(citation, group.start, group.end))
+        reference = self._display_no[source.number]
+        # a citation spans one chunk, page or block: a sentence range that crosses one is cited per part
+        for part in per_segment(source, item.sentences):
+            citation = self.corpus.cite(source, group.claim, reference=reference, sentences=part)
+            group.citations.append(citation)
+            if self.emit:
+                self._flush_text()
+                self._events.append(citations_delta(citation, group.start, group.end))
 
     def _new_group(self) -> _Group:
         return _Group()

@@ -24,7 +24,7 @@ from .match_types import Item, Marker, Tag
 if TYPE_CHECKING:
     from .assembler import Assembler, _Group
 
-__all__ = ["SentenceMap", "SentenceRange", "Statements", "sentence_ranges"]
+__all__ = ["SentenceMap", "SentenceRange", "Statements", "per_segment", "sentence_ranges"]
 
 _CLOSE = re.compile(r"[\]】］〕)]")
 _RANGE = re.compile(r"([0-9０-９]{1,6})(?:\s*[-–—~]\s*([0-9０-９]{1,6}))?")
@@ -173,3 +173,20 @@ class Statements:
             out._show_marker(group, display_number(out._display_no, source.number))
         group.items.append((source, item))
         out._cite(group, source, item)
+
+
+def per_segment(source: Source, sentences: tuple[int, int] | None) -> list[tuple[int, int] | None]:
+    """The 1-based sentence range ``sentences`` cut where the source's segments change (one range when
+    it stays in one; ``[None]``, the best match, without a range)."""
+    if sentences is None:
+        return [None]
+    lo, hi = sentences
+    units = source_units(source)
+    parts: list[tuple[int, int] | None] = []
+    start = lo
+    for n in range(lo + 1, hi + 1):
+        if units[n - 1].segment != units[n - 2].segment:
+            parts.append((start, n - 1))
+            start = n
+    parts.append((start, hi))
+    return parts

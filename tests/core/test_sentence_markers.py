@@ -59,3 +59,24 @@ def test_a_sentence_range_is_cited_exactly_when_the_source_has_it(lo: int, hi: i
         assert answer.invalid_markers == [] and len(answer.citations) == 1
     else:
         assert answer.citations == [] and answer.invalid_markers == [f"[{number}:{lo}-{hi}]"]
+
+
+def test_a_sentence_range_across_pages_or_chunks_is_cited_per_part() -> None:
+    """``[1:2-3]`` over the end of page 1 and the start of page 2 cited page 1 alone; the rest was neither
+    cited nor reported. Each part is now a citation of its own page or chunk (whole and streamed)."""
+    from cite_core import build_prompt
+
+    items = [
+        {"pages": ["P one. P two.", "Page 2 s1. Page 2 s2."], "title": "PDF"},
+        {"text": "First chunk. Ends here.", "start_index": 0, "document_id": "D"},
+        {"text": "Second chunk starts. More.", "start_index": 900, "document_id": "D"},
+    ]
+    sources = build_prompt("q", items, style="sentences").sources
+    answer = parse_answer("The claim [1:2-3]. Another [2:2-3].", sources, style="sentences")
+    shown = [(c.cited_text, getattr(c, "start_page_number", None)) for c in answer.citations]
+    assert shown == [("P two.", 1), ("Page 2 s1.", 2), ("Ends here.", None), ("Second chunk starts.", None)]
+    assert answer.invalid_markers == []
+    stream = CitationStream(sources, style="sentences")
+    for char in "The claim [1:2-3]. Another [2:2-3].":
+        stream.feed(char)
+    assert stream.finish() == answer
