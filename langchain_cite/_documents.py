@@ -119,6 +119,8 @@ def number_documents(
         if isinstance(d, Document) and not d.page_content.strip():
             logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
             continue
+        if isinstance(d, Document) and any(d == kept for kept in items):
+            continue  # the same Document twice (a union of retrievers): one source, as a session makes it
         items.append(d)
     if items and all(isinstance(i, Source) for i in items):
         return list(items), {}

@@ -140,3 +140,16 @@ def test_references_reach_their_documents_and_show_page_labels() -> None:
     [citation] = [c for c in answer.citations if c.document_index == seabirds.source.number - 1]
     assert citation.type == "page_location" and citation.start_page_number == 2  # the physical page
     assert answer.documents == [other, pages[1], pages[0]]
+
+
+def test_the_same_document_twice_is_one_source() -> None:
+    """A union of two retrievers returns one Document twice: the model saw it as [1] and [3], and the
+    reference list named it twice."""
+    from langchain_cite._documents import number_documents
+
+    harbour = Document(page_content="The harbour was dredged in 1931.", metadata={"title": "Harbour"})
+    light = Document(page_content="The lighthouse was built in 1872.", metadata={"title": "Light"})
+    other = Document(page_content="The harbour was dredged in 1931.", metadata={"title": "Other"})
+    sources, behind = number_documents([harbour, light, harbour, other])
+    assert [(s.number, s.title) for s in sources] == [(1, "Harbour"), (2, "Light"), (3, "Other")]
+    assert behind[1] == [harbour]
