@@ -175,9 +175,12 @@ def test_sentence_style_markers_cite_exact_sentences_or_are_invalid(source: int,
     units = source_units(SOURCES[source - 1])
     first, last = min(lo, hi), max(lo, hi)
     if 1 <= first <= last <= len(units):
-        (citation,) = answer.citations
-        assert citation.document_index == source - 1
-        assert citation.source_start == units[first - 1].start
+        # one citation per segment (chunk, page, block) the range crosses, in order
+        parts = 1 + sum(units[n].segment != units[n - 1].segment for n in range(first, last))
+        assert len(answer.citations) == parts
+        assert all(c.document_index == source - 1 for c in answer.citations)
+        assert answer.citations[0].source_start == units[first - 1].start
+        assert answer.citations[-1].source_end <= units[last - 1].end
         assert answer.invalid_markers == []
     else:  # sentences the source does not have: reported, never a citation of something else
         assert answer.citations == [] and answer.invalid_markers == [f"[{source}:{lo}-{hi}]"]
