@@ -370,10 +370,10 @@ def kept_segments_metadata(source: Source, kept: Sequence[int]) -> dict[str, Any
 
 def _segment_labels(item: _Item, owners: list[tuple[int, ...]]) -> list[str | None]:
     """Of a source without page numbers whose chunks carry a printed ``page_label`` (LlamaIndex's
-    ``PDFReader`` writes no page number): the label of each segment (``iv``; ``iv, v`` for overlapping
-    chunks of two pages coalesced into one), None where a chunk of it has none; empty when no chunk
-    has one. Shown beside the references (never a page number: ``page_location`` needs the physical
-    page)."""
+    ``PDFReader`` writes no page number): the label of each segment, None where its chunks have none;
+    empty when no chunk has one. The chunks of one segment share their label (``_chunks`` coalesces
+    only those). Shown beside the references (never a page number: ``page_location`` needs the
+    physical page)."""
     label_of = {}
     for part in (item, *item.merged):
         label = part.metadata.get("page_label")
@@ -381,11 +381,7 @@ def _segment_labels(item: _Item, owners: list[tuple[int, ...]]) -> list[str | No
             label_of[part.index] = label.strip()
     if not label_of:
         return []
-    out: list[str | None] = []
-    for indices in owners:
-        found = list(dict.fromkeys(label_of[i] for i in indices if i in label_of))
-        out.append(", ".join(found) if found and len(found) == len(indices) else None)
-    return out
+    return [label_of.get(indices[0]) for indices in owners]
 
 
 def _chunks(

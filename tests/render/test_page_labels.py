@@ -64,3 +64,15 @@ def test_adjacent_chunks_of_two_printed_pages_stay_two_segments() -> None:
     assert "p. ii" in render_terminal(answer) and "p. i," not in render_terminal(answer)
     prompt = build_prompt("q", items, max_tokens=230, on_overflow="truncate", warn_dropped=False)
     assert prompt.sources[0].metadata["segment_page_labels"] == ["i"]
+
+
+def test_overlapping_chunks_of_one_printed_page_keep_its_label() -> None:
+    """Two overlapping chunks of page iv are one segment; its label was lost (None) because the segment
+    had two chunks and one distinct label."""
+    chunks = [
+        {"text": "Alpha beta gamma. Delta.", "start_index": 0, "page_label": "iv", "document_id": "d"},
+        {"text": "gamma. Delta. Epsilon zeta.", "start_index": 11, "page_label": "iv", "document_id": "d"},
+    ]
+    [source] = number_sources(chunks)
+    assert len(source.segments) == 1 and source.metadata["segment_page_labels"] == ["iv"]
+    assert "p. iv" in render_terminal(parse_answer("Epsilon zeta [1].", [source]))
