@@ -102,7 +102,6 @@ class CitationSession:
         self._chunks.setdefault(number, set()).add(chunk_key)
         self._chunk_numbers.setdefault((doc_key, chunk_key), number)
         source = built[0].model_copy(update={"number": number})
-        source._analysis = None
         self._sources[number] = source
         return number
 

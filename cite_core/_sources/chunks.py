@@ -37,7 +37,6 @@ def chunks_of(source: Source, keep: list[int]) -> Source:
     )
     part._item_indices = tuple(i for i in source.item_indices if i in items)
     part._segment_items = tuple(source._segment_items[i] for i in sorted(keep))
-    part._analysis = None  # derived data (sentence units, terms) belongs to the whole text
     return part
 
 

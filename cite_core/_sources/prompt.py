@@ -403,7 +403,6 @@ def _prefix(source: Source, end: int) -> Source:
     )
     metadata = kept_segments_metadata(source, range(len(segments)))
     part = source.model_copy(update={"text": source.text[:end], "segments": segments, "metadata": metadata})
-    part._analysis = None  # derived data (sentence units, terms) belongs to the whole text
     return part
 
 
