@@ -121,11 +121,18 @@ class CitationStream:
         self._out.thinking(text)
         return self._out.take_events()
 
-    def finish(self) -> CitedAnswer:
-        """Flush what was held back, resolve pending claims and return the cited answer."""
+    def finish(self, *, truncated: bool = False) -> CitedAnswer:
+        """Flush what was held back, resolve pending claims and return the cited answer.
+
+        ``truncated=True``: the output was cut off before the model finished (``finish_reason="length"``,
+        a dropped connection): an unfinished marker at the end is dropped rather than shown as text, and
+        the answer says so (``CitedAnswer.truncated``, a note). Once finished, later calls return the
+        same answer."""
         if self._finished is None:
-            self._consume(self._lexer.finish())
+            check_flag(truncated, "truncated")
+            self._consume(self._lexer.finish(truncated=truncated))
             self._out.stopped_in_reasoning = self._lexer.mode is Mode.THINK
+            self._out.truncated = truncated
             self._finished = self._out.finish()
         return self._finished
 
@@ -136,7 +143,7 @@ class CitationStream:
         self.finish()
         yield from self._out.take_events()
 
-    def _parse_whole(self, text: str) -> CitedAnswer:
+    def _parse_whole(self, text: str, truncated: bool = False) -> CitedAnswer:
         """``parse_answer``: the whole text at once, without building the events nobody reads. With an
         embedding model, a lexical pass first finds every claim and cited source, so that the model is
         called once for the whole answer rather than once per citation (a remote model: one round trip)."""
@@ -146,10 +153,10 @@ class CitationStream:
             fixed, first_new = self._display_numbers
             plan = CitationStream(self.sources, style=self._style, display_numbers=fixed, first_new=first_new)
             asked = plan._corpus.asked = []
-            plan._parse_whole(text)
+            plan._parse_whole(text, truncated)
             corpus.prefetch(asked)
         self.feed(text)
-        return self.finish()
+        return self.finish(truncated=truncated)
 
     @property
     def held(self) -> int:
@@ -209,15 +216,18 @@ def parse_answer(
     first_new: int | None = None,
     calibration: FlagCalibration | None = None,
     reasoning: str = "",
+    truncated: bool = False,
 ) -> CitedAnswer:
     """Parse a whole answer: markers found, validated, localised in their sources; never raises on text.
     ``style``: the prompt style the model was given (``statements``: see ``CitationStream``);
     ``display_numbers``, ``first_new``: numbers a conversation keeps (see ``CitationStream``).
     ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``).
     ``reasoning``: the model's reasoning that came apart from its text (a reasoning or thinking block,
-    ``reasoning_content``): it goes to ``CitedAnswer.reasoning``, as ``CitationStream.feed_reasoning``."""
+    ``reasoning_content``): it goes to ``CitedAnswer.reasoning``, as ``CitationStream.feed_reasoning``.
+    ``truncated``: the output was cut off (see ``CitationStream.finish``)."""
     check_text(text, "text", surrogates=True)  # model text: lone surrogates become U+FFFD
     check_text(reasoning, "reasoning", surrogates=True)
+    check_flag(truncated, "truncated")
     stream = CitationStream(
         sources,
         unsupported_threshold=unsupported_threshold,
@@ -229,4 +239,4 @@ def parse_answer(
     )
     if reasoning:
         stream._out.thinking(reasoning)
-    return stream._parse_whole(text)
+    return stream._parse_whole(text, truncated)

@@ -63,6 +63,9 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} source(s) did not fit the token budget and were not shown to the model: {items}"
         ),
+        "note_truncated": (
+            "The answer was cut off before the model finished (its output token limit or a lost connection)."
+        ),
         "note_stopped_in_reasoning": (
             "The model stopped while still reasoning, for example at its output token limit, before "
             "it finished answering."
@@ -100,6 +103,10 @@ LABELS: dict[str, dict[str, str]] = {
         "note_dropped_sources": (
             "{count} fuente(s) no cabían en el presupuesto de tokens y no se mostraron al modelo: {items}"
         ),
+        "note_truncated": (
+            "La respuesta se cortó antes de que el modelo terminara (su límite de tokens de salida o una "
+            "conexión perdida)."
+        ),
         "note_stopped_in_reasoning": (
             "El modelo se detuvo mientras aún razonaba, por ejemplo al llegar a su límite de tokens de "
             "salida, antes de terminar la respuesta."
@@ -130,6 +137,7 @@ LABELS: dict[str, dict[str, str]] = {
         "verdict_partially_supported": "部分有依据",
         "verdict_not_supported": "无依据",
         "verdict_contradicted": "与来源矛盾",
+        "note_truncated": "回答在模型完成之前被截断（达到输出 token 上限或连接中断）。",
         "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },

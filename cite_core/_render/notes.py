@@ -27,6 +27,7 @@ NoteKind = Literal[
     "dropped_sources",
     "verification",
     "stopped_in_reasoning",
+    "truncated",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -77,6 +78,8 @@ def answer_notes(
     notes: list[Note] = []
     if getattr(answer, "stopped_in_reasoning", False):
         notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))
+    elif getattr(answer, "truncated", False):
+        notes.append(Note(kind="truncated", text=labels["note_truncated"]))
     if extractive:
         notes.append(Note(kind="extractive", text=labels["note_extractive"]))
     if answer.invalid_markers:

@@ -85,6 +85,7 @@ def build_answer(
     removed: str = "",
     reasoning: str = "",
     stopped_in_reasoning: bool = False,
+    truncated: bool = False,
 ) -> CitedAnswer:
     """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
     order of first appearance (``numbers``: source number -> display number)."""
@@ -97,6 +98,7 @@ def build_answer(
         unsupported_threshold=threshold,
         reasoning=reasoning,
         stopped_in_reasoning=stopped_in_reasoning,
+        truncated=truncated,
     )
 
 

@@ -244,6 +244,11 @@ class CitedAnswer(BaseModel):
     stopped_in_reasoning: bool = False
     """The output ended inside a thinking section (cut off, e.g. at the token limit, before the model
     closed it): the answer is what came before, usually nothing. The notes say so."""
+    truncated: bool = False
+    """The output was cut off before the model finished (its token limit, ``finish_reason="length"``, a
+    dropped connection), as the caller said (``parse_answer(truncated=True)``,
+    ``CitationStream.finish(truncated=True)``): an unfinished marker at the end was dropped, not shown
+    as text. The notes say so."""
     _verification: Verification | None = PrivateAttr(default=None)
 
     @property

@@ -101,6 +101,7 @@ class Assembler:
         self._forward: list[_Group] = []
         self._prev_char = ""
         self.stopped_in_reasoning = False
+        self.truncated = False
 
     def restarted(self, events: list[StreamEvent], reasoning: str) -> None:
         """Start as the answer after a lone closing thinking tag: the previous assembler's last
@@ -440,4 +441,5 @@ class Assembler:
             removed="".join(self._removed),
             reasoning="".join(self._reasoning),
             stopped_in_reasoning=self.stopped_in_reasoning,
+            truncated=self.truncated,
         )

@@ -54,11 +54,26 @@ class Lexer(LexerState):
             self._buf += chunk
             yield from self._run()
 
-    def finish(self) -> Iterator[Token]:
-        """The end of the input: yields the rest, held spaces included."""
+    def finish(self, *, truncated: bool = False) -> Iterator[Token]:
+        """The end of the input: yields the rest, held spaces included. ``truncated``: the output was
+        cut off, so text held back because it may still become a marker (``[2``, ``【``) is dropped
+        with the spaces before it, never released as text."""
+        if truncated and self._dangling():
+            self._buf, self._held = "", ""
         self._eof = True
         yield from self._run()
         yield from self._release()
+
+    def _dangling(self) -> bool:
+        """Whether the text held back is a marker the output was cut off in (``[2``, ``【``, `` [1, 2``),
+        not a complete one (``[1]`` held in case a link follows)."""
+        if self.mode not in (Mode.TEXT, Mode.GROUP, Mode.LINE_START):
+            return False
+        buf = self._buf
+        pos = _SEPARATORS.match(buf).end()  # type: ignore[union-attr]
+        return (
+            pos < len(buf) and buf[pos] in _OPENERS and not isinstance(match_marker(buf, pos, True), Marker)
+        )
 
     def _run(self) -> Iterator[Token]:
         buf, pos, eof = self._buf, 0, self._eof
