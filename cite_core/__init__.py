@@ -19,7 +19,7 @@ from ._answer.calibrate import FlagCalibration, calibrate_flag
 from ._answer.conversation import condense_question_messages, tool_citation_instructions
 from ._answer.extractive import extractive_answer
 from ._answer.parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
-from ._answer.session import CitationSession, source_key
+from ._answer.session import SOURCES_RECORD_KEY, CitationSession, source_key
 from ._answer.structured import CitedStructure, InvalidMarker, cite_structured
 from ._answer.structured_stream import StructuredCitationStream
 from ._answer.verify import averify, verify
@@ -92,6 +92,7 @@ __all__ = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
+    "SOURCES_RECORD_KEY",
     "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",

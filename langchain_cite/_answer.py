@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from pydantic import Field
 
-from cite_core import CitedAnswer, Reference, Source
+from cite_core import CitedAnswer, Reference, Source, source_key
 
 __all__ = ["CitedRagAnswer", "DocumentReference", "rag_answer"]
 
@@ -41,6 +41,10 @@ class CitedRagAnswer(CitedAnswer):
     """Cited sources only, deduplicated, in order of first appearance; each with its ``documents``."""
     sources: list[Source] = Field(default_factory=list, exclude=True)
     """The numbered sources of this run; ``references`` are the cited ones among them."""
+    numbering: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+    """Every number the conversation gave so far (``{"number", "key"}``), this answer's included: a
+    cited message carries it (``response_metadata["numbering"]``), so any suffix of a history restores
+    the numbering."""
 
     @property
     def no_sources(self) -> bool:
@@ -54,9 +58,13 @@ class CitedRagAnswer(CitedAnswer):
 
 
 def rag_answer(
-    answer: CitedAnswer, sources: Sequence[Source], documents: Mapping[int, Sequence[Document]] | None = None
+    answer: CitedAnswer,
+    sources: Sequence[Source],
+    documents: Mapping[int, Sequence[Document]] | None = None,
+    numbering: Sequence[Mapping[str, Any]] = (),
 ) -> CitedRagAnswer:
-    """``answer`` with ``sources`` and, per reference, the documents of its source number."""
+    """``answer`` with ``sources`` and, per reference, the documents of its source number; ``numbering``:
+    the numbers the conversation gave before (this answer's references are added)."""
     documents = documents or {}
     references = [
         DocumentReference.model_construct(
@@ -64,5 +72,10 @@ def rag_answer(
         )
         for ref in answer.references
     ]
+    known = {entry["number"]: dict(entry) for entry in numbering}
+    for ref in answer.references:
+        known.setdefault(ref.number, {"number": ref.number, "key": source_key(ref.source)})
     fields: dict[str, Any] = {**dict(answer), "references": references}
-    return CitedRagAnswer.model_construct(**fields, sources=list(sources))
+    return CitedRagAnswer.model_construct(
+        **fields, sources=list(sources), numbering=[known[n] for n in sorted(known)]
+    )

@@ -21,9 +21,10 @@ from ._messages import message_text, to_ai_message
 __all__ = ["Conversation"]
 
 
-def _references(message: BaseMessage) -> list[Mapping[str, Any]]:
-    """The ``{"number", "key"}`` references a cited message's metadata holds (none for other messages)."""
-    references = message.response_metadata.get("references") if isinstance(message, AIMessage) else None
+def _references(message: BaseMessage, field: str = "references") -> list[Mapping[str, Any]]:
+    """The ``{"number", "key"}`` entries a cited message's metadata holds at ``field`` (``references``:
+    what it cited; ``numbering``: every number the conversation gave until then); none for others."""
+    references = message.response_metadata.get(field) if isinstance(message, AIMessage) else None
     return [r for r in references if isinstance(r, Mapping)] if isinstance(references, list) else []
 
 
@@ -36,6 +37,7 @@ class Conversation:
         self.session = CitationSession()
         for message in self.messages:
             self.session.remember(_references(message))
+            self.session.remember(_references(message, "numbering"))  # a trimmed history keeps it all
 
     def for_model(self, sources: Sequence[Source]) -> list[BaseMessage]:
         """The history with every earlier answer's markers in the numbering of ``sources``."""
@@ -54,4 +56,5 @@ class Conversation:
         return {
             "display_numbers": self.session.display_numbers(sources),
             "first_new": self.session.next_number,
+            "conversation_numbering": self.session.numbering(),
         }

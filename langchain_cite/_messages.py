@@ -139,6 +139,9 @@ def _metadata(answer: CitedAnswer) -> dict[str, Any]:
         for ref in answer.references
     ]
     metadata: dict[str, Any] = {"references": references, "invalid_markers": list(answer.invalid_markers)}
+    numbering = getattr(answer, "numbering", None)
+    if numbering:
+        metadata["numbering"] = numbering  # the whole conversation's, so any suffix restores it
     if getattr(answer, "no_sources", False):
         metadata["no_sources"] = True
     if getattr(answer, "reasoning", ""):

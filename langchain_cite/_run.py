@@ -37,6 +37,8 @@ class ParseRun:
         self.documents: Mapping[int, list[Any]] = {}
         self.pending: list[Any] = []
         self.numbering: dict[str, Any] = {}
+        self.known: list[Any] = []
+        """Every number the conversation gave before this call (its cited messages carry it on)."""
         self.tokens: list[Any] = []
         """The message chunks of the last ``feed`` or ``finish``, for the parser's chat model run."""
         self.stream: CitationStream | AnthropicCitationStream | None = None
@@ -61,6 +63,8 @@ class ParseRun:
         for key in ("display_numbers", "first_new"):  # a conversation's numbers (CitationSources)
             if chunk.get(key) is not None:
                 self.numbering[key] = chunk[key]
+        if isinstance(chunk.get("conversation_numbering"), list):
+            self.known = chunk["conversation_numbering"]
         if parser.sources_key in chunk and self.stream is None:
             self.sources, documents = number_documents(chunk[parser.sources_key] or [])
             self.documents = documents or self.documents
@@ -83,7 +87,7 @@ class ParseRun:
         stream = self._stream()
         answer = stream.finish()
         events.extend(stream.pending_events())
-        final = self.answer = rag_answer(answer, self.sources, self.documents)
+        final = self.answer = rag_answer(answer, self.sources, self.documents, self.known)
         text = "".join(e.text for e in events if e.type == "display_delta")
         if self.parser.output == "message":
             self.tokens = [answer_chunk(final, text, self.model, id=self.message_id)]

@@ -20,6 +20,9 @@ from ._messages import as_output, message_parts
 
 __all__ = ["SESSION_CONFIG_KEY", "CitationSession", "create_cited_retriever_tool"]
 
+RECORD_KEY = cite_core.SOURCES_RECORD_KEY
+"""``metadata`` key of a cited retriever tool's artifact documents: the number and key each was shown as."""
+
 SESSION_CONFIG_KEY = "citation_session"
 """``config["configurable"]`` key of the ``CitationSession`` a cited retriever tool numbers into."""
 
@@ -41,39 +44,88 @@ class CitationSession(cite_core.CitationSession):
 
     def add_documents(self, documents: Sequence[Document]) -> list[cite_core.Source]:
         """Number retrieved ``Document``\\ s (empty ones are skipped); their sources, in first appearance."""
-        numbers: list[int] = []
+        return self._sources_of(self._number(documents))
+
+    def _number(self, documents: Sequence[Document]) -> list[tuple[Document, int]]:
+        """Each non-empty document with the number it got."""
+        numbered = []
         for document in documents:
             if not document.page_content.strip():
                 continue
             [source] = self.add([document_to_item(document, zero_based_pages=self.zero_based_pages)])
-            behind = self._documents.setdefault(source.number, [])
-            if not any(d is document or d == document for d in behind):
-                behind.append(document)
-            if source.number not in numbers:
-                numbers.append(source.number)
+            self._keep(source.number, document)
+            numbered.append((document, source.number))
+        return numbered
+
+    def _keep(self, number: int, document: Document) -> None:
+        behind = self._documents.setdefault(number, [])
+        if not any(d is document or d == document for d in behind):
+            behind.append(document)
+
+    def _sources_of(self, numbered: Sequence[tuple[Document, int]]) -> list[cite_core.Source]:
         by_number = {s.number: s for s in self.sources}
-        return [by_number[n] for n in numbers]
+        return [by_number[n] for n in dict.fromkeys(n for _, n in numbered) if n in by_number]
+
+    def tool_result(self, documents: Sequence[Document]) -> tuple[str, list[Document]]:
+        """A cited retriever tool's output: the numbered sources as the model sees them, and the
+        documents as the artifact, each with its record in ``metadata["citation_sources"]`` (its number
+        and key), by which ``from_messages`` knows the tool result for the project's own and restores
+        each document at the number the model saw, whatever order parallel calls finished in."""
+        numbered = self._number(documents)
+        sources = self._sources_of(numbered)
+        keys = {s.number: self.key(s) for s in sources}
+        artifact = [
+            Document(
+                page_content=d.page_content,
+                metadata={**d.metadata, RECORD_KEY: {"number": n, "key": keys[n]}},
+                id=d.id,
+            )
+            for d, n in numbered
+        ]
+        return self.format(sources), artifact
 
     @classmethod
     def from_messages(  # type: ignore[override]
-        cls, messages: Sequence[Any], *, merge: bool = True, zero_based_pages: bool = True
+        cls,
+        messages: Sequence[Any],
+        *,
+        merge: bool = True,
+        zero_based_pages: bool = True,
+        tool_names: Sequence[str] = (),
     ) -> CitationSession:
         """The session of a saved conversation (a checkpointed ``MessagesState``, messages loaded from
-        JSON): its tool results numbered again in order (from their ``Document`` artifacts, else from
-        the sources they showed) and the numbers its cited answers showed, so that a source seen
-        before keeps its number when the conversation continues in a new process."""
+        JSON, or only its last messages): the documents of its cited retriever tools' results at the
+        numbers the model saw (their artifacts' records), and every number its cited answers carry
+        (``response_metadata["numbering"]`` and ``["references"]``), so that a source seen before keeps
+        its number when the conversation continues in a new process.
+
+        Only the project's own tool results are read: those whose artifact carries the record, and the
+        text of tools named in ``tool_names`` (when their artifacts were not kept). Another tool's text
+        (a fetched page that writes ``<source number="2" ...>``) never becomes a source."""
+        if isinstance(tool_names, str) or not all(isinstance(n, str) for n in tool_names):
+            raise cite_core.ArgumentError(f"tool_names must be a list of tool names, got {tool_names!r:.60}")
+        names = frozenset(tool_names)
         session = cls(merge=merge, zero_based_pages=zero_based_pages)
         for message in convert_to_messages(list(messages)):
             if isinstance(message, ToolMessage):
-                documents = _documents(message.artifact)
-                if documents:
-                    session.add_documents(documents)
-                elif isinstance(message.content, str):
+                recorded = _recorded(message.artifact)
+                if recorded:
+                    session._restore_documents(recorded)
+                elif message.name in names and isinstance(message.content, str):
                     session.restore(message.content)
-            references = message.response_metadata.get("references")
-            if isinstance(references, list):
-                session.remember(r for r in references if isinstance(r, Mapping))
+            for field in ("numbering", "references"):
+                found = message.response_metadata.get(field)
+                if isinstance(found, list):
+                    session.remember(r for r in found if isinstance(r, Mapping))
         return session
+
+    def _restore_documents(self, recorded: Sequence[tuple[int, str, Document]]) -> None:
+        """Documents of a tool result at the numbers (and keys) their records give."""
+        items = [(n, document_to_item(d, zero_based_pages=self.zero_based_pages)) for n, _, d in recorded]
+        restored = {s.number for s in self.restore_items(items, {n: key for n, key, _ in recorded})}
+        for number, _, document in recorded:
+            if number in restored:
+                self._keep(number, document)
 
     def documents_for(self, number: int) -> list[Document]:
         """The ``Document``\\ s behind source ``number``, in arrival order."""
@@ -87,7 +139,7 @@ class CitationSession(cite_core.CitationSession):
         if reasoning:
             stream.feed_reasoning(reasoning)
         stream.feed(text)
-        return rag_answer(stream.finish(), self.sources, self._documents)
+        return rag_answer(stream.finish(), self.sources, self._documents, self.numbering())
 
     def parser(self, *, output: str = "answer") -> Runnable[Any, Any]:
         """``parse`` as a runnable (``agent | session.parser()``); ``output="message"``: an ``AIMessage``."""
@@ -100,17 +152,26 @@ class CitationSession(cite_core.CitationSession):
         return RunnableLambda(run, name="CitationSession.parser")
 
 
-def _documents(artifact: Any) -> list[Document]:
-    """A tool message's artifact as ``Document`` objects (also as dicts, after a JSON round trip)."""
-    if not isinstance(artifact, list):
+def _recorded(artifact: Any) -> list[tuple[int, str, Document]]:
+    """The documents of a cited retriever tool's artifact (also as dicts, after a JSON round trip) with
+    the number and key their records give, the record taken out of their metadata; none when any
+    document lacks a record (another tool's artifact)."""
+    if not isinstance(artifact, list) or not artifact:
         return []
-    documents = []
+    found = []
     for item in artifact:
         if isinstance(item, Mapping) and isinstance(item.get("page_content"), str):
             item = Document(page_content=item["page_content"], metadata=dict(item.get("metadata") or {}))
-        if isinstance(item, Document):
-            documents.append(item)
-    return documents
+        if not isinstance(item, Document):
+            return []
+        metadata = dict(item.metadata)
+        record = metadata.pop(RECORD_KEY, None)
+        number = record.get("number") if isinstance(record, Mapping) else None
+        key = record.get("key") if isinstance(record, Mapping) else None
+        if not isinstance(number, int) or isinstance(number, bool) or not isinstance(key, str):
+            return []
+        found.append((number, key, Document(page_content=item.page_content, metadata=metadata, id=item.id)))
+    return found
 
 
 def _final_message(output: Any) -> Any:
@@ -142,7 +203,9 @@ def create_cited_retriever_tool(
 
     Every call numbers into one ``CitationSession``: the one in ``config["configurable"]
     ["citation_session"]`` when the run gives one, else ``session``, else one the tool creates (as
-    ``tool.metadata["citation_session"]``). The tool message's artifact is the retrieved documents.
+    ``tool.metadata["citation_session"]``). The tool message's artifact is the retrieved documents
+    (non-empty ones), each with its record (``metadata["citation_sources"]``: the number it was shown
+    as), which ``CitationSession.from_messages`` reads back.
     Tell the agent to cite with ``cite_core.tool_citation_instructions()`` in its system prompt.
     """
     own = session if session is not None else CitationSession()
@@ -152,8 +215,7 @@ def create_cited_retriever_tool(
         return found if isinstance(found, CitationSession) else own
 
     def result(documents: list[Document], config: RunnableConfig | None) -> tuple[str, list[Document]]:
-        chosen = current(config)
-        return chosen.format(chosen.add_documents(documents)), documents
+        return current(config).tool_result(documents)
 
     def search(query: str, config: RunnableConfig) -> tuple[str, list[Document]]:
         return result(retriever.invoke(query, config), config)

@@ -38,23 +38,33 @@ class CitationSession(cite_core.CitationSession):
         return self.add([item for _, item in kept])
 
     @classmethod
-    def from_messages(cls, messages: Iterable[Any], *, merge: bool = True) -> CitationSession:  # type: ignore[override]
+    def from_messages(  # type: ignore[override]
+        cls, messages: Iterable[Any], *, merge: bool = True, tool_names: Iterable[str] = ()
+    ) -> CitationSession:
         """The session of a saved conversation (``ChatMessage``\\ s of an agent's memory or a chat store):
-        its tool results give their sources back at the numbers the agent saw, and cited answers
-        (``additional_kwargs["references"]``) the numbers the reader saw."""
+        the results of the tools named in ``tool_names`` (your ``cited_query_engine_tool``\\ s) give
+        their sources back at the numbers the agent saw, and cited answers
+        (``additional_kwargs["references"]``) the numbers the reader saw. Other tools' text is never
+        read as sources (a fetched page can write ``<source number="2" ...>``)."""
         found = []
+        names: dict[str, str] = {}  # tool call id -> tool name, from the assistant's tool calls
         for message in messages:
             if not isinstance(message, ChatMessage):
                 raise cite_core.ArgumentError(f"expected ChatMessage objects, got {type(message).__name__}")
+            for block in message.blocks:
+                call_id, tool = getattr(block, "tool_call_id", None), getattr(block, "tool_name", None)
+                if isinstance(call_id, str) and isinstance(tool, str):
+                    names[call_id] = tool
             role = message.role.value if isinstance(message.role, MessageRole) else str(message.role)
             found.append(
                 {
                     "role": role,
                     "content": message.content or "",
+                    "name": names.get(message.additional_kwargs.get("tool_call_id") or ""),
                     "references": message.additional_kwargs.get("references"),
                 }
             )
-        session = super().from_messages(found, merge=merge)
+        session = super().from_messages(found, merge=merge, tool_names=tool_names)
         assert isinstance(session, CitationSession)
         return session
 

@@ -25,7 +25,12 @@ from .._sources.prompt import PromptStyle, format_sources
 from .conversation import read_source_blocks, renumber_markers
 from .parser import CitationStream, parse_answer
 
-__all__ = ["CitationSession", "source_key"]
+__all__ = ["SOURCES_RECORD_KEY", "CitationSession", "source_key"]
+
+SOURCES_RECORD_KEY = "citation_sources"
+"""Where a tool result written by the project keeps its record (``CitationSession.record``): the key of
+a message dict, of a LangChain tool message's artifact documents' metadata, and so on. A reload reads
+sources only from tool results that carry it (or from tools named as the project's own)."""
 
 
 def _text_key(source: Source) -> str:
@@ -43,6 +48,23 @@ def source_key(source: Source) -> str:
     if source.document_id is None or source._by_text:
         return _text_key(source)
     return f"doc:{source.document_id}"
+
+
+def _record_keys(record: Iterable[Mapping[str, Any]]) -> dict[int, str]:
+    """A tool result's record as number -> key (entries that are not ``{"number": int, "key": str}``
+    are left out)."""
+    keys = {}
+    for entry in record:
+        if isinstance(entry, Mapping):
+            number, key = entry.get("number"), entry.get("key")
+            if isinstance(number, int) and not isinstance(number, bool) and isinstance(key, str):
+                keys[number] = key
+    return keys
+
+
+def check_names(names: Iterable[str]) -> frozenset[str]:
+    """``tool_names`` as a set (``ArgumentError`` for a str or anything not a list of str)."""
+    return frozenset(check_items(names, "tool_names", str, "tool names (str)"))
 
 
 class CitationSession:
@@ -190,38 +212,84 @@ class CitationSession:
                 numbers[number] = by_key[key]
         return renumber_markers(text, numbers)
 
-    def restore(self, text: str) -> list[Source]:
+    def record(self, sources: Sequence[Source]) -> list[dict[str, Any]]:
+        """What a tool result of the project keeps beside its text (at ``SOURCES_RECORD_KEY``): the
+        number and key of each source it shows. A reload reads only tool results that carry one, and
+        only the numbers it names, so text from another tool (a web page that writes ``<source
+        number="2" title="...">``) never becomes a source."""
+        return [{"number": s.number, "key": self.key(s)} for s in sources]
+
+    def numbering(self) -> list[dict[str, Any]]:
+        """Every number the conversation gave so far (its sources and the numbers it remembers), as
+        ``{"number", "key"}`` entries in number order. A cited message carries it, so that any suffix of
+        the history (a node that passes only the last messages) restores the whole numbering."""
+        with self._lock:
+            found = {n: self.key(s) for n, s in self._sources.items()}
+            for key, number in self._by_key.items():
+                found.setdefault(number, key)
+            return [{"number": n, "key": found[n]} for n in sorted(found)]
+
+    def restore(self, text: str, record: Iterable[Mapping[str, Any]] | None = None) -> list[Source]:
         """Add the sources of a tool result as the model saw them (``<source number="n" ...>`` blocks
-        of ``format``), each at its number, so a reloaded conversation keeps them. Blocks whose number
-        the session already gives another source are skipped. Returns the sources restored."""
+        of ``format``), each at its number, so a reloaded conversation keeps them. ``record`` (the
+        tool result's ``record``): only blocks whose number it names are read, under its key; None
+        trusts every block (text the project wrote itself, e.g. from a tool you name). Blocks whose
+        number the session already gives another source are skipped. Returns the sources restored."""
+        keys = None if record is None else _record_keys(record)
+        pairs = [(n, item) for n, item in read_source_blocks(text) if keys is None or n in keys]
+        return self.restore_items(pairs, keys)
+
+    def restore_items(
+        self, pairs: Iterable[tuple[int, Any]], keys: Mapping[int, str] | None = None
+    ) -> list[Source]:
+        """Add items (anything ``number_sources`` accepts) at the numbers the model saw them under,
+        ``(number, item)`` pairs in any order (parallel tool calls finish in any order); ``keys``: the
+        key each number had live (``record``), for chunks that merged by document. Returns the sources
+        restored; a pair whose number means another source here, or whose source has another number,
+        is skipped."""
         restored = []
-        for number, item in read_source_blocks(text):
+        for number, item in pairs:
             single = number_sources([item], merge=False)[0]
             with self._lock:
                 key = self.key(single)
-                known = self._by_key.get(key)
+                live = (keys or {}).get(number)
+                known = self._by_key.get(key, self._by_key.get(live) if live else None)
                 if known is None and number in {*self._by_key.values(), *self._sources}:
                     continue  # the number means another source here
                 if known is not None and known != number:
                     continue  # the source has another number here
                 self._by_key[key] = number
+                if live:
+                    self._by_key.setdefault(live, number)
                 self._place(item, single)
-                restored.append(self._sources[number])
+                if self._sources[number] not in restored:
+                    restored.append(self._sources[number])
         return restored
 
     @classmethod
-    def from_messages(cls, messages: Iterable[Mapping[str, Any]], **options: Any) -> CitationSession:
+    def from_messages(
+        cls, messages: Iterable[Mapping[str, Any]], *, tool_names: Iterable[str] = (), **options: Any
+    ) -> CitationSession:
         """A session rebuilt from a saved conversation of ``{"role", "content"}`` messages: tool results
-        (role ``tool``) give their ``<source>`` blocks back at their numbers, and messages with
-        ``"references"`` (``{"number", "key"}`` entries) the numbers their answers showed."""
+        (role ``tool``) of the project give their ``<source>`` blocks back at their numbers, and
+        messages with ``"references"`` or ``"numbering"`` (``{"number", "key"}`` entries) the numbers
+        their answers showed. A tool result is the project's when it carries its record (at
+        ``"citation_sources"``: ``session.record(sources)``) or its ``"name"`` is one of ``tool_names``;
+        any other tool's text is never read as sources."""
+        names = check_names(tool_names)
         session = cls(**options)
         for message in messages:
             content = message.get("content")
             if message.get("role") == "tool" and isinstance(content, str):
-                session.restore(content)
-            refs = message.get("references")
-            if isinstance(refs, list):
-                session.remember(r for r in refs if isinstance(r, Mapping))
+                record = message.get(SOURCES_RECORD_KEY)
+                if isinstance(record, list):
+                    session.restore(content, record)
+                elif message.get("name") in names:
+                    session.restore(content)
+            for field in ("references", "numbering"):
+                refs = message.get(field)
+                if isinstance(refs, list):
+                    session.remember(r for r in refs if isinstance(r, Mapping))
         return session
 
     def __len__(self) -> int:

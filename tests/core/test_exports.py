@@ -24,6 +24,7 @@ EXPECTED = [
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
     "MESSAGE_FRAMING_TOKENS",
+    "SOURCES_RECORD_KEY",
     "AnswerReset",
     "AnthropicCitationStream",
     "ArgumentError",

@@ -98,7 +98,8 @@ def test_a_reload_restores_sources_whose_title_holds_a_closing_angle_bracket() -
     session = CitationSession()
     shown = session.add([{"text": "Dredging cost 40,000 crowns in 1931.", "title": "Costs > 1930 <draft>"}])
     tool_result = session.format(shown)
-    reloaded = CitationSession.from_messages([{"role": "tool", "content": tool_result}])
+    message = {"role": "tool", "content": tool_result, "citation_sources": session.record(shown)}
+    reloaded = CitationSession.from_messages([message])
     assert [(s.number, s.title, s.text) for s in reloaded.sources] == [
         (1, "Costs > 1930 <draft>", "Dredging cost 40,000 crowns in 1931.")
     ]

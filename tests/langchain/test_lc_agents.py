@@ -52,7 +52,13 @@ def test_numbers_are_stable_across_calls() -> None:
 def test_tool_message_carries_the_documents_as_artifact() -> None:
     call = {"name": "search", "args": {"query": "sun"}, "id": "c1", "type": "tool_call"}
     message = search_tool().invoke(call)
-    assert isinstance(message, ToolMessage) and message.artifact == [SUN, MOON]
+    assert isinstance(message, ToolMessage)
+    # the documents, each with its record: the number the model saw it as (read back on reload)
+    assert [(d.page_content, d.metadata.pop("citation_sources")) for d in message.artifact] == [
+        (SUN.page_content, {"number": 1, "key": "doc:/data/sun.txt"}),
+        (MOON.page_content, {"number": 2, "key": "doc:/data/moon.txt"}),
+    ]
+    assert message.artifact == [SUN, MOON]
 
 
 def test_session_from_the_run_config_wins() -> None:

@@ -247,3 +247,24 @@ def test_an_async_langgraph_node_awaiting_ainvoke_streams_tokens() -> None:
     tokens, final = asyncio.run(run())
     assert len(tokens) > 5 and "".join(tokens) == final.text == "Mars has two moons [1]; the Sun fuses [2]."
     assert references(final) == [(1, "mars.txt"), (2, "sun.txt")]
+
+
+def test_a_history_of_only_the_last_messages_keeps_every_number() -> None:
+    """A LangGraph node that passes only the last messages as history: turn 3 saw only turn 2 (Mars [2],
+    the Sun [3]), so the Moon, [1] in turn 1, came back under a new number. Each cited message now
+    carries the whole numbering so far (``response_metadata["numbering"]``)."""
+    results = {
+        **RESULTS,
+        "Venus?": [MOON, Document(page_content="Venus is hot.", metadata={"source": "venus.txt"})],
+    }
+    replies = [*REPLIES[:2], "Venus is hot [2]; the Moon reflects [1]."]
+    llm = ScriptedChatModel(replies=[AIMessage(content=r) for r in replies])
+    chain = create_cited_rag_chain(RunnableLambda(lambda q: results[q]), llm, output="message")
+    history: list[BaseMessage] = []
+    for question in ("Moon?", "Mars?"):
+        reply = chain.invoke({"question": question, "chat_history": history})
+        history += [HumanMessage(question), reply]
+    assert [e["number"] for e in history[-1].response_metadata["numbering"]] == [1, 2, 3]
+    third = chain.invoke({"question": "Venus?", "chat_history": history[-2:]})
+    assert third.text == "Venus is hot [4]; the Moon reflects [1]."
+    assert references(third) == [(4, "venus.txt"), (1, "moon.txt")]

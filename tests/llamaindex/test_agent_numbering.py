@@ -89,7 +89,11 @@ def test_saved_chat_messages_rebuild_the_session() -> None:
     session = CitationSession()
     _, _, messages = asyncio.run(run_agent(session, [("kessby", "harbour"), ("kessby", "market"), FINAL]))
     saved = [m.model_dump_json() for m in messages]
-    restored = CitationSession.from_messages([ChatMessage.model_validate_json(m) for m in saved])
+    restored = CitationSession.from_messages(
+        [ChatMessage.model_validate_json(m) for m in saved], tool_names=["kessby"]
+    )
+    untrusted = CitationSession.from_messages([ChatMessage.model_validate_json(m) for m in saved])
+    assert untrusted.sources == []  # a tool not named as the project's: its text is never read
     assert [(s.number, s.text) for s in restored.sources] == [(s.number, s.text) for s in session.sources]
     tool = cited_query_engine_tool(
         KeywordRetriever(), name="kessby", description="The archive.", session=restored
