@@ -32,6 +32,7 @@ from ._exceptions import (
     StreamClosedError,
     TokenBudgetError,
     TokenizerUnavailableError,
+    TruncatedOutputError,
 )
 from ._locate.rescore import SupportScorer, embedding_scorer, rescore
 from ._render import (
@@ -133,6 +134,7 @@ __all__ = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "TruncatedOutputError",
     "Verdict",
     "VerdictLevel",
     "Verification",

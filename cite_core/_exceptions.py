@@ -8,6 +8,7 @@ Hierarchy::
     │   └── TokenBudgetError   the question, instructions or top source do not fit the budget
     ├── ArgumentError          an argument has the wrong type or value (also a TypeError and a ValueError)
     ├── StreamClosedError      a stream was fed after finish() (also a RuntimeError)
+    ├── TruncatedOutputError   a structured answer was cut off before it was complete (also a ValueError)
     ├── TokenizerUnavailableError   no tiktoken encoding could be loaded (offline, unknown name)
     └── MissingDependencyError      an optional extra is not installed (also an ImportError)
 
@@ -27,6 +28,7 @@ __all__ = [
     "StreamClosedError",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "TruncatedOutputError",
 ]
 
 
@@ -81,3 +83,9 @@ def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-d
         raise MissingDependencyError(
             f"{feature} needs the '{module}' package: pip install 'cite-anything[{extra}]'"
         ) from exc
+
+
+class TruncatedOutputError(CiteError, ValueError):
+    """The model's output was cut off (its token limit: ``finish_reason="length"``, ``stop_reason=
+    "max_tokens"``) before a structured answer was complete: nothing is parsed out of a partial object.
+    A text answer cut off is not an error: it is parsed with ``truncated=True`` and says so in a note."""

@@ -49,6 +49,14 @@ class Conversation:
             shown.append(message)
         return shown
 
+    def question(self, question: Any, sources: Sequence[Source]) -> Any:
+        """The user's question as the model reads it: a marker naming a number the reader saw ("What
+        else does [2] say?") written as the number of the same source among ``sources`` (removed when
+        this call does not show it). Unchanged without a cited history or when not a str."""
+        if not isinstance(question, str) or not self.messages or "[" not in question:
+            return question
+        return self.session.rewrite(question, self.session.numbering(), sources)
+
     def numbering(self, sources: Sequence[Source]) -> dict[str, Any]:
         """The parser's options for this call: the numbers the reader saw before, and where new ones start."""
         if not self.messages:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
@@ -11,6 +12,8 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda, R
 from langchain_core.runnables.config import patch_config
 from langchain_core.runnables.utils import AddableDict
 from pydantic import ConfigDict
+
+from cite_core import TruncatedOutputError
 
 __all__ = ["NOSTREAM", "Generate", "hidden", "with_instructions"]
 
@@ -55,13 +58,18 @@ class Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
         self, input: dict[str, Any], run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
         child = patch_config(config, callbacks=run_manager.get_child())
-        return {**input, "message": self.llm.invoke(self.prompt.invoke(input, child), child)}
+        with _cut_off():
+            return {**input, "message": self.llm.invoke(self.prompt.invoke(input, child), child)}
 
     async def _ainvoke(
         self, input: dict[str, Any], run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
         child = patch_config(config, callbacks=run_manager.get_child())
-        return {**input, "message": await self.llm.ainvoke(await self.prompt.ainvoke(input, child), child)}
+        with _cut_off():
+            return {
+                **input,
+                "message": await self.llm.ainvoke(await self.prompt.ainvoke(input, child), child),
+            }
 
     def _transform(
         self, input: Iterator[dict[str, Any]], run_manager: CallbackManagerForChainRun, config: RunnableConfig
@@ -71,8 +79,9 @@ class Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             prompt = prompt + AddableDict(chunk)
         yield prompt
         child = patch_config(config, callbacks=run_manager.get_child())
-        for chunk in self.llm.stream(self.prompt.invoke(prompt, child), child):
-            yield AddableDict(message=chunk)
+        with _cut_off():
+            for chunk in self.llm.stream(self.prompt.invoke(prompt, child), child):
+                yield AddableDict(message=chunk)
 
     async def _atransform(
         self,
@@ -85,8 +94,25 @@ class Generate(RunnableSerializable[dict[str, Any], dict[str, Any]]):
             prompt = prompt + AddableDict(chunk)
         yield prompt
         child = patch_config(config, callbacks=run_manager.get_child())
-        async for message in self.llm.astream(await self.prompt.ainvoke(prompt, child), child):
-            yield AddableDict(message=message)
+        with _cut_off():
+            async for message in self.llm.astream(await self.prompt.ainvoke(prompt, child), child):
+                yield AddableDict(message=message)
+
+
+@contextmanager
+def _cut_off() -> Iterator[None]:
+    """OpenAI's client refuses to parse a structured reply cut off at the token limit
+    (``LengthFinishReasonError``, found by name: the client is an optional dependency): the same
+    ``TruncatedOutputError`` as every other cut-off structured reply, invoked or streamed."""
+    try:
+        yield
+    except Exception as error:
+        if type(error).__name__ != "LengthFinishReasonError":
+            raise
+        raise TruncatedOutputError(
+            "the model's structured output was cut off at its token limit (finish reason 'length') before "
+            "the object was complete: raise the model's max_tokens or ask for less"
+        ) from error
 
 
 def with_instructions(prompt: Runnable[dict[str, Any], Any]) -> Runnable[dict[str, Any], Any]:

@@ -60,6 +60,20 @@ def message_parts(output: Any) -> tuple[str, str]:
     return "".join(parts), "".join(reasoning)
 
 
+_CUT_OFF = frozenset({"length", "max_tokens"})
+"""Finish reasons of a reply cut off at the token limit: OpenAI-compatible ``finish_reason="length"``,
+Anthropic's ``stop_reason="max_tokens"`` (Gemini's ``MAX_TOKENS``, compared in lower case)."""
+
+
+def cut_off(output: Any) -> bool:
+    """Whether a model's message says it was cut off at its token limit (``response_metadata``)."""
+    if not isinstance(output, BaseMessage):
+        return False
+    metadata = output.response_metadata
+    reasons = (metadata.get("finish_reason"), metadata.get("stop_reason"))
+    return any(isinstance(r, str) and r.lower() in _CUT_OFF for r in reasons)
+
+
 def message_text(output: Any) -> str:
     """The answer text of a message or chunk (reasoning, tool calls and other non-text blocks skipped)."""
     return message_parts(output)[0]
@@ -148,6 +162,8 @@ def _metadata(answer: CitedAnswer) -> dict[str, Any]:
         metadata["reasoning"] = answer.reasoning
     if getattr(answer, "stopped_in_reasoning", False):
         metadata["stopped_in_reasoning"] = True
+    if getattr(answer, "truncated", False):
+        metadata["truncated"] = True  # cut off: the notes say so
     return metadata
 
 
@@ -200,6 +216,23 @@ def to_ai_message(
     metadata = {**_metadata(answer), **kwargs.pop("response_metadata", {})}
     content = [block, *_reasoning_block(answer, model)]
     return AIMessage(content=content, **_kept(model, metadata), **kwargs)
+
+
+def without_reset(message: Any) -> Any:
+    """A streamed cited message added up, without the text streamed before a lone ``</think>`` (the
+    last chunk's ``response_metadata["answer_reset"]``: how many characters were reasoning): the
+    answer its annotations index. Other messages as they are."""
+    if not isinstance(message, AIMessage) or "answer_reset" not in message.response_metadata:
+        return message
+    metadata = dict(message.response_metadata)
+    reset = metadata.pop("answer_reset")
+    content = []
+    for block in message.content if isinstance(message.content, list) else [message.content]:
+        if isinstance(reset, int) and isinstance(block, dict) and block.get("type") == "text":
+            block = {**block, "text": block["text"][reset:]}
+            reset = None
+        content.append(block)
+    return message.model_copy(update={"content": content, "response_metadata": metadata})
 
 
 def as_output(answer: CitedAnswer, output: str, model: BaseMessage | None = None) -> Any:

@@ -14,7 +14,7 @@ from cite_core import AnthropicCitationStream, CitationStream, FlagCalibration, 
 
 from ._answer import CitedRagAnswer, rag_answer
 from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
-from ._messages import answer_chunk, anthropic_events, message_parts, text_chunk
+from ._messages import answer_chunk, anthropic_events, cut_off, message_parts, text_chunk
 
 if TYPE_CHECKING:
     from ._parser import CitationOutputParser
@@ -45,6 +45,10 @@ class ParseRun:
         self.answer: CitedRagAnswer | None = None
         self.model: BaseMessage | None = None
         """The chat model's message (its streamed chunks added up): what it carried besides text is kept."""
+        self.shown = 0
+        """Characters of display text streamed so far."""
+        self.reset_at: int | None = None
+        """How many of them a lone ``</think>`` showed to be reasoning (the answer starts after them)."""
         self.message_id = f"cited-{uuid4()}"
         """One id for every streamed chunk and the final message, so chat UIs merge them."""
 
@@ -74,7 +78,11 @@ class ParseRun:
             self.pending.append(chunk[parser.message_key])
             self._keep(chunk[parser.message_key])
         self.tokens = []
-        return self._shown(self._drain()) if self.sources is not None else []
+        if self.sources is None:
+            return []
+        events = self._drain()
+        self._count(events)
+        return self._shown(events)
 
     def finish(self) -> list[Any]:
         if self.sources is None:
@@ -85,12 +93,16 @@ class ParseRun:
             )
         events = self._drain()
         stream = self._stream()
-        answer = stream.finish()
+        answer = stream.finish(truncated=cut_off(self.model))
         events.extend(stream.pending_events())
         final = self.answer = rag_answer(answer, self.sources, self.documents, self.known)
         text = "".join(e.text for e in events if e.type == "display_delta")
+        self._count(events)
         if self.parser.output == "message":
-            self.tokens = [answer_chunk(final, text, self.model, id=self.message_id)]
+            last = answer_chunk(final, text, self.model, id=self.message_id)
+            if self.reset_at is not None:  # what was streamed before is not the answer: see _streaming
+                last.response_metadata["answer_reset"] = self.reset_at
+            self.tokens = [last]
             return self.tokens
         self.tokens = [text_chunk(text, id=self.message_id)] if text else []
         if self.parser.output == "answer":
@@ -114,6 +126,14 @@ class ParseRun:
         if output == "answer":
             return [e for e in events if e.type in ("text_delta", "citations_delta", "answer_reset")]
         return texts if output == "text" else self.tokens
+
+    def _count(self, events: list[Any]) -> None:
+        """Count the display text streamed; an answer reset marks where the answer starts."""
+        for event in events:
+            if event.type == "display_delta":
+                self.shown += len(event.text)
+            elif event.type == "answer_reset":
+                self.reset_at = self.shown
 
     def _stream(self) -> CitationStream | AnthropicCitationStream:
         if self.stream is None:

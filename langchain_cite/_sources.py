@@ -101,6 +101,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         if missing:
             raise KeyError(f"{self.name} input has no {missing} (keys: {sorted(input)})")
         question = input[self.question_key]
+        conversation = Conversation(input.get(self.history_key) or [])
         numbered, documents = number_documents(
             input[self.documents_key] or [], merge=self.merge, zero_based_pages=self.zero_based_pages
         )
@@ -117,7 +118,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         if self.encoding is not None:
             options["encoding"] = self.encoding
         prompt = build_prompt(
-            question,
+            conversation.question(question, numbered),  # "What else does [2] say?" in this call's numbers
             numbered,
             system_template=self.system_template,
             user_template=self.user_template,
@@ -126,12 +127,11 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
         )
         sources = prompt.sources
         native = self.native and bool(sources)
-        conversation = Conversation(input.get(self.history_key) or [])
         history = conversation.for_model(sources)
         if native:
             content: list[str | dict[Any, Any]] = [
                 *to_anthropic_documents(sources),
-                {"type": "text", "text": question},
+                {"type": "text", "text": conversation.question(question, sources)},
             ]
             messages: list[BaseMessage] = [*history, HumanMessage(content=content)]
         else:

@@ -17,6 +17,8 @@ from langchain_core.runnables import RunnableBinding, RunnableConfig, ensure_con
 
 from cite_core import CitedAnswer, PromptError
 
+from ._messages import without_reset
+
 __all__ = ["CitedChain", "refuse_history_of_answers"]
 
 
@@ -42,7 +44,7 @@ def _collect(items: Iterable[Any]) -> Any:
         for block in message.content:
             if isinstance(block, dict):
                 block.pop("index", None)  # the chunks' merge key, not part of an invoked message
-        return message
+        return without_reset(message)
     return last
 
 

@@ -26,12 +26,13 @@ from cite_core import (
     DEFAULT_UNSUPPORTED_THRESHOLD,
     Source,
     StructuredCitationStream,
+    TruncatedOutputError,
     cite_structured,
 )
 
 from ._compat import PublicSerializable
 from ._documents import number_documents
-from ._messages import message_text
+from ._messages import cut_off, message_text
 from ._structured_message import partial_object, to_structured_message
 
 __all__ = ["StructuredCitationParser", "StructuredOutput"]
@@ -172,7 +173,15 @@ class _Run:
             raise OutputParserException(
                 f"{self.owner.name} got no {self.owner.message_key!r}: no reply to parse"
             )
-        return message_chunk_to_message(self.reply) if isinstance(self.reply, AIMessageChunk) else self.reply
+        reply = message_chunk_to_message(self.reply) if isinstance(self.reply, AIMessageChunk) else self.reply
+        if cut_off(reply):  # a partial object would parse (streaming) or not at all (invoke): say why
+            metadata = reply.response_metadata
+            reason = metadata.get("finish_reason") or metadata.get("stop_reason")
+            raise TruncatedOutputError(
+                f"the model's structured output was cut off at its token limit (finish reason {reason!r}) "
+                "before the object was complete: raise the model's max_tokens or ask for less"
+            )
+        return reply
 
     def finish(self, config: RunnableConfig | None) -> Any:
         reply = self._final_message()

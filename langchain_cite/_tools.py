@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage, convert_to_messages
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
@@ -15,8 +16,9 @@ from pydantic import BaseModel, Field
 import cite_core
 
 from ._answer import CitedRagAnswer, rag_answer
+from ._compat import content_helpers
 from ._documents import document_to_item
-from ._messages import as_output, message_parts
+from ._messages import as_output, cut_off, message_parts
 
 __all__ = ["SESSION_CONFIG_KEY", "CitationSession", "create_cited_retriever_tool"]
 
@@ -134,12 +136,33 @@ class CitationSession(cite_core.CitationSession):
     def parse(self, output: Any, **options: Any) -> CitedRagAnswer:  # type: ignore[override]
         """The final answer (text, ``AIMessage``, or an agent state ``{"messages": [...]}``) as a
         ``CitedRagAnswer`` over every source of the session; reasoning is kept out of the answer."""
-        text, reasoning = message_parts(_final_message(output))
+        final = _final_message(output)
+        text, reasoning = message_parts(final)
         stream = self.stream(**options)
         if reasoning:
             stream.feed_reasoning(reasoning)
         stream.feed(text)
-        return rag_answer(stream.finish(), self.sources, self._documents, self.numbering())
+        answer = stream.finish(truncated=cut_off(final))
+        shown = final.response_metadata.get("invalid_markers") if isinstance(final, AIMessage) else None
+        if shown and not answer.invalid_markers and isinstance(shown, list):
+            # a message of cited_model: its text no longer shows the invalid markers its metadata names
+            answer = answer.model_copy(update={"invalid_markers": [str(m) for m in shown]})
+        return self.answer(answer)
+
+    def answer(self, answer: cite_core.CitedAnswer) -> CitedRagAnswer:
+        """A core answer over this session's sources as a ``CitedRagAnswer`` (documents, numbering)."""
+        return rag_answer(answer, self.sources, self._documents, self.numbering())
+
+    def cited_model(self, model: Any) -> BaseChatModel:
+        """``model`` for an agent whose answers a chat UI streams: what it streams and returns is the
+        final answer ``parse`` gives (this session's numbers, ``[1, 2]`` as ``[1][2]``, ``【1】`` as
+        ``[1]``, invalid markers never shown), with its citations as annotations; tool calls are kept.
+        ``create_agent(session.cited_model(llm), [create_cited_retriever_tool(..., session=session)])``.
+        Needs langchain-core 1.x (annotations)."""
+        from ._agent_model import CitedChatModel
+
+        content_helpers("CitationSession.cited_model")
+        return CitedChatModel(model=model, session=self)
 
     def parser(self, *, output: str = "answer") -> Runnable[Any, Any]:
         """``parse`` as a runnable (``agent | session.parser()``); ``output="message"``: an ``AIMessage``."""

@@ -213,9 +213,11 @@ class AnthropicCitationStream:
             self._close()
         return self._take()
 
-    def finish(self) -> CitedAnswer:
-        """Close the last block and return the cited answer."""
+    def finish(self, *, truncated: bool = False) -> CitedAnswer:
+        """Close the last block and return the cited answer; ``truncated``: the response was cut off
+        (``stop_reason="max_tokens"``), said by ``CitedAnswer.truncated`` and a note."""
         if self._finished is None:
+            check_flag(truncated, "truncated")
             self._close()
             self._finished = build_answer(
                 self._display,
@@ -225,6 +227,7 @@ class AnthropicCitationStream:
                 invalid=self._invalid,
                 threshold=self._threshold,
                 reasoning="".join(self._reasoning),
+                truncated=truncated,
             )
         return self._finished
 

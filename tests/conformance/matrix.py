@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -192,7 +193,12 @@ def openai_server(script: Script) -> Iterator[ScriptedServer]:
         served[0] += 1
         return _answer(reply, body)
 
-    with LocalServer(route) as server:
+    server = LocalServer(route)
+    # a short poll interval: shutting down waits for the next poll (0.5 s by default, per server)
+    server.thread = threading.Thread(
+        target=server.httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
+    with server:
         yield ScriptedServer(server)
 
 

@@ -65,6 +65,7 @@ EXPECTED = [
     "ThinkingDelta",
     "TokenBudgetError",
     "TokenizerUnavailableError",
+    "TruncatedOutputError",
     "Verdict",
     "VerdictLevel",
     "Verification",
@@ -146,6 +147,7 @@ def test_every_error_is_a_cite_error_and_keeps_its_builtin_base() -> None:
         "ArgumentError": (TypeError, ValueError),
         "StreamClosedError": RuntimeError,
         "TokenizerUnavailableError": RuntimeError,
+        "TruncatedOutputError": ValueError,
         "MissingDependencyError": ImportError,
     }
     errors = [n for n in EXPECTED if isinstance(getattr(cite_core, n), type) and n.endswith("Error")]

@@ -105,3 +105,34 @@ def test_output_message_stream_keeps_what_the_chat_model_streamed() -> None:
     )
     whole = parser.invoke({"sources": [FUSION, MOON], "message": sum(chunks[1:], chunks[0])})
     assert whole.tool_calls == total.tool_calls and whole.usage_metadata == total.usage_metadata
+
+
+@needs_content_blocks
+def test_a_lone_closing_tag_never_reaches_the_message_a_langgraph_node_stores() -> None:
+    """Under stream_mode="messages" the node's invoke streams; the chunks added up held the reasoning
+    before the lone </think> as answer text, with the annotations pointing into it. The last chunk says
+    where the answer starts (``response_metadata["answer_reset"]``) and the stored message is the answer."""
+    import pytest
+
+    graph_module = pytest.importorskip("langgraph.graph")
+    chain = chain_for(FakeListChatModel(responses=[R1]), output="message")
+    expected = chain_for(FakeListChatModel(responses=[R1]), output="message").invoke("How?")
+
+    def answer(state: dict) -> dict:  # type: ignore[type-arg]
+        return {"messages": [chain.invoke(state["messages"][-1].text)]}
+
+    graph = graph_module.StateGraph(graph_module.MessagesState)
+    graph.add_node("answer", answer)
+    graph.add_edge(graph_module.START, "answer")
+    app = graph.compile()
+    parts = list(app.stream({"messages": [("user", "How?")]}, stream_mode=["messages", "values"]))
+    tokens = [part[0] for mode, part in parts if mode == "messages"]
+    stored = [part for mode, part in parts if mode == "values"][-1]["messages"][-1]
+    assert stored.text == expected.text == "Hydrogen fuses [1]."
+    assert "</think>" not in stored.text and "answer_reset" not in stored.response_metadata
+    [annotation] = [
+        a for block in stored.content if block.get("type") == "text" for a in block["annotations"]
+    ]
+    assert stored.text[annotation["start_index"] : annotation["end_index"]] == "Hydrogen fuses"
+    streamed = "".join(t.text for t in tokens)
+    assert streamed[tokens[-1].response_metadata["answer_reset"] :] == stored.text  # what a UI can drop
