@@ -134,6 +134,13 @@ def create_cited_rag_chain(
     _check_source_options("create_cited_rag_chain", options, _CHAIN_OPTIONS)
     structured = None
     if schema is not None:  # a structured answer (_answer/structured.py): no native citations with a schema
+        given = [n for n, v in (("calibration", calibration), ("verify", verify), ("judge", judge)) if v]
+        if given:  # they were silently ignored
+            raise ArgumentError(
+                f"schema= does not take {', '.join(given)}=: a structured answer is cited field by field; "
+                "verify a field's answer with cite_core.verify(structure.fields[path], judge), or leave "
+                "schema= out for a verified text answer"
+            )
         embeddings = retriever_embeddings(retriever) if semantic else None
         structured = structured_steps(
             llm, schema, prompt, native, output, structured_output, embeddings, options

@@ -25,7 +25,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 from pydantic import BaseModel
 
-from cite_core import CitedAnswer, TruncatedOutputError
+from cite_core import ArgumentError, CitedAnswer, TruncatedOutputError
 from langchain_cite import (
     CitationSession,
     add_citations,
@@ -269,6 +269,11 @@ def structured_cell(mode: str) -> Callable[[], None]:
                 chain.invoke(scenario.question)
             with pytest.raises(TruncatedOutputError, match="cut off"):
                 list(chain.stream(scenario.question))
+        for option in ({"verify": True}, {"calibration": calibration()}, {"judge": chat_openai(server)}):
+            with pytest.raises(ArgumentError, match=f"schema= does not take {next(iter(option))}="):
+                create_cited_rag_chain(
+                    retriever(scenario.documents), chat_openai(server), schema=Summary, **option
+                )
 
     return cell
 
