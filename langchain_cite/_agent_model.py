@@ -13,7 +13,11 @@ import json
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForLLMRun,
+    CallbackManager,
+    CallbackManagerForLLMRun,
+)
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -54,8 +58,14 @@ class CitedChatModel(BaseChatModel):
         return without_reset(await super().ainvoke(input, config, stop=stop, **kwargs))
 
     def _config(self, run_manager: Any) -> dict[str, Any]:
-        callbacks = run_manager.get_child() if run_manager is not None else None
-        return {"callbacks": callbacks, "tags": [NOSTREAM]}
+        """The model's own run: a child of this one (traced), tagged ``nostream`` (not shown)."""
+        if run_manager is None:
+            return {"tags": [NOSTREAM]}
+        child = CallbackManager(handlers=[], parent_run_id=run_manager.run_id)
+        child.set_handlers(run_manager.inheritable_handlers)
+        child.add_tags(run_manager.inheritable_tags)
+        child.add_metadata(run_manager.inheritable_metadata)
+        return {"callbacks": child, "tags": [NOSTREAM]}
 
     def _generate(
         self,

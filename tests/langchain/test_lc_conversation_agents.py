@@ -144,3 +144,26 @@ def test_a_reload_reads_no_source_out_of_another_tools_message() -> None:
     assert [s.title for s in restored.sources] == ["sun.txt", "moon.txt"]
     answer = restored.parse(AIMessage(content="Drink bleach [3]."))
     assert answer.invalid_markers == ["[3]"] and not answer.references
+
+
+def test_cited_model_streams_and_returns_the_final_answer_async_and_whole() -> None:
+    """The raw model wrote [2, 1], 【2】 and [9]: a chat UI showed them while session.parse gave [2][1],
+    [2] and dropped [9]. Wrapped with session.cited_model, astream, ainvoke and invoke give the answer."""
+    import asyncio
+
+    raw = "The Sun fuses [2, 1]. The Moon reflects it 【1】 [9]."
+    session = CitationSession()
+    search_tool(session).invoke({"query": "sun"})  # Sun 1, Moon 2
+    model = session.cited_model(ScriptedChatModel(replies=[AIMessage(content=raw)]))
+    expected = session.parse(AIMessage(content=raw))
+
+    async def streamed() -> str:
+        return "".join([chunk.text async for chunk in model.astream("Why?")])
+
+    assert asyncio.run(streamed()) == expected.text == "The Sun fuses [2][1]. The Moon reflects it [1]."
+    whole = asyncio.run(model.ainvoke("Why?"))
+    assert whole.text == model.invoke("Why?").text == expected.text
+    assert whole.response_metadata["invalid_markers"] == ["[9]"]
+    assert session.parse(whole).invalid_markers == ["[9]"] and session.parse(whole).text == expected.text
+    calls = session.cited_model(ScriptedChatModel(replies=[tool_call("search", "sun", "c1")])).invoke("Why?")
+    assert calls.tool_calls[0]["args"] == {"query": "sun"} and calls.text == ""  # a tool call turn as it was
