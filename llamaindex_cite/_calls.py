@@ -30,7 +30,7 @@ from cite_core import (
 )
 
 from ._convert import NumberedNodes
-from ._reasoning import adeltas, areplayed, deltas, replayed, reply_parts
+from ._reasoning import adeltas, areplayed, cut_off, deltas, replayed, reply_parts
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._verify import judge_of, verified
 
@@ -180,10 +180,14 @@ class Run:
         """The response of a whole final ``ChatResponse`` (its reasoning beside its text), streamed as
         one chunk when ``streaming``."""
         text, reasoning = reply_parts(reply)
+        truncated = cut_off(reply)
         if streaming:
-            self.respond(areplayed(text, reasoning) if aio else iter(replayed(text, reasoning)))
+            parts = (
+                areplayed(text, reasoning, truncated) if aio else iter(replayed(text, reasoning, truncated))
+            )
+            self.respond(parts)
         else:
-            self.respond(text, reasoning=reasoning)
+            self.respond(text, reasoning=reasoning, truncated=truncated)
 
     def respond(self, text: Any, **options: Any) -> None:
         """The response of the final answer: ``text`` (a str), or its deltas when streaming."""
@@ -210,7 +214,13 @@ class Run:
                 options["answer"], raw=text, shown=prompt.sources, dropped=prompt.dropped
             )
         else:
-            response = synthesizer.respond(numbered, prompt, text, reasoning=options.get("reasoning", ""))
+            response = synthesizer.respond(
+                numbered,
+                prompt,
+                text,
+                reasoning=options.get("reasoning", ""),
+                truncated=options.get("truncated", False),
+            )
         cut = {source.number for source in prompt.truncated}
         parts = [source for source in prompt.sources if source.number in cut]
         response.metadata.update(

@@ -102,9 +102,9 @@ class ClaudeStream:
         """Add one streamed event; returns the core's events (display deltas included)."""
         return self._seen(self.inner.feed(raw))
 
-    def finish(self) -> CitedAnswer:
-        """Close the last block; returns the cited answer."""
-        return self.inner.finish()
+    def finish(self, *, truncated: bool = False) -> CitedAnswer:
+        """Close the last block; returns the cited answer (``truncated``: the reply was cut off)."""
+        return self.inner.finish(truncated=truncated)
 
     def pending_events(self) -> list[StreamEvent]:
         """The events ``finish()`` produced."""

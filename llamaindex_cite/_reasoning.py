@@ -9,7 +9,28 @@ from typing import Any
 
 from cite_core import ThinkingDelta
 
-__all__ = ["adeltas", "areplayed", "deltas", "replayed", "reply_parts"]
+__all__ = ["CUT_OFF", "adeltas", "areplayed", "cut_off", "deltas", "replayed", "reply_parts"]
+
+CUT_OFF = "\x00cut off"
+"""The part a stream ends with when the model was cut off at its token limit (not model text: it never
+reaches the parser as text; ``_Citer.feed`` reads it as ``finish(truncated=True)``)."""
+
+_CUT_OFF_REASONS = frozenset({"length", "max_tokens"})
+
+
+def cut_off(response: Any) -> bool:
+    """Whether a ``ChatResponse`` (whole, or the last of a stream) says the model stopped at its token
+    limit: the raw OpenAI-compatible ``finish_reason="length"``, Anthropic's ``stop_reason="max_tokens"``."""
+    raw = getattr(response, "raw", None)
+    reasons: list[Any] = []
+    for choice in _field(raw, "choices") or ():
+        reasons.append(_field(choice, "finish_reason"))
+    reasons += [_field(raw, "stop_reason"), _field(_field(raw, "delta"), "stop_reason")]
+    return any(isinstance(r, str) and r.lower() in _CUT_OFF_REASONS for r in reasons)
+
+
+def _field(value: Any, name: str) -> Any:
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
 
 
 def reply_parts(reply: Any) -> tuple[str, str]:
@@ -38,6 +59,8 @@ def _parts(response: Any) -> Iterator[str | ThinkingDelta]:
         yield ThinkingDelta(thinking=thinking)
     if response.delta:
         yield response.delta
+    if cut_off(response):
+        yield CUT_OFF
 
 
 def deltas(responses: Iterable[Any]) -> Iterator[str | ThinkingDelta]:
@@ -53,12 +76,13 @@ async def adeltas(responses: AsyncIterator[Any]) -> AsyncIterator[str | Thinking
             yield part
 
 
-def replayed(text: str, reasoning: str) -> list[str | ThinkingDelta]:
-    """A whole reply as the parts of a stream (its reasoning first)."""
-    return [ThinkingDelta(thinking=reasoning), text] if reasoning else [text]
+def replayed(text: str, reasoning: str, truncated: bool = False) -> list[str | ThinkingDelta]:
+    """A whole reply as the parts of a stream (its reasoning first; ``CUT_OFF`` last when cut off)."""
+    parts: list[str | ThinkingDelta] = [ThinkingDelta(thinking=reasoning), text] if reasoning else [text]
+    return [*parts, CUT_OFF] if truncated else parts
 
 
-async def areplayed(text: str, reasoning: str) -> AsyncIterator[str | ThinkingDelta]:
+async def areplayed(text: str, reasoning: str, truncated: bool = False) -> AsyncIterator[str | ThinkingDelta]:
     """``replayed`` as an async stream."""
-    for part in replayed(text, reasoning):
+    for part in replayed(text, reasoning, truncated):
         yield part

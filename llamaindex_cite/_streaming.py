@@ -22,6 +22,7 @@ from cite_core import (
 
 from ._claude import ClaudeStream
 from ._convert import NumberedNodes, answer_metadata
+from ._reasoning import CUT_OFF
 from ._verify import averify_response, verify_response
 
 __all__ = ["AsyncCitedStreamingResponse", "CitedStreamingResponse"]
@@ -57,18 +58,22 @@ class _Citer:
         )
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
+        self.truncated = False
 
     def feed(self, chunk: Any) -> Iterator[str]:
         """Feed a text chunk, reasoning (a ``ThinkingDelta``), or a streamed Messages API event for
         Claude's own citations."""
         if isinstance(chunk, ThinkingDelta) and isinstance(self.stream, CitationStream):
             return self.render(self.stream.feed_reasoning(chunk.thinking))
+        if chunk == CUT_OFF:  # the model stopped at its token limit
+            self.truncated = True
+            return iter(())
         if isinstance(chunk, str):
             self.raw.append(chunk)
         return self.render(self.stream.feed(chunk))
 
     def finish(self) -> Iterator[str]:
-        answer = self.stream.finish()
+        answer = self.stream.finish(truncated=self.truncated)
         yield from self.render(self.stream.pending_events())
         response = self.response
         response.answer = answer
