@@ -22,11 +22,13 @@ from ._chain import add_citations, create_cited_rag_chain, is_chat_anthropic
 from ._documents import document_to_item, documents_to_sources
 from ._messages import to_ai_message
 from ._parser import CitationOutputParser, StreamItem
+from ._run import AnswerResetText
 from ._sources import CitationSources
 from ._structured import StructuredCitationParser
 from ._tools import CitationSession, create_cited_retriever_tool
 
 __all__ = [
+    "AnswerResetText",
     "CitationOutputParser",
     "CitationSession",
     "CitationSources",

@@ -107,7 +107,7 @@ class ParseRun:
         self.tokens = [text_chunk(text, id=self.message_id)] if text else []
         if self.parser.output == "answer":
             return [*self._shown(events, tokens=False), final]
-        return [text] if text else []
+        return _texts(events)
 
     def _keep(self, output: Any) -> None:
         """Add up the model's messages (chunks merge their tool calls, usage and metadata)."""
@@ -125,7 +125,7 @@ class ParseRun:
         output = self.parser.output
         if output == "answer":
             return [e for e in events if e.type in ("text_delta", "citations_delta", "answer_reset")]
-        return texts if output == "text" else self.tokens
+        return _texts(events) if output == "text" else self.tokens
 
     def _count(self, events: list[Any]) -> None:
         """Count the display text streamed; an answer reset marks where the answer starts."""
@@ -167,6 +167,25 @@ class ParseRun:
             if text:
                 events.extend(stream.feed(text))
         return events
+
+
+class AnswerResetText(str):
+    """An empty string a text stream yields where a lone ``</think>`` showed that the text streamed
+    before it was reasoning: joined, it changes nothing; a consumer that can take text back drops what
+    it showed before it (``CitedChain.invoke`` does, so a stored answer never holds the reasoning)."""
+
+    __slots__ = ()
+
+
+def _texts(events: list[Any]) -> list[str]:
+    """The display texts of ``events``, in order, an ``AnswerResetText`` where the answer restarted."""
+    texts: list[str] = []
+    for event in events:
+        if event.type == "display_delta" and event.text:
+            texts.append(event.text)
+        elif event.type == "answer_reset":
+            texts.append(AnswerResetText())
+    return texts
 
 
 def calibrated(threshold: float, calibration: FlagCalibration | None) -> float:

@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableBinding, RunnableConfig, ensure_con
 from cite_core import CitedAnswer, PromptError
 
 from ._messages import without_reset
+from ._run import AnswerResetText
 
 __all__ = ["CitedChain", "refuse_history_of_answers"]
 
@@ -33,7 +34,9 @@ def _collect(items: Iterable[Any]) -> Any:
     """What ``invoke`` returns, from what ``stream`` yielded: the answer, the text, or the message."""
     last: Any = None
     for item in items:
-        if isinstance(item, str):
+        if isinstance(item, AnswerResetText):  # what was streamed before was reasoning
+            last = ""
+        elif isinstance(item, str):
             last = item if not isinstance(last, str) else last + item
         elif isinstance(item, AIMessageChunk):
             last = item if last is None else last + item

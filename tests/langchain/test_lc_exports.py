@@ -8,6 +8,7 @@ import sys
 import langchain_cite
 
 EXPORTED = [
+    "AnswerResetText",
     "CitationOutputParser",
     "CitationSession",
     "CitationSources",

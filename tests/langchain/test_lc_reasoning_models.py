@@ -136,3 +136,28 @@ def test_a_lone_closing_tag_never_reaches_the_message_a_langgraph_node_stores() 
     assert stored.text[annotation["start_index"] : annotation["end_index"]] == "Hydrogen fuses"
     streamed = "".join(t.text for t in tokens)
     assert streamed[tokens[-1].response_metadata["answer_reset"] :] == stored.text  # what a UI can drop
+
+
+def test_a_text_stream_says_where_a_lone_closing_tag_restarted_the_answer() -> None:
+    """output="text" streamed the reasoning before a lone </think> as answer text, and a node invoking
+    the chain under stream_mode="messages" stored it: an ``AnswerResetText`` ("", joined) marks it."""
+    import pytest
+
+    from langchain_cite import AnswerResetText
+
+    graph_module = pytest.importorskip("langgraph.graph")
+    texts = list(chain_for(FakeListChatModel(responses=[R1]), output="text").stream("How?"))
+    [reset] = [i for i, t in enumerate(texts) if isinstance(t, AnswerResetText)]
+    assert "".join(texts[reset + 1 :]) == "Hydrogen fuses [1]." and texts[reset] == ""
+    chain = chain_for(FakeListChatModel(responses=[R1]), output="text")
+
+    def answer(state: dict) -> dict:  # type: ignore[type-arg]
+        return {"messages": [AIMessage(content=chain.invoke(state["messages"][-1].text))]}
+
+    graph = graph_module.StateGraph(graph_module.MessagesState)
+    graph.add_node("answer", answer)
+    graph.add_edge(graph_module.START, "answer")
+    parts = list(graph.compile().stream({"messages": [("user", "How?")]}, stream_mode=["messages", "values"]))
+    assert [part for mode, part in parts if mode == "values"][-1]["messages"][
+        -1
+    ].text == "Hydrogen fuses [1]."
