@@ -66,12 +66,20 @@ Anthropic's ``stop_reason="max_tokens"`` (Gemini's ``MAX_TOKENS``, compared in l
 
 
 def cut_off(output: Any) -> bool:
-    """Whether a model's message says it was cut off at its token limit (``response_metadata``)."""
+    """Whether a model's message says it was cut off at its token limit (``response_metadata``), or is
+    a ``ChatOpenAI`` stream that ended without a finish reason (the connection dropped)."""
     if not isinstance(output, BaseMessage):
         return False
     metadata = output.response_metadata
     reasons = (metadata.get("finish_reason"), metadata.get("stop_reason"))
-    return any(isinstance(r, str) and r.lower() in _CUT_OFF for r in reasons)
+    if any(isinstance(r, str) and r.lower() in _CUT_OFF for r in reasons):
+        return True
+    # OpenAI's client ends a stream whose connection closed early quietly; its last chunk says why it ended
+    return (
+        isinstance(output, AIMessageChunk)
+        and metadata.get("model_provider") == "openai"
+        and "finish_reason" not in metadata
+    )
 
 
 def message_text(output: Any) -> str:

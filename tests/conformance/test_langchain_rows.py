@@ -157,6 +157,12 @@ def single_turn(mode: str, name: str) -> Callable[[], None]:
             assert "Source [2]" in answer.reasoning and not answer.invalid_markers
         if name == "truncated":
             assert answer.truncated
+            if mode in ("stream", "add_citations"):  # a dropped connection (streams only) too
+                dropped = Reply(SCENARIOS[name].replies[0].content, finish_reason=None)
+                with openai_server([dropped]) as server:
+                    chain = make_chain(mode, SCENARIOS[name].documents, chat_openai(server), "answer")
+                    *_, cut = list(chain.stream(SCENARIOS[name].question))
+                assert cut.truncated and cut.text == answer.text
 
     return cell
 
