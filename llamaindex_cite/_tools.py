@@ -63,14 +63,20 @@ class CitationSession(cite_core.CitationSession):
         return super().parse(text, **options)
 
     def parse(self, text: str, **options: Any) -> Response:  # type: ignore[override]
-        """A cited ``Response`` of a final answer: renumbered text, only the cited nodes, references
-        covering every call (options as for ``cite_core.parse_answer``)."""
+        """A cited ``Response`` of a final answer: renumbered text, only the cited nodes (of a document
+        retrieved as several chunks, the chunks its citations point into), references covering every
+        call (options as for ``cite_core.parse_answer``)."""
         answer = self.cited_answer(text, **options)
         sources = self.sources
         owners = {
             source.number: [self._node(item) for item in self.items_for(source.number)] for source in sources
         }
-        return NumberedNodes(sources=sources, nodes=owners).response(answer, raw=text)
+        # a source's segment_item_indices index its items (items_for): a citation names its chunks
+        segments = {
+            s.number: [[owners[s.number][i] for i in indices] for indices in s.segment_item_indices]
+            for s in sources
+        }
+        return NumberedNodes(sources=sources, nodes=owners, segment_nodes=segments).response(answer, raw=text)
 
     def _node(self, item: Any) -> NodeWithScore:
         """The node an item came from; for a source restored from a saved tool result, a node of the
