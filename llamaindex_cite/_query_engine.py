@@ -18,6 +18,7 @@ from llama_index.core.settings import Settings
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, FlagCalibration, SourceError
 
+from ._callers import check_engine_caller
 from ._convert import NumberedNodes
 from ._options import check_engine_options
 from ._synthesizer import CiteSynthesizer
@@ -207,6 +208,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     # -- BaseQueryEngine ----------------------------------------------------------------------------
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        check_engine_caller()
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
@@ -216,6 +218,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         return response
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        check_engine_caller()
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
