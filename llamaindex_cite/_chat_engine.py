@@ -11,9 +11,11 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageR
 from llama_index.core.callbacks import trace_method
 from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
+from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
 from ._conversation import REFERENCES_KEY, Conversation, ConversationSynthesizer, message_references
+from ._named import NamedSources
 
 __all__ = ["CiteChatEngine"]
 
@@ -74,11 +76,44 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         return synthesizer
 
     def _condense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
-        # the rewrite sees no sources: earlier answers' markers would name nothing there
-        return super()._condense_question(Conversation(chat_history).for_model([]), latest_message)
+        # the rewrite reads the numbers the reader saw (and their titles): a follow-up may name one
+        return super()._condense_question(Conversation(chat_history).for_condense(), latest_message)
 
     async def _acondense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
-        return await super()._acondense_question(Conversation(chat_history).for_model([]), latest_message)
+        return await super()._acondense_question(Conversation(chat_history).for_condense(), latest_message)
+
+    def _run_c3(  # type: ignore[override]
+        self, message: str, chat_history: list[ChatMessage] | None = None, streaming: bool = False
+    ) -> tuple[ConversationSynthesizer, ToolOutput, list[NodeWithScore]]:
+        synthesizer, context_source, nodes = super()._run_c3(message, chat_history, streaming)
+        assert isinstance(synthesizer, ConversationSynthesizer)
+        found: list[NodeWithScore] = []
+        for ref in self._named.missing(synthesizer.conversation, message, nodes):
+            found += self._named.find(ref, self._get_nodes(ref["title"]) if self._named.unseen(ref) else [])
+        return synthesizer, *self._named.joined(context_source, found, nodes)
+
+    async def _arun_c3(  # type: ignore[override]
+        self, message: str, chat_history: list[ChatMessage] | None = None, streaming: bool = False
+    ) -> tuple[ConversationSynthesizer, ToolOutput, list[NodeWithScore]]:
+        synthesizer, context_source, nodes = await super()._arun_c3(message, chat_history, streaming)
+        assert isinstance(synthesizer, ConversationSynthesizer)
+        found: list[NodeWithScore] = []
+        for ref in self._named.missing(synthesizer.conversation, message, nodes):
+            retrieved = await self._aget_nodes(ref["title"]) if self._named.unseen(ref) else []
+            found += self._named.find(ref, retrieved)
+        return synthesizer, *self._named.joined(context_source, found, nodes)
+
+    @property
+    def _named(self) -> NamedSources:
+        """The nodes of the sources this engine's turns showed, by key (``reset()`` forgets them)."""
+        return self.__dict__.setdefault("_named_sources", NamedSources(self._merge()))
+
+    def _merge(self) -> bool:
+        return bool(getattr(self, "_cite_options", {}).get("merge_chunks", True))
+
+    def reset(self) -> None:
+        super().reset()
+        self.__dict__.pop("_named_sources", None)
 
     @trace_method("chat")
     def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:

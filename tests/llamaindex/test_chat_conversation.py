@@ -116,10 +116,11 @@ def test_a_reloaded_chat_keeps_its_numbers_on_the_third_turn() -> None:
     assert CitationSession.from_messages(history).next_number == 3
 
 
-def test_the_question_rewrite_reads_no_markers() -> None:
+def test_the_question_rewrite_reads_the_numbers_the_reader_saw() -> None:
     llm = ScriptedChatLLM(replies=list(REPLIES[:2]))
     chat = CiteChatEngine.from_defaults(TurnRetriever(TURNS[:2]), llm=llm)  # condenses follow-ups
     chat.chat("Harbour?")
     assert chat.chat("And then?").response == SHOWN[1]
     rewrite = str(llm.prompts[1][0].content)
-    assert "It was dredged." in rewrite and "[1]" not in rewrite  # the rewrite shows no sources
+    # a follow-up may name a number (issue 31): the rewrite reads them, with what each one names
+    assert "It was dredged [1].\n(Sources: [1] harbour)" in rewrite
