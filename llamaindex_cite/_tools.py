@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -11,7 +11,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import FunctionTool
 
 import cite_core
-from cite_core import CitedAnswer, Source
+from cite_core import CitationStream, CitedAnswer, DisplayDelta, Source, StreamEvent
 
 from ._convert import NumberedNodes, checked_items
 
@@ -78,6 +78,25 @@ class CitationSession(cite_core.CitationSession):
         }
         return NumberedNodes(sources=sources, nodes=owners, segment_nodes=segments).response(answer, raw=text)
 
+    async def stream_events(self, handler: Any, **options: Any) -> AsyncIterator[Any]:
+        """The events of an agent run (``handler.stream_events()``) with each ``AgentStream`` delta as the
+        final answer shows it: markers renumbered and normalised (``[1, 2]`` as ``[1][2]``, ``【1】`` as
+        ``[1]``), invalid ones (``[9]``) never shown, a marker held back until it is complete. The deltas
+        of the last LLM turn add up to ``str(session.parse(str(await handler)))``; other events pass
+        through unchanged (options as for ``cite_core.CitationStream``)."""
+        turn: _Turn | None = None
+        async for event in handler.stream_events():
+            if type(event).__name__ == "AgentStream":
+                turn = turn or _Turn(self.stream(display=True, **options))  # over the sources so far
+                yield turn.shown(event, turn.stream.feed(event.delta or ""))
+                continue
+            for tail in turn.end() if turn is not None else []:  # the LLM turn ended (AgentOutput)
+                yield tail  # what the turn held back to its end, before the event that ended it
+            turn = None
+            yield event
+        for tail in turn.end() if turn is not None else []:
+            yield tail
+
     def _node(self, item: Any) -> NodeWithScore:
         """The node an item came from; for a source restored from a saved tool result, a node of the
         text the agent was shown."""
@@ -86,6 +105,38 @@ class CitationSession(cite_core.CitationSession):
             return self._nodes[node_id]
         fields = {k: item[k] for k in ("title", "url", "author") if item.get(k)}
         return NodeWithScore(node=TextNode(text=item["text"], metadata=fields))
+
+
+class _Turn:
+    """One LLM turn of an agent run, its ``AgentStream`` deltas as the cited answer shows them."""
+
+    def __init__(self, stream: CitationStream) -> None:
+        self.stream = stream
+        self.text = ""
+        self.last: Any = None
+
+    def shown(self, event: Any, events: list[StreamEvent]) -> Any:
+        """``event`` (an ``AgentStream``) with the text ``events`` show as its delta."""
+        delta = "".join(e.text for e in events if isinstance(e, DisplayDelta))
+        self.text += delta
+        self.last = event
+        return event.model_copy(update={"delta": delta, "response": self.text})
+
+    def end(self) -> list[Any]:
+        """An ``AgentStream`` with what the turn held back to its end (a marker cut by it), if any."""
+        self.stream.finish()
+        delta = "".join(e.text for e in self.stream.pending_events() if isinstance(e, DisplayDelta))
+        if not delta:
+            return []
+        self.text += delta
+        update: dict[str, Any] = {
+            "delta": delta,
+            "response": self.text,
+            "raw": None,
+            "tool_calls": [],
+            "thinking_delta": None,
+        }
+        return [self.last.model_copy(update=update)]
 
 
 def cited_query_engine_tool(
