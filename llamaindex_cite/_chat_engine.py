@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from threading import Thread
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.callbacks import trace_method
 from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
-from ._conversation import REFERENCES_KEY, Conversation, ConversationSynthesizer, message_references
+from ._chat_stream import AnswerMemory, CitedChatStream, achat_stream, answer_message, chat_stream
+from ._conversation import Conversation, ConversationSynthesizer
 from ._named import NamedSources
 
 __all__ = ["CiteChatEngine"]
@@ -120,7 +120,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history)
         response = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
-        self._memory.put(_answer_message(response))
+        self._memory.put(answer_message(response))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -128,7 +128,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = await self._arun_c3(message, chat_history)
         response = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
-        await self._memory.aput(_answer_message(response))
+        await self._memory.aput(answer_message(response))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -138,14 +138,15 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history, streaming=True)
         response: Any = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
-        chat_response = StreamingAgentChatResponse(
-            chat_stream=_chat_stream(response.response_gen, response.metadata),
+        chat_response = CitedChatStream(
+            chat_stream=chat_stream(response.response_gen, response.metadata),
             sources=[context_source],
             source_nodes=response.source_nodes,  # the same list: it fills as citations resolve
         )
         # a field only in newer llama-index-core (0.14.25 lacks it); set as a plain attribute here
-        chat_response.metadata = response.metadata  # type: ignore[attr-defined]
-        thread = Thread(target=chat_response.write_response_to_history, args=(self._memory,))
+        chat_response.metadata = response.metadata
+        memory = AnswerMemory(self._memory, response.metadata)  # the answer's text, never the reasoning
+        thread = Thread(target=chat_response.write_response_to_history, args=(memory,))
         chat_response.write_response_to_history_thread = thread
         thread.start()
         return chat_response
@@ -159,14 +160,14 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         )
         response: Any = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
-        chat_response = StreamingAgentChatResponse(
-            achat_stream=_achat_stream(response.response_gen, response.metadata),
+        chat_response = CitedChatStream(
+            achat_stream=achat_stream(response.response_gen, response.metadata),
             sources=[context_source],
             source_nodes=response.source_nodes,
         )
-        chat_response.metadata = response.metadata  # type: ignore[attr-defined]  # as in stream_chat
+        chat_response.metadata = response.metadata  # as in stream_chat
         chat_response.awrite_response_to_history_task = asyncio.create_task(
-            chat_response.awrite_response_to_history(self._memory)
+            chat_response.awrite_response_to_history(AnswerMemory(self._memory, response.metadata))
         )
         return chat_response
 
@@ -179,39 +180,3 @@ def _agent_response(response: Any, context_source: ToolOutput) -> AgentChatRespo
         source_nodes=response.source_nodes,
         metadata=response.metadata,
     )
-
-
-def _answer_message(response: Any, text: str | None = None) -> ChatMessage:
-    """The history message of a turn's answer: its text and which source each of its numbers meant."""
-    answer = (response.metadata or {}).get("cited_answer") if hasattr(response, "metadata") else None
-    references = message_references(answer)
-    return ChatMessage(
-        content=str(response) if text is None else text,
-        role=MessageRole.ASSISTANT,
-        additional_kwargs={REFERENCES_KEY: references} if references else {},
-    )
-
-
-class _Answered:
-    """The metadata of a streamed answer, read once its stream has ended."""
-
-    def __init__(self, metadata: dict[str, Any]) -> None:
-        self.metadata = metadata
-
-
-def _chat_stream(tokens: Iterator[str], metadata: dict[str, Any]) -> Generator[ChatResponse, None, None]:
-    text = ""
-    for token in tokens:
-        text += token
-        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=_answer_message(_Answered(metadata), text), delta="")  # the one history keeps
-
-
-async def _achat_stream(
-    tokens: AsyncIterator[str], metadata: dict[str, Any]
-) -> AsyncGenerator[ChatResponse, None]:
-    text = ""
-    async for token in tokens:
-        text += token
-        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=_answer_message(_Answered(metadata), text), delta="")

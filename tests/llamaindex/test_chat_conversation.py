@@ -4,6 +4,7 @@ with chat, stream_chat (one character per delta) and a conversation reloaded fro
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -124,3 +125,24 @@ def test_the_question_rewrite_reads_the_numbers_the_reader_saw() -> None:
     rewrite = str(llm.prompts[1][0].content)
     # a follow-up may name a number (issue 31): the rewrite reads them, with what each one names
     assert "It was dredged [1].\n(Sources: [1] harbour)" in rewrite
+
+
+@pytest.mark.parametrize("aio", [False, True])
+def test_a_lone_closing_think_tag_never_reaches_the_history(aio: bool) -> None:
+    # issue 31: an R1-style answer (its reasoning, then a lone </think>) streamed through stream_chat left
+    # the reasoning in the turn's response and in the message the memory kept
+    chat, _ = engine(TURNS[:1], ["Source [2] is the church, surely.</think>\n\nIt was dredged [1]."])
+    if aio:
+
+        async def run() -> tuple[str, Any]:
+            reply = await chat.astream_chat("Harbour?")
+            return "".join([t async for t in reply.async_response_gen()]), reply
+
+        tokens, reply = asyncio.run(run())
+    else:
+        reply = chat.stream_chat("Harbour?")
+        tokens = "".join(reply.response_gen)
+    assert tokens.endswith("It was dredged [1].")  # a token stream cannot take back what it sent
+    assert str(reply) == reply.response == "It was dredged [1]."
+    assert [m.content for m in chat.chat_history] == ["Harbour?", "It was dredged [1]."]
+    assert chat.chat_history[-1].additional_kwargs["references"][0]["number"] == 1
