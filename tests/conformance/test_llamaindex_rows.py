@@ -443,8 +443,30 @@ def chat_row(how: str) -> Row:
 # -- agents: cited_query_engine_tool in a FunctionAgent, CitationSession.parse ---------------------
 
 
+def _tools(session: CitationSession, names: set[str], documents: Sequence[str]) -> list[Any]:
+    """One cited_query_engine_tool per name, all numbering in ``session`` (``search_x`` finds document x)."""
+    return [
+        cited_query_engine_tool(
+            Fixed([tool.removeprefix("search_")] if tool != "search" else documents),
+            name=tool,
+            description="Searches the archive.",
+            session=session,
+        )
+        for tool in sorted(names)
+    ]
+
+
+_TURNS = ("history", "reload", "follow_up_number")
+
+
 def agent_cell(name: str, *, stream: bool) -> Callable[[], None]:
     workflow = pytest.importorskip("llama_index.core.agent.workflow")
+
+    async def ask(agent: Any, session: CitationSession, question: str, **run: Any) -> tuple[str, Any, Any]:
+        handler = agent.run(user_msg=question, **run)
+        events = session.stream_events(handler) if stream else handler.stream_events()
+        deltas = [e.delta async for e in events if isinstance(e, workflow.AgentStream)]
+        return "".join(deltas), await handler, handler.ctx
 
     def cell() -> None:
         scenario = SCENARIOS[name]
@@ -452,37 +474,34 @@ def agent_cell(name: str, *, stream: bool) -> Callable[[], None]:
         if not calls:  # one search for the scenario's documents, then the scenario's answer
             calls = [Reply(tool_calls=(ToolCall("search", {"input": scenario.question}),))]
         final = [r for r in scenario.replies if not r.tool_calls]
+        first = [Reply(_FIRST)] if name in _TURNS else []  # a first run: a search, then the first answer
         session = CitationSession()
         names = {call.name for r in calls for call in r.tool_calls}
-        tools = [
-            cited_query_engine_tool(
-                Fixed([tool.removeprefix("search_")] if tool != "search" else scenario.documents),
-                name=tool,
-                description="Searches the archive.",
-                session=session,
+        with openai_server(model(scenario.documents, [*calls, *first, *final])) as server:
+            agent = workflow.FunctionAgent(tools=_tools(session, names, scenario.documents), llm=llm(server))
+            text, result, ctx = asyncio.run(
+                ask(agent, session, "How does the Sun shine, and why does the Moon?")
             )
-            for tool in sorted(names)
-        ]
-        with openai_server(model(scenario.documents, [*calls, *final])) as server:
-            agent = workflow.FunctionAgent(tools=tools, llm=llm(server))
-
-            async def run() -> tuple[str, Any]:
-                handler = agent.run(user_msg=scenario.question)
-                events = session.stream_events(handler) if stream else handler.stream_events()
-                deltas = [e.delta async for e in events if isinstance(e, workflow.AgentStream)]
-                return "".join(deltas), await handler
-
-            text, result = asyncio.run(run())
+            if name == "reload":  # the memory saved as JSON, the session rebuilt from it, a new agent
+                memory = asyncio.run(ctx.store.get("memory"))
+                saved = json.dumps([m.model_dump(mode="json") for m in asyncio.run(memory.aget_all())])
+                history = [ChatMessage.model_validate(m) for m in json.loads(saved)]
+                session = CitationSession.from_messages(history)
+                agent = workflow.FunctionAgent(
+                    tools=_tools(session, names, scenario.documents), llm=llm(server)
+                )
+                text, result, _ = asyncio.run(ask(agent, session, scenario.question, chat_history=history))
+            elif name in _TURNS:  # the next run of the same conversation (its context: the memory)
+                text, result, _ = asyncio.run(ask(agent, session, scenario.question, ctx=ctx))
         answer = cited(session.parse(str(result)))
         _check(name, text if stream else None, answer, {s.number: s.text for s in session.sources})
+        if name in _TURNS:  # the numbers the reader saw on the first run
+            numbers = {ref.source.title: ref.number for ref in answer.references}
+            assert numbers.get("The Moon", 2) == 2 and numbers.get("The Sun", 1) == 1, numbers
 
     return cell
 
 
-_AGENT_TURNS = (
-    "one agent run; a conversation's numbers across runs and a reload from saved ChatMessages are "
-    "tests/llamaindex/test_agent_numbering.py's (CitationSession.from_messages)"
-)
 _AGENT_STRUCTURED = "an agent's final answer is text; structured output is CiteQueryEngine's (output_cls)"
 _AGENT_VERIFY = "session.parse takes parse_answer's options: verify and calibration are the core's cells"
 _AGENT_TRUNCATED = "llama-index's FunctionAgent keeps no finish_reason for session.parse to read"
@@ -494,9 +513,6 @@ def agent_row(entry: str, covers: tuple[str, ...], *, stream: bool) -> Row:
         covers,
         {
             **{n: agent_cell(n, stream=stream) for n in SCENARIOS},
-            "history": _AGENT_TURNS,
-            "reload": _AGENT_TURNS,
-            "follow_up_number": _AGENT_TURNS,
             "structured": _AGENT_STRUCTURED,
             "verify_calibration": _AGENT_VERIFY,
             "truncated": _AGENT_TRUNCATED,
