@@ -39,10 +39,18 @@ def check_postprocessor_caller() -> None:
     """Raise when ``CitePostprocessor`` runs inside a chat engine (``index.as_chat_engine(chat_mode=
     "context" | "condense_plus_context", node_postprocessors=[...])``): the engine writes its own prompt
     from a query the postprocessor cannot reach (no instruction to cite), numbers each turn's nodes from 1
-    again, and stores the model's raw text in its memory; none of that can be fixed from a postprocessor."""
+    again, and stores the model's raw text in its memory; none of that can be fixed from a postprocessor.
+    Likewise inside an agent's ``QueryEngineTool``: each call numbers from 1, and nobody cites the text."""
     from ._chat_engine import CiteChatEngine  # a chat engine module imports the postprocessor's modules
 
-    engine = _caller(BaseChatEngine)
+    engine = _caller((BaseChatEngine, QueryEngineTool))
+    if isinstance(engine, QueryEngineTool):
+        raise ArgumentError(
+            f"CitePostprocessor inside QueryEngineTool {engine.metadata.get_name()!r} numbers each call's "
+            "nodes from [1] and the agent reads the model's raw numbering: use "
+            "llamaindex_cite.cited_query_engine_tool(engine, name=..., description=..., "
+            "session=CitationSession()) (one numbering across calls and tools)"
+        )
     if isinstance(engine, CiteChatEngine):
         raise ArgumentError(
             "CiteChatEngine numbers its sources itself: remove CitePostprocessor from its node_postprocessors"

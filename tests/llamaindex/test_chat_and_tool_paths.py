@@ -93,3 +93,13 @@ def test_a_function_agent_reports_the_error_of_a_plain_query_engine_tool(qdrant_
     assert result.tool_output.is_error
     assert isinstance(result.tool_output.exception, ArgumentError)
     assert "cited_query_engine_tool" in result.tool_output.content
+
+
+def test_the_postprocessor_behind_a_query_engine_tool_names_cited_query_engine_tool(qdrant_index, llm):
+    engine = qdrant_index.as_query_engine(
+        llm=llm, similarity_top_k=10, node_postprocessors=[CitePostprocessor()]
+    )
+    tool = QueryEngineTool.from_defaults(engine, name="archive", description="The archive.")
+    with pytest.raises(ArgumentError, match=r"'archive'.*cited_query_engine_tool\(engine"):
+        tool.call(input=QUESTION)
+    assert not llm.prompts
