@@ -63,16 +63,17 @@ def check_postprocessor_caller() -> None:
         )
 
 
-def check_engine_caller() -> None:
-    """Raise when ``CiteQueryEngine`` answers for a ``QueryEngineTool`` (an agent's tool): each query
-    numbers its sources from [1], so two calls or two tools would give [1] to different documents in the
-    agent's answer."""
-    tool = _caller(QueryEngineTool)
+def check_engine_caller(session: Any) -> None:
+    """Raise when ``CiteQueryEngine`` without a ``session`` answers for a ``QueryEngineTool`` (an agent's
+    tool): each query numbers its sources from [1], so two calls or two tools would give [1] to different
+    documents in the agent's answer."""
+    tool = _caller(QueryEngineTool) if session is None else None
     if tool is not None:
         raise ArgumentError(
             f"CiteQueryEngine behind QueryEngineTool {tool.metadata.get_name()!r} numbers each call's "
             "sources from [1], so two calls or two tools would both cite [1] for different documents in "
             "the agent's answer: use llamaindex_cite.cited_query_engine_tool(engine, name=..., "
             "description=..., session=CitationSession()) (one numbering across calls and tools; "
-            "session.parse(final_answer) cites the agent's answer)"
+            "session.parse(final_answer) cites the agent's answer), or give the engines one "
+            "CiteQueryEngine(..., session=CitationSession())"
         )

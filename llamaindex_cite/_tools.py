@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.base.response.schema import Response
+from llama_index.core.base.response.schema import RESPONSE_TYPE, Response
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import FunctionTool
 
 import cite_core
-from cite_core import CitationStream, CitedAnswer, DisplayDelta, Source, StreamEvent
+from cite_core import CitationPrompt, CitationStream, CitedAnswer, DisplayDelta, Source, StreamEvent
 
+from ._calls import Run
 from ._convert import NumberedNodes, checked_items
+from ._synthesizer import CiteSynthesizer
 
-__all__ = ["CitationSession", "cited_query_engine_tool"]
+__all__ = ["CitationSession", "SessionSynthesizer", "cited_query_engine_tool"]
 
 
 class CitationSession(cite_core.CitationSession):
@@ -105,6 +108,40 @@ class CitationSession(cite_core.CitationSession):
             return self._nodes[node_id]
         fields = {k: item[k] for k in ("title", "url", "author") if item.get(k)}
         return NodeWithScore(node=TextNode(text=item["text"], metadata=fields))
+
+
+class SessionSynthesizer(CiteSynthesizer):
+    """``CiteSynthesizer`` of a ``CiteQueryEngine`` with a ``session``: every retrieved node joins the
+    session, and the answer shows each source under its session number (an agent's tools, one numbering)."""
+
+    def __init__(self, session: CitationSession, **options: Any) -> None:
+        if not isinstance(session, CitationSession):
+            raise cite_core.ArgumentError(
+                f"session must be a llamaindex_cite.CitationSession, got {type(session).__name__}"
+            )
+        super().__init__(**options)
+        self.session = session
+        self._numbers: dict[int, int] = {}
+
+    @contextmanager
+    def _events(self, query: Any, nodes: Sequence[NodeWithScore]) -> Iterator[Run]:
+        if self._output_cls is not None or self.uses_claude():
+            raise cite_core.ArgumentError(
+                "session= keeps one numbering through [n] markers: it does not combine with output_cls= or "
+                "Claude's native citations (native=False uses markers)"
+            )
+        with super()._events(query, nodes) as run:
+            for number, group in run.numbered.nodes.items():  # this call's number -> the session's
+                self._numbers[number] = self.session.add_nodes(group)[0].number
+            yield run
+
+    def numbering(self, sources: Sequence[Source]) -> dict[str, Any]:
+        """``parse_answer``'s ``display_numbers``: each source shown under its session number."""
+        numbers = {s.number: self._numbers[s.number] for s in sources if s.number in self._numbers}
+        return {"display_numbers": numbers, "first_new": self.session.next_number}
+
+    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str, **kw: Any) -> RESPONSE_TYPE:
+        return super().respond(numbered, prompt, raw, **self.numbering(prompt.sources), **kw)
 
 
 class _Turn:

@@ -103,3 +103,41 @@ def test_the_postprocessor_behind_a_query_engine_tool_names_cited_query_engine_t
     with pytest.raises(ArgumentError, match=r"'archive'.*cited_query_engine_tool\(engine"):
         tool.call(input=QUESTION)
     assert not llm.prompts
+
+
+def test_query_engine_tools_sharing_a_session_keep_one_numbering():
+    # the other way out of issue 31's two tools both citing [1]: engines sharing a CitationSession
+    from llamaindex_cite import CitationSession
+    from tests.llamaindex.test_chat_conversation import CHURCH, HARBOUR, MARKET, ScriptedChatLLM
+
+    session = CitationSession()
+    scored = [_scored(n) for n in (HARBOUR, CHURCH, MARKET)]
+    harbour, church, market = scored
+    first = CiteQueryEngine(
+        retriever=ListRetriever([harbour, church]),
+        llm=ScriptedChatLLM(replies=["Dredged [1]."]),
+        session=session,
+    )
+    second_llm = ScriptedChatLLM(
+        replies=["Moved [1] after the dredging [2].", "Moved [1] after the dredging [2]."]
+    )
+    second = CiteQueryEngine(retriever=ListRetriever([market, harbour]), llm=second_llm, session=session)
+    tools = [
+        QueryEngineTool.from_defaults(e, name=n, description="Archive.")
+        for e, n in ((first, "a"), (second, "b"))
+    ]
+    assert tools[0].call(input="Harbour?").content == "Dredged [1]."
+    assert tools[1].call(input="Market?").content == "Moved [3] after the dredging [1]."
+    assert [s.document_id for s in session.sources] == ["harbour", "church", "market"]
+    cited = session.parse("The market moved [3] after the harbour was dredged [1].")
+    assert [n.node.node_id for n in cited.source_nodes] == ["market", "harbour"]
+    streaming = second.model_copy(update={"streaming": True})
+    assert "".join(streaming.query("Market?").response_gen) == "Moved [3] after the dredging [1]."
+
+
+def test_a_session_that_is_not_a_llamaindex_session_is_an_argument_error(llm):
+    import cite_core
+
+    engine = CiteQueryEngine(retriever=ListRetriever([]), llm=llm, session=cite_core.CitationSession())
+    with pytest.raises(ArgumentError, match="session must be a llamaindex_cite.CitationSession"):
+        engine.query(QUESTION)
