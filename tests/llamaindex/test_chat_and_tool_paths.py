@@ -139,5 +139,5 @@ def test_a_session_that_is_not_a_llamaindex_session_is_an_argument_error(llm):
     import cite_core
 
     engine = CiteQueryEngine(retriever=ListRetriever([]), llm=llm, session=cite_core.CitationSession())
-    with pytest.raises(ArgumentError, match="session must be a llamaindex_cite.CitationSession"):
+    with pytest.raises(ArgumentError, match=r"session must be a llamaindex_cite\.CitationSession"):
         engine.query(QUESTION)
