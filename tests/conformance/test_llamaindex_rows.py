@@ -64,10 +64,14 @@ def _prompt(body: dict[str, Any]) -> str:
     return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
 
 
-def _as_seen(text: str, documents: Sequence[str], body: dict[str, Any]) -> str:
+def _as_seen(
+    text: str, documents: Sequence[str], body: dict[str, Any], shown: dict[str, int] | None = None
+) -> str:
     """``text`` written by a model that read ``body``: the scenario's number k (its k-th document) as the
-    number the prompt last showed that document under; numbers the prompt never showed stay as they are."""
-    shown = {title: int(n) for n, title in _SHOWN.findall(_prompt(body))}
+    number the prompt last showed that document under (or ``shown`` gives it: title -> number); numbers
+    the prompt never showed stay as they are."""
+    if shown is None:
+        shown = {title: int(n) for n, title in _SHOWN.findall(_prompt(body))}
     numbers = {
         str(k): str(shown[DOCUMENTS[name]["title"]])
         for k, name in enumerate(documents, 1)
@@ -87,8 +91,11 @@ def _as_schema(call: ToolCall, body: dict[str, Any]) -> ToolCall:
     return call
 
 
-def model(documents: Sequence[str], replies: Sequence[Reply]) -> Callable[[dict[str, Any]], Reply]:
-    """A script answering request i with ``replies[i]`` (the last for any later one), as it reads it."""
+def model(
+    documents: Sequence[str], replies: Sequence[Reply], shown: Callable[[], dict[str, int]] | None = None
+) -> Callable[[dict[str, Any]], Reply]:
+    """A script answering request i with ``replies[i]`` (the last for any later one), as it reads it
+    (``shown``: the numbers it read, title -> number, when its prompt shows no source blocks)."""
     served = [0]
 
     def answer(body: dict[str, Any]) -> Reply:
@@ -99,7 +106,7 @@ def model(documents: Sequence[str], replies: Sequence[Reply]) -> Callable[[dict[
         if not reply.content or ("[" not in reply.content and "【" not in reply.content):
             return reply
         return Reply(
-            _as_seen(reply.content, documents, body),
+            _as_seen(reply.content, documents, body, shown() if shown is not None else None),
             reply.reasoning,
             reply.tool_calls,
             reply.finish_reason,
@@ -520,6 +527,75 @@ def agent_row(entry: str, covers: tuple[str, ...], *, stream: bool) -> Row:
     )
 
 
+def _sub_answer(body: dict[str, Any]) -> Reply:
+    """An engine's answer: the first sentence of every source its prompt shows, cited."""
+    found = _SHOWN.findall(_prompt(body))
+    texts = [f"{DOCUMENTS[_name_of(title)]['text'].split('. ')[0]} [{n}]." for n, title in found]
+    return Reply(" ".join(texts))
+
+
+def engine_tool_cell(name: str) -> Callable[[], None]:
+    workflow = pytest.importorskip("llama_index.core.agent.workflow")
+    from llama_index.core.tools import QueryEngineTool
+
+    def cell() -> None:
+        scenario = SCENARIOS[name]
+        calls = [r for r in scenario.replies if r.tool_calls]
+        if not calls:
+            calls = [Reply(tool_calls=(ToolCall("search", {"input": scenario.question}),))]
+        final = [r for r in scenario.replies if not r.tool_calls]
+        session = CitationSession()
+        names = sorted({call.name for r in calls for call in r.tool_calls})
+
+        def numbers() -> dict[str, int]:  # the numbers the tools' answers showed the agent
+            return {s.title or "": s.number for s in session.sources}
+
+        with (
+            openai_server(_sub_answer) as engines,
+            openai_server(model(scenario.documents, [*calls, *final], numbers)) as server,
+        ):
+            tools = [
+                QueryEngineTool.from_defaults(
+                    CiteQueryEngine(
+                        retriever=Fixed(
+                            [tool.removeprefix("search_")] if tool != "search" else scenario.documents
+                        ),
+                        llm=llm(engines),
+                        session=session,
+                    ),
+                    name=tool,
+                    description="Searches the archive and answers.",
+                )
+                for tool in names
+            ]
+            agent = workflow.FunctionAgent(tools=tools, llm=llm(server))
+
+            async def run() -> tuple[str, Any]:
+                handler = agent.run(user_msg=scenario.question)
+                deltas = [
+                    e.delta
+                    async for e in session.stream_events(handler)
+                    if isinstance(e, workflow.AgentStream)
+                ]
+                return "".join(deltas), await handler
+
+            text, result = asyncio.run(run())
+        answer = cited(session.parse(str(result)))
+        _check(name, text, answer, {s.number: s.text for s in session.sources})
+
+    return cell
+
+
+def engine_tool_structured_cell() -> None:
+    engine = CiteQueryEngine(
+        retriever=Fixed(("sun",)), llm=OpenAILike(model="m"), output_cls=Summary, session=CitationSession()
+    )
+    with pytest.raises(ArgumentError, match="session= keeps one numbering"):
+        engine.query("Why?")
+
+
+_ENGINE_TOOL_TURNS = "an agent's conversation over one session is cited_query_engine_tool's row"
+
 NOT_ENTRY_POINTS = {
     "llamaindex_cite.CITE_AS_KEY": "a node metadata key (CitePostprocessor's rows read it)",
     "llamaindex_cite.REFERENCE_NUMBER_KEY": "a node metadata key on cited nodes",
@@ -565,6 +641,19 @@ ROWS = [
         stream=True,
     ),
     agent_row("llamaindex_cite.CitationSession.parse", ("CitationSession",), stream=False),
+    Row(
+        "llamaindex_cite.CiteQueryEngine(session=)+QueryEngineTool+FunctionAgent",
+        ("CiteQueryEngine", "CitationSession"),
+        {
+            **{n: engine_tool_cell(n) for n in SCENARIOS},
+            "history": _ENGINE_TOOL_TURNS,
+            "reload": _ENGINE_TOOL_TURNS,
+            "follow_up_number": _ENGINE_TOOL_TURNS,
+            "structured": engine_tool_structured_cell,
+            "verify_calibration": "verify and calibration: CiteQueryEngine.query's cells (the same engine)",
+            "truncated": _AGENT_TRUNCATED,
+        },
+    ),
 ]
 
 
