@@ -466,6 +466,15 @@ def _tools(session: CitationSession, names: set[str], documents: Sequence[str]) 
 _TURNS = ("history", "reload", "follow_up_number")
 
 
+def _trusted(names: set[str]) -> dict[str, Any]:
+    """``from_messages``' ``tool_names=`` (the tools whose results it restores), where the core has it."""
+    return (
+        {"tool_names": sorted(names)}
+        if "tool_names" in inspect.signature(CitationSession.from_messages).parameters
+        else {}
+    )
+
+
 def agent_cell(name: str, *, stream: bool) -> Callable[[], None]:
     workflow = pytest.importorskip("llama_index.core.agent.workflow")
 
@@ -493,7 +502,7 @@ def agent_cell(name: str, *, stream: bool) -> Callable[[], None]:
                 memory = asyncio.run(ctx.store.get("memory"))
                 saved = json.dumps([m.model_dump(mode="json") for m in asyncio.run(memory.aget_all())])
                 history = [ChatMessage.model_validate(m) for m in json.loads(saved)]
-                session = CitationSession.from_messages(history)
+                session = CitationSession.from_messages(history, **_trusted(names))
                 agent = workflow.FunctionAgent(
                     tools=_tools(session, names, scenario.documents), llm=llm(server)
                 )
