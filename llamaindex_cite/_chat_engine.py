@@ -120,7 +120,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history)
         response = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
-        self._memory.put(answer_message(response))
+        self._memory.put(answer_message(response, known=synthesizer.conversation.references))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -128,7 +128,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = await self._arun_c3(message, chat_history)
         response = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
-        await self._memory.aput(answer_message(response))
+        await self._memory.aput(answer_message(response, known=synthesizer.conversation.references))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -139,7 +139,9 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         response: Any = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
         chat_response = CitedChatStream(
-            chat_stream=chat_stream(response.response_gen, response.metadata),
+            chat_stream=chat_stream(
+                response.response_gen, response.metadata, synthesizer.conversation.references
+            ),
             sources=[context_source],
             source_nodes=response.source_nodes,  # the same list: it fills as citations resolve
         )
@@ -161,7 +163,9 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         response: Any = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
         chat_response = CitedChatStream(
-            achat_stream=achat_stream(response.response_gen, response.metadata),
+            achat_stream=achat_stream(
+                response.response_gen, response.metadata, synthesizer.conversation.references
+            ),
             sources=[context_source],
             source_nodes=response.source_nodes,
         )

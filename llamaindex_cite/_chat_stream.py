@@ -8,13 +8,13 @@ answer's text, never the reasoning (LlamaIndex would keep the concatenated token
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Mapping
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
 from llama_index.core.chat_engine.types import StreamingAgentChatResponse
 
-from ._conversation import REFERENCES_KEY, message_references
+from ._conversation import NUMBERING_KEY, REFERENCES_KEY, message_references, numbering
 
 __all__ = ["AnswerMemory", "CitedChatStream", "achat_stream", "answer_message", "chat_stream"]
 
@@ -24,14 +24,19 @@ def _answer_text(metadata: Any) -> str | None:
     return answer.text if answer is not None else None
 
 
-def answer_message(response: Any, text: str | None = None) -> ChatMessage:
-    """The history message of a turn's answer: its text and which source each of its numbers meant."""
+def answer_message(
+    response: Any, text: str | None = None, known: Mapping[int, Mapping[str, Any]] | None = None
+) -> ChatMessage:
+    """The history message of a turn's answer: its text, which source each of its numbers meant, and
+    every number the conversation gave so far (``known`` before this turn, and this answer's)."""
     answer = (response.metadata or {}).get("cited_answer") if hasattr(response, "metadata") else None
     references = message_references(answer)
+    every = numbering(known or {}, references)
+    extra = {REFERENCES_KEY: references} if references else {}
     return ChatMessage(
         content=str(response) if text is None else text,
         role=MessageRole.ASSISTANT,
-        additional_kwargs={REFERENCES_KEY: references} if references else {},
+        additional_kwargs={**extra, NUMBERING_KEY: every} if every else extra,
     )
 
 
@@ -88,19 +93,23 @@ class _Answered:
         self.metadata = metadata
 
 
-def chat_stream(tokens: Iterator[str], metadata: dict[str, Any]) -> Generator[ChatResponse, None, None]:
+def chat_stream(
+    tokens: Iterator[str], metadata: dict[str, Any], known: Mapping[int, Mapping[str, Any]]
+) -> Generator[ChatResponse, None, None]:
     text = ""
     for token in tokens:
         text += token
         yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=answer_message(_Answered(metadata), text), delta="")  # the one history keeps
+    yield ChatResponse(
+        message=answer_message(_Answered(metadata), text, known), delta=""
+    )  # the one history keeps
 
 
 async def achat_stream(
-    tokens: AsyncIterator[str], metadata: dict[str, Any]
+    tokens: AsyncIterator[str], metadata: dict[str, Any], known: Mapping[int, Mapping[str, Any]]
 ) -> AsyncGenerator[ChatResponse, None]:
     text = ""
     async for token in tokens:
         text += token
         yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=answer_message(_Answered(metadata), text), delta="")
+    yield ChatResponse(message=answer_message(_Answered(metadata), text, known), delta="")

@@ -22,10 +22,13 @@ from cite_core import CitationPrompt, CitationSession, CitedAnswer, Source, sour
 from ._convert import NumberedNodes
 from ._synthesizer import CiteSynthesizer
 
-__all__ = ["REFERENCES_KEY", "Conversation", "ConversationSynthesizer", "message_references"]
+__all__ = ["NUMBERING_KEY", "REFERENCES_KEY", "Conversation", "ConversationSynthesizer", "message_references"]
 
 REFERENCES_KEY = "references"
 """``ChatMessage.additional_kwargs`` key of a cited answer's references (``number``, ``key``, ``title``)."""
+NUMBERING_KEY = "numbering"
+"""``ChatMessage.additional_kwargs`` key of every number the conversation gave up to a cited answer (the
+same entries): a history trimmed to its last messages still knows them all, so none is given again."""
 
 
 def message_references(answer: CitedAnswer | None) -> list[dict[str, Any]]:
@@ -35,9 +38,15 @@ def message_references(answer: CitedAnswer | None) -> list[dict[str, Any]]:
     return [{"number": r.number, "key": source_key(r.source), "title": r.title} for r in answer.references]
 
 
-def _references(message: ChatMessage) -> list[Mapping[str, Any]]:
-    found = message.additional_kwargs.get(REFERENCES_KEY)
+def _references(message: ChatMessage, key: str = REFERENCES_KEY) -> list[Mapping[str, Any]]:
+    found = message.additional_kwargs.get(key)
     return [r for r in found if isinstance(r, Mapping)] if isinstance(found, list) else []
+
+
+def numbering(known: Mapping[int, Mapping[str, Any]], references: list[dict[str, Any]]) -> list[Any]:
+    """A cited message's ``NUMBERING_KEY`` entries: the numbers ``known`` before it, then its own new ones."""
+    merged = {**{r["number"]: r for r in references}, **known}  # a known number keeps its first meaning
+    return [dict(merged[n]) for n in sorted(merged)]
 
 
 class Conversation:
@@ -49,8 +58,9 @@ class Conversation:
         self.references: dict[int, Mapping[str, Any]] = {}
         """What each number the reader saw means (its first meaning: a number is never given again)."""
         for message in self.history:
-            self.session.remember(_references(message))
-            for ref in _references(message):
+            refs = [*_references(message, NUMBERING_KEY), *_references(message)]
+            self.session.remember(refs)
+            for ref in refs:
                 if isinstance(ref.get("number"), int) and isinstance(ref.get("key"), str):
                     self.references.setdefault(ref["number"], ref)
 

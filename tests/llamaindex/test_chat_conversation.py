@@ -146,3 +146,25 @@ def test_a_lone_closing_think_tag_never_reaches_the_history(aio: bool) -> None:
     assert str(reply) == reply.response == "It was dredged [1]."
     assert [m.content for m in chat.chat_history] == ["Harbour?", "It was dredged [1]."]
     assert chat.chat_history[-1].additional_kwargs["references"][0]["number"] == 1
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_history_trimmed_to_its_last_turn_gives_no_number_again(streaming: bool) -> None:
+    # issue 31: a memory that keeps only the last messages lost the numbers of older answers: the church,
+    # cited as [2] on turn 1, was not in turn 2's answer, so turn 3 gave [2] to the market
+    turns = [[HARBOUR, CHURCH], [HARBOUR], [MARKET]]
+    chat, _ = engine(turns, ["It was dredged [1]; the church [2].", "Dredged [1].", "The market moved [1]."])
+    chat.chat("Harbour and church?")
+    if streaming:
+        "".join(chat.stream_chat("Harbour?").response_gen)
+    else:
+        chat.chat("Harbour?")
+    last_turn = chat.chat_history[-2:]
+    assert last_turn[-1].additional_kwargs["numbering"] == [
+        {"number": 1, "key": "doc:harbour", "title": "harbour"},
+        {"number": 2, "key": "doc:church", "title": "church"},
+    ]
+    trimmed, _ = engine(
+        turns[2:], ["The market moved [1]."], memory=ChatMemoryBuffer.from_defaults(chat_history=last_turn)
+    )
+    assert trimmed.chat("Market?").response == "The market moved [3]."
