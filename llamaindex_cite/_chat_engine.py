@@ -13,6 +13,8 @@ from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgent
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
+from cite_core import ArgumentError
+
 from ._chat_stream import AnswerMemory, CitedChatStream, achat_stream, answer_message, chat_stream
 from ._conversation import Conversation, ConversationSynthesizer
 from ._named import NamedSources
@@ -32,6 +34,33 @@ _OPTIONS = (
     "user_template",
     "encoding",
 )
+_PASSED_ON = (
+    "chat_history",
+    "memory",
+    "system_prompt",
+    "condense_prompt",
+    "skip_condense",
+    "node_postprocessors",
+    "verbose",
+)
+"""``CondensePlusContextChatEngine.from_defaults``' options that CiteChatEngine uses; it ignores the rest."""
+_ELSEWHERE = {
+    "context_prompt": "the answer's prompt is cite_core's: pass system_template= and/or user_template=",
+    "context_refine_prompt": "later calls use LlamaIndex's refine prompt: pass refine_template=",
+}
+
+
+def _check_options(kwargs: dict[str, Any]) -> None:
+    """An ``ArgumentError`` naming the options ``from_defaults`` would otherwise drop (LlamaIndex's
+    ``from_defaults`` takes ``**kwargs`` and ignores what it does not know)."""
+    unknown = [name for name in kwargs if name not in _OPTIONS and name not in _PASSED_ON]
+    if unknown:
+        fixes = "; ".join(f"{n}: {_ELSEWHERE.get(n, 'not an option of CiteChatEngine')}" for n in unknown)
+        raise ArgumentError(
+            f"CiteChatEngine.from_defaults does not take {', '.join(unknown)} ({fixes}; verify=, "
+            "calibration= and output_cls= are CiteQueryEngine's). It takes "
+            f"{', '.join((*_PASSED_ON, *_OPTIONS))}"
+        )
 
 
 class CiteChatEngine(CondensePlusContextChatEngine):
@@ -53,6 +82,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         cls, retriever: Any, llm: Any = None, **kwargs: Any
     ) -> CiteChatEngine:
         """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
+        _check_options(kwargs)
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
         engine = super().from_defaults(retriever, llm=llm, **kwargs)
         assert isinstance(engine, CiteChatEngine)

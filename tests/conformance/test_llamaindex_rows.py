@@ -430,7 +430,15 @@ def _name_of(title: str) -> str:
 
 
 _CHAT_STRUCTURED = "a chat engine answers in text; structured output is CiteQueryEngine's (output_cls)"
-_CHAT_VERIFY = "verify and calibration are CiteQueryEngine's options; CiteChatEngine does not take them"
+
+
+def chat_options_cell() -> None:
+    """verify, calibration and judge are CiteQueryEngine's: CiteChatEngine rejects them, naming where."""
+    for option in ("verify", "calibration", "judge"):
+        with pytest.raises(ArgumentError, match=f"does not take {option} .*CiteQueryEngine's"):
+            CiteChatEngine.from_defaults(Fixed(("sun",)), llm=OpenAILike(model="m"), **{option: True})
+
+
 _CHAT_TOOLS = "a chat engine calls no tools: the parallel tool calls are cited_query_engine_tool's row"
 
 
@@ -442,7 +450,7 @@ def chat_row(how: str) -> Row:
             **{n: chat_cell(n, how) for n in SCENARIOS},
             "parallel_tools": _CHAT_TOOLS,
             "structured": _CHAT_STRUCTURED,
-            "verify_calibration": _CHAT_VERIFY,
+            "verify_calibration": chat_options_cell,
         },
     )
 
