@@ -58,7 +58,9 @@ class CallPlan:
 
     def __init__(self, synthesizer: CiteSynthesizer, question: str, sources: Sequence[Source]) -> None:
         self.synthesizer = synthesizer
-        self.question = question
+        # a chat turn's question names the reader's numbers: the model reads it in this call's numbering
+        rewrite = getattr(synthesizer, "question", None)  # CiteChatEngine's ConversationSynthesizer
+        self.question = rewrite(question, sources) if rewrite is not None else question
         self.rest = list(sources)
         """The sources not shown yet, best first, with their numbers."""
         self.shown: list[Source] = []

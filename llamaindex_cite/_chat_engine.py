@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from threading import Thread
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.callbacks import trace_method
 from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
+from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
-from ._conversation import REFERENCES_KEY, Conversation, ConversationSynthesizer, message_references
+from cite_core import ArgumentError
+
+from ._chat_stream import AnswerMemory, CitedChatStream, achat_stream, answer_message, chat_stream
+from ._conversation import Conversation, ConversationSynthesizer
+from ._named import NamedSources
 
 __all__ = ["CiteChatEngine"]
 
@@ -30,6 +34,33 @@ _OPTIONS = (
     "user_template",
     "encoding",
 )
+_PASSED_ON = (
+    "chat_history",
+    "memory",
+    "system_prompt",
+    "condense_prompt",
+    "skip_condense",
+    "node_postprocessors",
+    "verbose",
+)
+"""``CondensePlusContextChatEngine.from_defaults``' options that CiteChatEngine uses; it ignores the rest."""
+_ELSEWHERE = {
+    "context_prompt": "the answer's prompt is cite_core's: pass system_template= and/or user_template=",
+    "context_refine_prompt": "later calls use LlamaIndex's refine prompt: pass refine_template=",
+}
+
+
+def _check_options(kwargs: dict[str, Any]) -> None:
+    """An ``ArgumentError`` naming the options ``from_defaults`` would otherwise drop (LlamaIndex's
+    ``from_defaults`` takes ``**kwargs`` and ignores what it does not know)."""
+    unknown = [name for name in kwargs if name not in _OPTIONS and name not in _PASSED_ON]
+    if unknown:
+        fixes = "; ".join(f"{n}: {_ELSEWHERE.get(n, 'not an option of CiteChatEngine')}" for n in unknown)
+        raise ArgumentError(
+            f"CiteChatEngine.from_defaults does not take {', '.join(unknown)} ({fixes}; verify=, "
+            "calibration= and output_cls= are CiteQueryEngine's). It takes "
+            f"{', '.join((*_PASSED_ON, *_OPTIONS))}"
+        )
 
 
 class CiteChatEngine(CondensePlusContextChatEngine):
@@ -51,6 +82,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         cls, retriever: Any, llm: Any = None, **kwargs: Any
     ) -> CiteChatEngine:
         """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
+        _check_options(kwargs)
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
         engine = super().from_defaults(retriever, llm=llm, **kwargs)
         assert isinstance(engine, CiteChatEngine)
@@ -74,18 +106,51 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         return synthesizer
 
     def _condense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
-        # the rewrite sees no sources: earlier answers' markers would name nothing there
-        return super()._condense_question(Conversation(chat_history).for_model([]), latest_message)
+        # the rewrite reads the numbers the reader saw (and their titles): a follow-up may name one
+        return super()._condense_question(Conversation(chat_history).for_condense(), latest_message)
 
     async def _acondense_question(self, chat_history: list[ChatMessage], latest_message: str) -> str:
-        return await super()._acondense_question(Conversation(chat_history).for_model([]), latest_message)
+        return await super()._acondense_question(Conversation(chat_history).for_condense(), latest_message)
+
+    def _run_c3(  # type: ignore[override]
+        self, message: str, chat_history: list[ChatMessage] | None = None, streaming: bool = False
+    ) -> tuple[ConversationSynthesizer, ToolOutput, list[NodeWithScore]]:
+        synthesizer, context_source, nodes = super()._run_c3(message, chat_history, streaming)
+        assert isinstance(synthesizer, ConversationSynthesizer)
+        found: list[NodeWithScore] = []
+        for ref in self._named.missing(synthesizer.conversation, message, nodes):
+            found += self._named.find(ref, self._get_nodes(ref["title"]) if self._named.unseen(ref) else [])
+        return synthesizer, *self._named.joined(context_source, found, nodes)
+
+    async def _arun_c3(  # type: ignore[override]
+        self, message: str, chat_history: list[ChatMessage] | None = None, streaming: bool = False
+    ) -> tuple[ConversationSynthesizer, ToolOutput, list[NodeWithScore]]:
+        synthesizer, context_source, nodes = await super()._arun_c3(message, chat_history, streaming)
+        assert isinstance(synthesizer, ConversationSynthesizer)
+        found: list[NodeWithScore] = []
+        for ref in self._named.missing(synthesizer.conversation, message, nodes):
+            retrieved = await self._aget_nodes(ref["title"]) if self._named.unseen(ref) else []
+            found += self._named.find(ref, retrieved)
+        return synthesizer, *self._named.joined(context_source, found, nodes)
+
+    @property
+    def _named(self) -> NamedSources:
+        """The nodes of the sources this engine's turns showed, by key (``reset()`` forgets them)."""
+        return self.__dict__.setdefault("_named_sources", NamedSources(self._merge()))
+
+    def _merge(self) -> bool:
+        return bool(getattr(self, "_cite_options", {}).get("merge_chunks", True))
+
+    def reset(self) -> None:
+        super().reset()
+        self.__dict__.pop("_named_sources", None)
 
     @trace_method("chat")
     def chat(self, message: str, chat_history: list[ChatMessage] | None = None) -> AgentChatResponse:
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history)
         response = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
-        self._memory.put(_answer_message(response))
+        self._memory.put(answer_message(response, known=synthesizer.conversation.references))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -93,7 +158,7 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = await self._arun_c3(message, chat_history)
         response = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
-        await self._memory.aput(_answer_message(response))
+        await self._memory.aput(answer_message(response, known=synthesizer.conversation.references))
         return _agent_response(response, context_source)
 
     @trace_method("chat")
@@ -103,14 +168,17 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         synthesizer, context_source, context_nodes = self._run_c3(message, chat_history, streaming=True)
         response: Any = synthesizer.synthesize(message, context_nodes)
         self._memory.put(ChatMessage(content=message, role=MessageRole.USER))
-        chat_response = StreamingAgentChatResponse(
-            chat_stream=_chat_stream(response.response_gen, response.metadata),
+        chat_response = CitedChatStream(
+            chat_stream=chat_stream(
+                response.response_gen, response.metadata, synthesizer.conversation.references
+            ),
             sources=[context_source],
             source_nodes=response.source_nodes,  # the same list: it fills as citations resolve
         )
         # a field only in newer llama-index-core (0.14.25 lacks it); set as a plain attribute here
-        chat_response.metadata = response.metadata  # type: ignore[attr-defined]
-        thread = Thread(target=chat_response.write_response_to_history, args=(self._memory,))
+        chat_response.metadata = response.metadata
+        memory = AnswerMemory(self._memory, response.metadata)  # the answer's text, never the reasoning
+        thread = Thread(target=chat_response.write_response_to_history, args=(memory,))
         chat_response.write_response_to_history_thread = thread
         thread.start()
         return chat_response
@@ -124,14 +192,16 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         )
         response: Any = await synthesizer.asynthesize(message, context_nodes)
         await self._memory.aput(ChatMessage(content=message, role=MessageRole.USER))
-        chat_response = StreamingAgentChatResponse(
-            achat_stream=_achat_stream(response.response_gen, response.metadata),
+        chat_response = CitedChatStream(
+            achat_stream=achat_stream(
+                response.response_gen, response.metadata, synthesizer.conversation.references
+            ),
             sources=[context_source],
             source_nodes=response.source_nodes,
         )
-        chat_response.metadata = response.metadata  # type: ignore[attr-defined]  # as in stream_chat
+        chat_response.metadata = response.metadata  # as in stream_chat
         chat_response.awrite_response_to_history_task = asyncio.create_task(
-            chat_response.awrite_response_to_history(self._memory)
+            chat_response.awrite_response_to_history(AnswerMemory(self._memory, response.metadata))
         )
         return chat_response
 
@@ -144,39 +214,3 @@ def _agent_response(response: Any, context_source: ToolOutput) -> AgentChatRespo
         source_nodes=response.source_nodes,
         metadata=response.metadata,
     )
-
-
-def _answer_message(response: Any, text: str | None = None) -> ChatMessage:
-    """The history message of a turn's answer: its text and which source each of its numbers meant."""
-    answer = (response.metadata or {}).get("cited_answer") if hasattr(response, "metadata") else None
-    references = message_references(answer)
-    return ChatMessage(
-        content=str(response) if text is None else text,
-        role=MessageRole.ASSISTANT,
-        additional_kwargs={REFERENCES_KEY: references} if references else {},
-    )
-
-
-class _Answered:
-    """The metadata of a streamed answer, read once its stream has ended."""
-
-    def __init__(self, metadata: dict[str, Any]) -> None:
-        self.metadata = metadata
-
-
-def _chat_stream(tokens: Iterator[str], metadata: dict[str, Any]) -> Generator[ChatResponse, None, None]:
-    text = ""
-    for token in tokens:
-        text += token
-        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=_answer_message(_Answered(metadata), text), delta="")  # the one history keeps
-
-
-async def _achat_stream(
-    tokens: AsyncIterator[str], metadata: dict[str, Any]
-) -> AsyncGenerator[ChatResponse, None]:
-    text = ""
-    async for token in tokens:
-        text += token
-        yield ChatResponse(message=ChatMessage(content=text, role=MessageRole.ASSISTANT), delta=token)
-    yield ChatResponse(message=_answer_message(_Answered(metadata), text), delta="")

@@ -24,6 +24,7 @@ from cite_core import (
 )
 
 from ._budget import fitted_instructions
+from ._callers import check_postprocessor_caller
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
@@ -68,6 +69,7 @@ class CitePostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
+        check_postprocessor_caller()
         numbered = number_nodes(nodes, merge=self.merge_chunks)
         edited = None
         if self.instruct and query_bundle is not None and numbered.sources:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -18,9 +19,11 @@ from llama_index.core.settings import Settings
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, FlagCalibration, SourceError
 
+from ._callers import check_engine_caller
 from ._convert import NumberedNodes
 from ._options import check_engine_options
 from ._synthesizer import CiteSynthesizer
+from ._tools import SessionSynthesizer
 from ._verify import verify_option
 
 __all__ = ["CiteQueryEngine"]
@@ -110,6 +113,13 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         'ended (cite_core.verify): metadata["verification"].',
     )
     judge: Any = Field(default=None, exclude=True, description="The model of verify (default: llm).")
+    session: Any = Field(
+        default=None,
+        exclude=True,
+        description="A llamaindex_cite.CitationSession shared by the engines an agent calls as "
+        "QueryEngineTools: each answer shows its sources under their session numbers (one numbering across "
+        "calls and tools; session.parse(final_answer) cites the agent's answer).",
+    )
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
 
     @classmethod
@@ -149,7 +159,8 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
 
     def synthesizer(self) -> CiteSynthesizer:
         """The ``CiteSynthesizer`` this engine answers with (built from its fields)."""
-        return CiteSynthesizer(
+        kind = CiteSynthesizer if self.session is None else partial(SessionSynthesizer, self.session)
+        return kind(
             llm=self.llm,
             streaming=self.streaming,
             callback_manager=self.callback_manager,
@@ -207,6 +218,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     # -- BaseQueryEngine ----------------------------------------------------------------------------
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        check_engine_caller(self.session)
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
@@ -216,6 +228,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         return response
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        check_engine_caller(self.session)
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.base.response.schema import Response
+from llama_index.core.base.response.schema import RESPONSE_TYPE, Response
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.tools import FunctionTool
 
 import cite_core
-from cite_core import CitedAnswer, Source
+from cite_core import CitationPrompt, CitationStream, CitedAnswer, DisplayDelta, Source, StreamEvent
 
+from ._calls import Run
 from ._convert import NumberedNodes, checked_items
+from ._synthesizer import CiteSynthesizer
 
-__all__ = ["CitationSession", "cited_query_engine_tool"]
+__all__ = ["CitationSession", "SessionSynthesizer", "cited_query_engine_tool"]
 
 
 class CitationSession(cite_core.CitationSession):
@@ -73,14 +76,39 @@ class CitationSession(cite_core.CitationSession):
         return super().parse(text, **options)
 
     def parse(self, text: str, **options: Any) -> Response:  # type: ignore[override]
-        """A cited ``Response`` of a final answer: renumbered text, only the cited nodes, references
-        covering every call (options as for ``cite_core.parse_answer``)."""
+        """A cited ``Response`` of a final answer: renumbered text, only the cited nodes (of a document
+        retrieved as several chunks, the chunks its citations point into), references covering every
+        call (options as for ``cite_core.parse_answer``)."""
         answer = self.cited_answer(text, **options)
         sources = self.sources
         owners = {
             source.number: [self._node(item) for item in self.items_for(source.number)] for source in sources
         }
-        return NumberedNodes(sources=sources, nodes=owners).response(answer, raw=text)
+        # a source's segment_item_indices index its items (items_for): a citation names its chunks
+        segments = {
+            s.number: [[owners[s.number][i] for i in indices] for indices in s.segment_item_indices]
+            for s in sources
+        }
+        return NumberedNodes(sources=sources, nodes=owners, segment_nodes=segments).response(answer, raw=text)
+
+    async def stream_events(self, handler: Any, **options: Any) -> AsyncIterator[Any]:
+        """The events of an agent run (``handler.stream_events()``) with each ``AgentStream`` delta as the
+        final answer shows it: markers renumbered and normalised (``[1, 2]`` as ``[1][2]``, ``【1】`` as
+        ``[1]``), invalid ones (``[9]``) never shown, a marker held back until it is complete. The deltas
+        of the last LLM turn add up to ``str(session.parse(str(await handler)))``; other events pass
+        through unchanged (options as for ``cite_core.CitationStream``)."""
+        turn: _Turn | None = None
+        async for event in handler.stream_events():
+            if type(event).__name__ == "AgentStream":
+                turn = turn or _Turn(self.stream(display=True, **options))  # over the sources so far
+                yield turn.shown(event, turn.stream.feed(event.delta or ""))
+                continue
+            for tail in turn.end() if turn is not None else []:  # the LLM turn ended (AgentOutput)
+                yield tail  # what the turn held back to its end, before the event that ended it
+            turn = None
+            yield event
+        for tail in turn.end() if turn is not None else []:
+            yield tail
 
     def _node(self, item: Any) -> NodeWithScore:
         """The node an item came from; for a source restored from a saved tool result, a node of the
@@ -90,6 +118,72 @@ class CitationSession(cite_core.CitationSession):
             return self._nodes[node_id]
         fields = {k: item[k] for k in ("title", "url", "author") if item.get(k)}
         return NodeWithScore(node=TextNode(text=item["text"], metadata=fields))
+
+
+class SessionSynthesizer(CiteSynthesizer):
+    """``CiteSynthesizer`` of a ``CiteQueryEngine`` with a ``session``: every retrieved node joins the
+    session, and the answer shows each source under its session number (an agent's tools, one numbering)."""
+
+    def __init__(self, session: CitationSession, **options: Any) -> None:
+        if not isinstance(session, CitationSession):
+            raise cite_core.ArgumentError(
+                f"session must be a llamaindex_cite.CitationSession, got {type(session).__name__}"
+            )
+        super().__init__(**options)
+        self.session = session
+        self._numbers: dict[int, int] = {}
+
+    @contextmanager
+    def _events(self, query: Any, nodes: Sequence[NodeWithScore]) -> Iterator[Run]:
+        if self._output_cls is not None or self.uses_claude():
+            raise cite_core.ArgumentError(
+                "session= keeps one numbering through [n] markers: it does not combine with output_cls= or "
+                "Claude's native citations (native=False uses markers)"
+            )
+        with super()._events(query, nodes) as run:
+            for number, group in run.numbered.nodes.items():  # this call's number -> the session's
+                self._numbers[number] = self.session.add_nodes(group)[0].number
+            yield run
+
+    def numbering(self, sources: Sequence[Source]) -> dict[str, Any]:
+        """``parse_answer``'s ``display_numbers``: each source shown under its session number."""
+        numbers = {s.number: self._numbers[s.number] for s in sources if s.number in self._numbers}
+        return {"display_numbers": numbers, "first_new": self.session.next_number}
+
+    def respond(self, numbered: NumberedNodes, prompt: CitationPrompt, raw: str, **kw: Any) -> RESPONSE_TYPE:
+        return super().respond(numbered, prompt, raw, **self.numbering(prompt.sources), **kw)
+
+
+class _Turn:
+    """One LLM turn of an agent run, its ``AgentStream`` deltas as the cited answer shows them."""
+
+    def __init__(self, stream: CitationStream) -> None:
+        self.stream = stream
+        self.text = ""
+        self.last: Any = None
+
+    def shown(self, event: Any, events: list[StreamEvent]) -> Any:
+        """``event`` (an ``AgentStream``) with the text ``events`` show as its delta."""
+        delta = "".join(e.text for e in events if isinstance(e, DisplayDelta))
+        self.text += delta
+        self.last = event
+        return event.model_copy(update={"delta": delta, "response": self.text})
+
+    def end(self) -> list[Any]:
+        """An ``AgentStream`` with what the turn held back to its end (a marker cut by it), if any."""
+        self.stream.finish()
+        delta = "".join(e.text for e in self.stream.pending_events() if isinstance(e, DisplayDelta))
+        if not delta:
+            return []
+        self.text += delta
+        update: dict[str, Any] = {
+            "delta": delta,
+            "response": self.text,
+            "raw": None,
+            "tool_calls": [],
+            "thinking_delta": None,
+        }
+        return [self.last.model_copy(update=update)]
 
 
 def cited_query_engine_tool(

@@ -22,6 +22,7 @@ from .._stream.lexer_tokens import Kind
 __all__ = [
     "CONDENSE_SYSTEM",
     "condense_question_messages",
+    "marker_numbers",
     "read_source_blocks",
     "renumber_markers",
     "tool_citation_instructions",
@@ -96,6 +97,19 @@ def renumber_markers(text: str, numbers: Mapping[int, int]) -> str:
                     pre_ws = ""
                     shown.add(number)
     return "".join(out)
+
+
+def marker_numbers(text: str) -> list[int]:
+    """The numbers the markers of ``text`` name, in order of first appearance, found as the parser finds
+    them (not in code, not in a reference list): the sources a follow-up names ("What else does [2] say?")."""
+    if not isinstance(text, str):
+        raise ArgumentError(f"text must be a str, got {type(text).__name__}")
+    lexer = Lexer({})
+    found: dict[int, None] = {}
+    for token in [*lexer.feed(text), *lexer.finish()]:
+        if token.kind is Kind.MARKER and token.marker is not None:
+            found.update((item.number, None) for item in token.marker.items)
+    return list(found)
 
 
 _SOURCE_BLOCK = re.compile(r'<source number="(\d{1,6})"((?: \w+="[^"\n]*")*)>\n(.*?)\n</source>', re.DOTALL)

@@ -22,7 +22,7 @@ from .._exceptions import ArgumentError, SourceError
 from .._schema.models import CitedAnswer, Source
 from .._sources.numbering import number_sources
 from .._sources.prompt import PromptStyle, format_sources
-from .conversation import read_source_blocks, renumber_markers
+from .conversation import marker_numbers, read_source_blocks, renumber_markers
 from .parser import CitationStream, parse_answer
 
 __all__ = ["SOURCES_RECORD_KEY", "CitationSession", "source_key"]
@@ -198,6 +198,12 @@ class CitationSession:
                 if number is not None and number not in found.values():
                     found[source.number] = number
             return found
+
+    def named_numbers(self, text: str) -> list[int]:
+        """The numbers the markers of ``text`` (a user's follow-up: "What else does [2] say?") name, in
+        order of first appearance, found as the parser finds them (not in code); a chat engine resolves
+        them to the sources the reader saw under them."""
+        return marker_numbers(text)
 
     def rewrite(self, text: str, references: Iterable[Mapping[str, Any]], sources: Sequence[Source]) -> str:
         """An earlier answer shown in this call's numbering: each marker ``[k]`` of ``text`` (whose

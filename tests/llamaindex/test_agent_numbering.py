@@ -101,3 +101,33 @@ def test_saved_chat_messages_rebuild_the_session() -> None:
     shown = tool.call(input="market").content
     assert '<source number="3"' in shown and '<source number="1"' in shown and len(restored) == 3
     assert str(restored.parse("The market moved [3].")) == "The market moved [3]."
+
+
+ODD = "The fish market moved in 1933 [3, 1], after the dredging 【1】, and dragons nested there [9]"
+
+
+async def stream_cited(session: CitationSession, script: list[Any]) -> tuple[list[str], str, Any]:
+    tool = cited_query_engine_tool(KeywordRetriever(), name="kessby", description="Archive.", session=session)
+    agent = workflow.FunctionAgent(tools=[tool], llm=ScriptedAgentLLM(script=script))
+    handler = agent.run(user_msg="What changed in Kessby?")
+    deltas, last = [], ""
+    async for event in session.stream_events(handler):
+        if isinstance(event, workflow.AgentStream):
+            deltas.append(event.delta)
+            last = event.response
+    return deltas, last, await handler
+
+
+@pytest.mark.parametrize("final", [FINAL, ODD, ODD + ".", "Nothing cited [2"])
+def test_stream_events_streams_what_session_parse_gives(final: str) -> None:
+    # issue 31: AgentStream deltas showed [3, 1], 【1】 and an invalid [9] raw while parse normalised them
+    session = CitationSession()
+    deltas, last, result = asyncio.run(
+        stream_cited(session, [("kessby", "harbour"), ("kessby", "market"), final])
+    )
+    cited = str(session.parse(str(result)))
+    assert "".join(deltas) == last == cited
+    assert len([d for d in deltas if d]) > 10  # streamed, not one block at the end
+    if final.startswith(ODD):
+        assert cited.startswith("The fish market moved in 1933 [3][1], after the dredging [1], and dragons")
+        assert "[9]" not in "".join(deltas) and "【" not in "".join(deltas)

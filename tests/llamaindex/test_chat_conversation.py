@@ -4,6 +4,7 @@ with chat, stream_chat (one character per delta) and a conversation reloaded fro
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -116,10 +117,54 @@ def test_a_reloaded_chat_keeps_its_numbers_on_the_third_turn() -> None:
     assert CitationSession.from_messages(history).next_number == 3
 
 
-def test_the_question_rewrite_reads_no_markers() -> None:
+def test_the_question_rewrite_reads_the_numbers_the_reader_saw() -> None:
     llm = ScriptedChatLLM(replies=list(REPLIES[:2]))
     chat = CiteChatEngine.from_defaults(TurnRetriever(TURNS[:2]), llm=llm)  # condenses follow-ups
     chat.chat("Harbour?")
     assert chat.chat("And then?").response == SHOWN[1]
     rewrite = str(llm.prompts[1][0].content)
-    assert "It was dredged." in rewrite and "[1]" not in rewrite  # the rewrite shows no sources
+    # a follow-up may name a number (issue 31): the rewrite reads them, with what each one names
+    assert "It was dredged [1].\n(Sources: [1] harbour)" in rewrite
+
+
+@pytest.mark.parametrize("aio", [False, True])
+def test_a_lone_closing_think_tag_never_reaches_the_history(aio: bool) -> None:
+    # issue 31: an R1-style answer (its reasoning, then a lone </think>) streamed through stream_chat left
+    # the reasoning in the turn's response and in the message the memory kept
+    chat, _ = engine(TURNS[:1], ["Source [2] is the church, surely.</think>\n\nIt was dredged [1]."])
+    if aio:
+
+        async def run() -> tuple[str, Any]:
+            reply = await chat.astream_chat("Harbour?")
+            return "".join([t async for t in reply.async_response_gen()]), reply
+
+        tokens, reply = asyncio.run(run())
+    else:
+        reply = chat.stream_chat("Harbour?")
+        tokens = "".join(reply.response_gen)
+    assert tokens.endswith("It was dredged [1].")  # a token stream cannot take back what it sent
+    assert str(reply) == reply.response == "It was dredged [1]."
+    assert [m.content for m in chat.chat_history] == ["Harbour?", "It was dredged [1]."]
+    assert chat.chat_history[-1].additional_kwargs["references"][0]["number"] == 1
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_history_trimmed_to_its_last_turn_gives_no_number_again(streaming: bool) -> None:
+    # issue 31: a memory that keeps only the last messages lost the numbers of older answers: the church,
+    # cited as [2] on turn 1, was not in turn 2's answer, so turn 3 gave [2] to the market
+    turns = [[HARBOUR, CHURCH], [HARBOUR], [MARKET]]
+    chat, _ = engine(turns, ["It was dredged [1]; the church [2].", "Dredged [1].", "The market moved [1]."])
+    chat.chat("Harbour and church?")
+    if streaming:
+        "".join(chat.stream_chat("Harbour?").response_gen)
+    else:
+        chat.chat("Harbour?")
+    last_turn = chat.chat_history[-2:]
+    assert last_turn[-1].additional_kwargs["numbering"] == [
+        {"number": 1, "key": "doc:harbour", "title": "harbour"},
+        {"number": 2, "key": "doc:church", "title": "church"},
+    ]
+    trimmed, _ = engine(
+        turns[2:], ["The market moved [1]."], memory=ChatMemoryBuffer.from_defaults(chat_history=last_turn)
+    )
+    assert trimmed.chat("Market?").response == "The market moved [3]."

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from llama_index.core.base.llms.types import MessageRole
 
+from cite_core import ArgumentError
 from llamaindex_cite import REFERENCE_NUMBER_KEY, CiteChatEngine, CiteSynthesizer
 from tests.llamaindex.conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
 
@@ -83,3 +87,19 @@ def test_as_chat_engine_with_the_cite_synthesizer(qdrant_index):
     chat_engine.reset()
     streamed = chat_engine.stream_chat(QUESTION)
     assert "".join(streamed.response_gen) == DISPLAY
+
+
+@pytest.mark.parametrize(
+    ("option", "fix"),
+    [
+        ("context_prompt", "system_template= and/or user_template="),
+        ("context_refine_prompt", "refine_template="),
+        ("calibration", "CiteQueryEngine's"),
+        ("verify", "CiteQueryEngine's"),
+        ("similarity_top_k", "not an option of CiteChatEngine"),
+    ],
+)
+def test_an_option_from_defaults_would_drop_is_an_argument_error(qdrant_index, option, fix):
+    # issue 31: CondensePlusContextChatEngine.from_defaults takes **kwargs and ignores what it does not know
+    with pytest.raises(ArgumentError, match=rf"does not take {option} .*{re.escape(fix)}"):
+        CiteChatEngine.from_defaults(qdrant_index.as_retriever(), llm=chat_llm(), **{option: object()})

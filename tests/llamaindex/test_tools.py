@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from llama_index.core.base.response.schema import Response
+from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
 import cite_core
 from llamaindex_cite import REFERENCE_NUMBER_KEY, CitationSession, cited_query_engine_tool
@@ -66,3 +67,26 @@ def test_agent_example_runs_offline():
     assert "steamers could dock [1]. The fish market moved to the new quay in 1933 [3]." in out
     assert "  [3] market.txt\n" in out
     assert "[2] church.txt" in out  # the agent saw three sources; the reference list shows the two cited
+
+
+def _sun_chunk(index: int, text: str) -> NodeWithScore:
+    node = TextNode(text=text, id_=f"sun-{index}")
+    node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id="sun")
+    return NodeWithScore(node=node, score=1.0)
+
+
+def test_parse_returns_only_the_cited_chunks_of_a_document():
+    # issue 31: the two chunks of one document are one source; a citation into the second chunk
+    # returned both chunks as source_nodes
+    session = CitationSession()
+    session.add_nodes(
+        [
+            _sun_chunk(0, "The Sun is a star made mostly of hydrogen and helium."),
+            _sun_chunk(1, "Light from the Sun takes about eight minutes to reach Earth."),
+        ]
+    )
+    assert len(session) == 1
+    cited = session.parse("Sunlight takes about eight minutes to reach Earth [1].")
+    assert [n.node.node_id for n in cited.source_nodes] == ["sun-1"]
+    both = session.parse("The Sun is mostly hydrogen [1]. Its light takes eight minutes [1].")
+    assert [n.node.node_id for n in both.source_nodes] == ["sun-0", "sun-1"]

@@ -237,6 +237,7 @@ METHODS: dict[str, Callable[[Any], Any]] = {
     "CitationSession.items_for": lambda v: _session().items_for(v),
     "CitationSession.format": lambda v: _session().format(v),
     "CitationSession.parse": lambda v: _session().parse(v),
+    "CitationSession.named_numbers": lambda v: _session().named_numbers(v),
     "CitationStream.feed": lambda v: c.CitationStream(SOURCES).feed(v),
     "CitationStream.feed_reasoning": lambda v: c.CitationStream(SOURCES).feed_reasoning(v),
     "CitationStream.events": lambda v: list(c.CitationStream(SOURCES).events(v)),
