@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from .._args import check_flag, check_instance
+from .._schema.models import CitedAnswer
 from .blocks import citations_by_reference
 from .labels import LABELS, cited_pages, pages_cited
 from .urls import file_url, page_fragment, safe_url, with_text_fragment
 
 if TYPE_CHECKING:
-    from .._schema.models import Citation, CitedAnswer, Reference, Source
+    from .._schema.models import Citation, Reference, Source
 
 __all__ = ["PATH_KEYS", "first_page", "passage_link", "reference_entries", "reference_link", "source_path"]
 
@@ -90,6 +92,8 @@ def reference_entries(answer: CitedAnswer, *, file_links: bool = False) -> list[
     pages as printed, ``"3"``, ``"ii–iv"``), ``link`` (to the first cited passage) and ``passages``:
     each distinct cited passage as ``{"cited_text", "page", "link"}`` (``page``: its first page in a paged
     source, else None; ``link``: the source opened at that passage, see :func:`passage_link`)."""
+    check_instance(answer, "answer", CitedAnswer, "a CitedAnswer")
+    check_flag(file_links, "file_links")
     by_ref = citations_by_reference(answer)
     entries = []
     for ref in answer.references:
