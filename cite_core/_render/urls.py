@@ -25,6 +25,18 @@ boundaries, which only the browser's word breaker knows."""
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_MD_LINK = re.compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,2000}\)")
+_LINE_MARKUP = re.compile(r"^[ \t]*(?:(?:[-*+>]|#{1,6}|\d{1,9}[.)])[ \t]+)*", re.MULTILINE)
+
+
+def _shown_words(text: str) -> list[str]:
+    """The words of ``text`` as a browser shows them when ``text`` is Markdown (web loaders often give
+    Markdown): a link's text without its URL, no ``*`` or backquote marks, no ``_`` at a word's edge,
+    no bullet, list number, heading or quote mark at a line's start. A text fragment must match the
+    rendered text."""
+    text = _LINE_MARKUP.sub("", _MD_LINK.sub(r"\1", text))
+    words = (w.strip("_") for w in text.replace("*", "").replace("`", "").split())
+    return [w for w in words if w]
 
 
 def safe_url(url: str | None) -> str | None:
@@ -52,10 +64,11 @@ def _encode(text: str) -> str:
 def text_directive(text: str) -> str | None:
     """``text=...`` finding ``text`` in a web page (WICG Text Fragments), or None for empty text.
 
-    Whitespace runs become one space (browsers match rendered text). A sentence of more than
-    ``EXACT_WORDS`` words becomes ``text=start,end`` (its first and last ``RANGE_WORDS`` words), which the
-    spec allows for long passages and which keeps the URL short."""
-    words = text.split()
+    Whitespace runs become one space and Markdown marks are left out (browsers match rendered text:
+    :func:`_shown_words`). A sentence of more than ``EXACT_WORDS`` words becomes ``text=start,end`` (its
+    first and last ``RANGE_WORDS`` words), which the spec allows for long passages and which keeps the
+    URL short."""
+    words = _shown_words(text)
     if not words:
         return None
     if len(words) <= EXACT_WORDS:

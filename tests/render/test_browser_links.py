@@ -21,10 +21,13 @@ pytestmark = pytest.mark.browser
 
 SHORT = "The well-known result, cheap & fast, holds."
 LONG = "Text fragments find a long sentence by its first words and its last words, as a start-end range."
+MARKED = "- **Bold** claims read from a [Markdown copy](https://example.org/md) match too."
 FILLER = "".join(f"<p>Filler paragraph {i} says nothing about the subject at all.</p>" for i in range(120))
 ARTICLE = (
     '<!DOCTYPE html><html><head><meta charset="utf-8"><title>Article</title></head><body>'
     f"{FILLER}<p id='short'>{SHORT.replace('&', '&amp;')}</p>{FILLER}<p id='long'>{LONG}</p>{FILLER}"
+    "<ul id='marked'><li><b>Bold</b> claims read from a <a href='#x'>Markdown copy</a> match too.</li></ul>"
+    f"{FILLER}"
     "</body></html>"
 )
 
@@ -112,9 +115,12 @@ def test_a_text_fragment_link_scrolls_to_the_cited_sentence(  # type: ignore[no-
         [
             {"text": f"Intro. {SHORT} More.", "title": "Short", "url": url},
             {"text": f"Intro. {LONG} More.", "title": "Long", "url": f"{url}#top"},
+            {"text": MARKED, "title": "Marked", "url": url},  # a web loader's Markdown of the page
         ]
     )
-    answer = parse_answer(f"{SHORT} [1] {LONG} [2]", sources)
+    answer = parse_answer(
+        f"{SHORT} [1] {LONG} [2] Bold claims read from a Markdown copy match too [3].", sources
+    )
     links = [e["link"] for e in reference_entries(answer)]
     assert links[0].startswith(f"{url}#:~:text=") and "%2D" in links[0] and "%26" in links[0]
     assert links[1].startswith(f"{url}#top:~:text=") and "," in links[1].split("text=")[1]
@@ -130,7 +136,7 @@ def test_a_text_fragment_link_scrolls_to_the_cited_sentence(  # type: ignore[no-
     browser.get(f"{base}/answer.html")
     _wait(lambda: browser.execute_script("return document.readyState") == "complete")
     home = browser.current_window_handle
-    for title, target in (("Short", "short"), ("Long", "long")):
+    for title, target in (("Short", "short"), ("Long", "long"), ("Marked", "marked")):
         [link] = [
             a
             for a in browser.find_elements("css selector", ".cite-ref-list a.cite-ref-title")

@@ -47,6 +47,19 @@ def test_a_long_sentence_becomes_a_start_end_range() -> None:
     assert text_directive("x" * 301) is None  # no spaces to cut at: word boundaries are the browser's
 
 
+def test_a_fragment_matches_the_rendered_text_of_markdown_sources() -> None:
+    # web loaders often give Markdown; the browser shows the page without its marks
+    assert text_directive("- **Bold** claim, see [the docs](https://x.org/a) and `code`.") == (
+        "text=Bold%20claim%2C%20see%20the%20docs%20and%20code."
+    )
+    assert text_directive("## 2. Tides\n> quoted _line_") == "text=Tides%20quoted%20line"
+    # marks inside a line are text: "3 - 4" and snake_case stay as the page shows them
+    assert (
+        text_directive("From 3 - 4 > 2 in snake_case.")
+        == "text=From%203%20%2D%204%20%3E%202%20in%20snake_case."
+    )
+
+
 def test_an_existing_fragment_is_kept() -> None:
     assert with_text_fragment("https://e.org/a", "Hi there.") == "https://e.org/a#:~:text=Hi%20there."
     assert with_text_fragment("https://e.org/a#intro", "Hi.") == "https://e.org/a#intro:~:text=Hi."
