@@ -197,6 +197,8 @@ def _entry(ref: Reference, cited: list[Citation], labels: dict[str, str], file_l
     link = reference_link(ref, cited, file_links=file_links)
     entry = f"[{title}]({md_url(link)})" if link else title
     path = source_path(source)
-    bits = [path if path and path != source.label else None, source.author, cited_pages(ref, cited, labels)]
+    if path and path != source.label:  # escaped readably (docs/my\_notes.md, not docs/my&#95;notes.md)
+        entry += f", {_md_escape_note(short(path))}"
     # a printed page label is the document's text: escaped like every other bit
+    bits = [source.author, cited_pages(ref, cited, labels)]
     return entry + "".join(f", {_md_escape(bit)}" for bit in bits if bit)
