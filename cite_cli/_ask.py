@@ -39,12 +39,24 @@ def _sources(hits: Sequence[Hit]) -> list[Any]:
             "document_id": p.get("document_id"),
             "start_index": p.get("start_index"),
             "score": hit.score,
-            "metadata": {"path": p.get("path")},
+            "metadata": _paths(p.get("path")),
         }
         if p.get("page") is not None:
             item["page"] = p["page"]
         items.append(item)
     return number_sources(items)
+
+
+def _paths(stored: Any) -> dict[str, Any]:
+    """A chunk's file as the reader finds it: ``path`` relative to the current folder when the file is
+    under it (as given to ``cite ingest`` from here), else absolute; ``file_path`` absolute, for links."""
+    if not isinstance(stored, str) or not stored:
+        return {"path": stored}
+    try:
+        shown = str(Path(stored).relative_to(Path.cwd()))
+    except ValueError:
+        shown = stored
+    return {"path": shown, "file_path": stored}
 
 
 def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], Any] | None) -> list[Hit]:
@@ -78,7 +90,10 @@ def _write_html(where: str, answer: CitedAnswer, question: str, notes: list[Note
     """``--html``: the answer as a standalone page."""
     path = Path(where)
     try:
-        path.write_text(render_html(answer, full_page=True, title=question, notes=notes), encoding="utf-8")
+        path.write_text(
+            render_html(answer, full_page=True, title=question, notes=notes, file_links=True),
+            encoding="utf-8",
+        )
     except OSError as exc:
         raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
     print(strip_controls(f"wrote {path}"), file=sys.stderr)

@@ -14,7 +14,14 @@ import re
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, Note, render_markdown, render_terminal, strip_controls
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    Note,
+    reference_entries,
+    render_markdown,
+    render_terminal,
+    strip_controls,
+)
 
 __all__ = ["LiveTerminal", "json_message", "markdown_answer", "safe_json"]
 
@@ -98,6 +105,8 @@ def json_message(answer: Any, model: str, notes: Sequence[Note]) -> str:
         "model": model,
         **answer.to_anthropic(),
         "stop_reason": "end_turn",
+        # where each reference's text is (path, pages, URL) and a link to it: the index holds the user's files
+        "references": reference_entries(answer, file_links=True),
         "invalid_markers": list(answer.invalid_markers),
         "unsupported_citations": [
             {"marker": f"[{c.reference}]", "cited_text": c.cited_text, "support": round(c.support, 3)}
@@ -131,4 +140,4 @@ def _verification(answer: Any) -> dict[str, Any] | None:
 
 def markdown_answer(answer: Any, notes: Sequence[Note]) -> str:
     """The answer as Markdown: its text, the trust ``notes`` as a quote, then the references."""
-    return strip_controls(render_markdown(answer, style="links", notes=notes))
+    return strip_controls(render_markdown(answer, style="links", notes=notes, file_links=True))

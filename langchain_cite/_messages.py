@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
-from cite_core import CitedAnswer, source_key
+from cite_core import CitedAnswer, reference_entries, source_key
 
 from ._compat import content_helpers
 
@@ -117,6 +117,7 @@ def _annotations(answer: CitedAnswer, markers: bool) -> list[Any]:
     ``markers``) or in ``answer.plain_text``."""
     helpers = content_helpers("Citation annotations")
     by_number = {ref.number: ref for ref in answer.references}
+    where = {e["number"]: e for e in reference_entries(answer)}
     annotations = []
     for claim in answer.claims:
         start, end = (claim.start, claim.end) if markers else (claim.plain_start, claim.plain_end)
@@ -135,6 +136,9 @@ def _annotations(answer: CitedAnswer, markers: bool) -> list[Any]:
             extras.pop("document_title")
             if source is not None and source.document_id:
                 extras["document_id"] = source.document_id
+            extras.update(
+                _where(where.get(citation.reference), citation.cited_text, extras.get("start_page_number"))
+            )
             annotations.append(
                 helpers.create_citation(
                     url=source.url if source is not None else None,
@@ -148,7 +152,19 @@ def _annotations(answer: CitedAnswer, markers: bool) -> list[Any]:
     return annotations
 
 
+def _where(entry: Mapping[str, Any] | None, cited_text: str, page: Any) -> dict[str, Any]:
+    """Where a citation's text is: the source's ``path`` and a ``link`` opening it at the passage (each
+    left out when there is none, as LangChain leaves out empty annotation fields)."""
+    if entry is None:
+        return {}
+    link = next(
+        (p["link"] for p in entry["passages"] if p["cited_text"] == cited_text and p["page"] == page), None
+    )
+    return {k: v for k, v in (("path", entry["path"]), ("link", link)) if v is not None}
+
+
 def _metadata(answer: CitedAnswer) -> dict[str, Any]:
+    where = {e["number"]: e for e in reference_entries(answer)}
     references = [
         {
             "number": ref.number,
@@ -157,6 +173,11 @@ def _metadata(answer: CitedAnswer) -> dict[str, Any]:
             "document_index": ref.source.number - 1,
             "key": source_key(ref.source),  # which source the number means, for later turns and reloads
             "pages": getattr(ref, "pages_shown", None),  # printed page labels when the documents have them
+            # where the text is: the file path as the metadata gives it, the physical pages cited, and a
+            # link opening the source at the first cited passage (a web URL with a text fragment)
+            "path": where[ref.number]["path"],
+            "page_range": where[ref.number]["page_range"],
+            "link": where[ref.number]["link"],
         }
         for ref in answer.references
     ]

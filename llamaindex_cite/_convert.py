@@ -10,7 +10,7 @@ from typing import Any
 
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
-from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources
+from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources, reference_entries
 
 from ._options import CitedResponse
 from ._pages import in_document, physical_page
@@ -124,6 +124,7 @@ def answer_metadata(
         "cited_answer": answer,
         "anthropic": answer.to_anthropic() if answer else None,
         "invalid_markers": list(answer.invalid_markers) if answer else [],
+        "references": reference_entries(answer) if answer else [],
         "raw_answer": raw,
         "sources": list(sources),
         "dropped_sources": list(dropped),

@@ -2,13 +2,14 @@
 
 Modules: ``labels`` (every label in English, Spanish and Chinese), ``notes`` (the one wording of trust
 notes), ``blocks`` (walking ``answer.content``), ``html`` with ``html_builders`` (markers, references and
-panel), ``markdown``, ``terminal``, ``urls``; the page's CSS and JS are the package data files
-``cite.css``, ``cite.js`` and ``page.css``.
+panel), ``markdown``, ``terminal``, ``location`` (where a reference's text is, and links to it) and
+``urls``; the page's CSS and JS are the package data files ``cite.css``, ``cite.js`` and ``page.css``.
 """
 
 from __future__ import annotations
 
 from .html import PAGE_STYLE, SCRIPT, STYLE, content_security_policy, render_html
+from .location import reference_entries
 from .markdown import render_markdown
 from .notes import Note, answer_notes
 from .terminal import render_terminal, strip_controls
@@ -21,6 +22,7 @@ __all__ = [
     "Note",
     "answer_notes",
     "content_security_policy",
+    "reference_entries",
     "render_html",
     "render_markdown",
     "render_terminal",

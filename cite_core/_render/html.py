@@ -4,8 +4,10 @@ Safety rules (see ``docs/rendering.md``):
 
 - every string that came from a source, its metadata or the model is HTML-escaped (``html.escape``
   with quotes) before it reaches the output; the only markup is ours;
-- links come only from a source's ``url`` metadata, never from the answer text, and only when
-  :func:`safe_url` accepts them (absolute ``http``/``https``); anything else is shown as text;
+- links come only from a source's metadata, never from the answer text: its ``url`` when
+  :func:`safe_url` accepts it (absolute ``http``/``https``, plus a text fragment of the cited sentence),
+  and with ``file_links`` a ``file:///`` URL built from its local path (``location.passage_link``);
+  anything else is shown as text;
 - the only ``<style>`` and ``<script>`` are ``STYLE`` and ``SCRIPT`` (the package data files
   ``cite.css`` and ``cite.js``); the full page carries a Content-Security-Policy that allows exactly those
   (by hash) and nothing else;
@@ -104,6 +106,7 @@ def render_html(
     style: bool = True,
     references_open: bool = True,
     notes: Sequence[Note] | None = None,
+    file_links: bool = False,
 ) -> str:
     """Safe HTML of the answer with citation markers, tooltips, notes, a reference list and a source panel.
 
@@ -113,7 +116,9 @@ def render_html(
     carries its own ``<style>`` and ``<script>`` (``style``/``script`` to leave them out) and works
     without script. ``lang`` is ``"en"``, ``"es"`` or ``"zh"`` for the labels and notes (guessed from the
     text by default); ``notes`` replaces ``answer_notes(answer, lang)``; ``id_prefix`` makes element ids
-    unique when several answers share a page.
+    unique when several answers share a page. Each reference links to its source at the cited passage
+    (a web URL with a text fragment, a PDF URL at its page); ``file_links`` also links local files
+    (``file:///``, a PDF at ``#page=N``): pass it only when the sources' paths are your own files.
     """
     notes = check_render_args(answer, lang, notes)
     check_text(title, "title")
@@ -121,6 +126,7 @@ def render_html(
     for name, value in (("full_page", full_page), ("script", script), ("style", style)):
         check_flag(value, name)
     check_flag(references_open, "references_open")
+    check_flag(file_links, "file_links")
     lang = lang or detect_lang(answer.plain_text or answer.text)
     labels = labels_for(lang)
     p = _prefix(answer, id_prefix)
@@ -133,9 +139,9 @@ def render_html(
         notes_html(notes),
     ]
     if answer.references:
-        parts.append(references_html(answer, ids, labels, p, open_=references_open))
+        parts.append(references_html(answer, ids, labels, p, open_=references_open, file_links=file_links))
         if script:
-            parts += [panel_html(answer, ids, labels, p), f"<script>{SCRIPT}</script>"]
+            parts += [panel_html(answer, ids, labels, p, file_links=file_links), f"<script>{SCRIPT}</script>"]
     parts.append("</div>")
     fragment = "".join(parts)
     if not full_page:

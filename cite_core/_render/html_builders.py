@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from .blocks import Marker, walk
 from .labels import MAX_LABEL_CHARS, cited_pages, one_line, page_text, short
+from .location import first_page, passage_link, reference_link, source_path
 from .reveal import reveal_invisible
-from .urls import safe_url
 
 if TYPE_CHECKING:
     from .._schema.models import Citation, CitedAnswer, Reference, Source
@@ -70,12 +70,12 @@ class CitationIds:
         return [c for _, c in self.by_ref.get(number, [])]
 
 
-def _link(url: str | None, text_html: str, cls: str) -> str:
-    """An ``<a>`` to ``url`` when it is http(s), else the text alone (the URL is shown as text elsewhere)."""
-    safe = safe_url(url)
-    if safe is None:
+def _link(href: str | None, text_html: str, cls: str) -> str:
+    """An ``<a>`` to ``href`` (a :func:`reference_link`: an http(s) URL from the source's metadata, or a
+    ``file:///`` URL built from a local path when file links are on), else the text alone."""
+    if href is None:
         return f'<span class="{cls}">{text_html}</span>'
-    attrs = f'href="{html.escape(safe, quote=True)}" rel="noopener noreferrer nofollow" target="_blank"'
+    attrs = f'href="{html.escape(href, quote=True)}" rel="noopener noreferrer nofollow" target="_blank"'
     return f'<a class="{cls}" {attrs}>{text_html}</a>'
 
 
@@ -124,6 +124,9 @@ def _marker_html(marker: Marker, ref: Reference, ids: CitationIds, labels: dict[
 def _source_meta(ref: Reference, citations: list[Citation], labels: dict[str, str]) -> str:
     source = ref.source
     bits = []
+    path = source_path(source)
+    if path and path != source.label:
+        bits.append(f'<span class="cite-path">{esc(short(path))}</span>')
     if source.author:
         bits.append(esc(short(source.author)))
     pages = cited_pages(ref, citations, labels)
@@ -162,6 +165,15 @@ def _context(source: Source, start: int, end: int) -> tuple[str, str, str, int |
     return before, text[start:end], after, seg.page if seg else None
 
 
+def _open_html(source: Source, citation: Citation, labels: dict[str, str], file_links: bool) -> str:
+    """A ``↗`` link opening the source at this passage (its page, its sentence), when there is one."""
+    href = passage_link(source, citation.cited_text, first_page(citation), file_links=file_links)
+    if href is None:
+        return ""
+    attrs = f'href="{html.escape(href, quote=True)}" rel="noopener noreferrer nofollow" target="_blank"'
+    return f'<a class="cite-open" {attrs} aria-label="{esc(labels["open"])}">↗</a>'
+
+
 def _full_title(source: Source) -> str:
     """``data-title`` with the whole title when the displayed one is cut."""
     label = one_line(source.label)
@@ -169,7 +181,7 @@ def _full_title(source: Source) -> str:
 
 
 def references_html(
-    answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p: str, *, open_: bool
+    answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p: str, *, open_: bool, file_links: bool
 ) -> str:
     """``<details>`` with the reference list: title (a link for http(s) URLs), metadata and cited passages."""
     parts = [
@@ -179,21 +191,23 @@ def references_html(
     ]
     for ref in answer.references:
         source, cited = ref.source, ids.by_ref.get(ref.number, [])
+        link = reference_link(ref, ids.cited(ref.number), file_links=file_links)
         passages = []
         for cid, c in cited:
             before, span, after, page = _context(source, c.source_start, c.source_end)
             shown = page_text((page, page), labels, _printed(source)) if page is not None else None
             page_html = f'<span class="cite-passage-page">{esc(shown)}</span>' if page is not None else ""
+            opener = _open_html(source, c, labels, file_links)
             passages.append(
                 f'<li class="cite-passage" id="{p}-c-{cid}" tabindex="-1">{page_html}'
-                f"{esc(before)}<mark>{esc(span)}</mark>{esc(after)}"
+                f"{esc(before)}<mark>{esc(span)}</mark>{esc(after)}{opener}"
                 f'<a class="cite-back" href="#{p}-m-{cid}" aria-label="{esc(labels["back"])}">↩</a></li>'
             )
         listed = f'<ul class="cite-passages" aria-label="{esc(labels["cited"])}">{"".join(passages)}</ul>'
         parts.append(
             f'<li class="cite-ref" id="{p}-ref-{ref.number}"{_full_title(source)}>'
             f'<span class="cite-ref-num">[{ref.number}]</span>'
-            f'<div class="cite-ref-body">{_link(source.url, _title(source), "cite-ref-title")} '
+            f'<div class="cite-ref-body">{_link(link, _title(source), "cite-ref-title")} '
             f"{_source_meta(ref, ids.cited(ref.number), labels)}{_url_line(source)}"
             f"{listed if passages else ''}</div></li>"
         )
@@ -223,7 +237,9 @@ def _source_body(source: Source, spans: list[tuple[int, int, int]], labels: dict
     return "".join(out)
 
 
-def panel_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p: str) -> str:
+def panel_html(
+    answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p: str, *, file_links: bool
+) -> str:
     """The side panel (hidden until a marker is clicked): every cited source whole, cited spans marked."""
     parts = [
         f'<aside class="cite-panel" id="{p}-panel" role="dialog" aria-modal="false" ',
@@ -234,10 +250,11 @@ def panel_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p:
     for ref in answer.references:
         source, cited = ref.source, ids.by_ref.get(ref.number, [])
         spans = [(cid, c.source_start, c.source_end) for cid, c in cited]
+        link = reference_link(ref, ids.cited(ref.number), file_links=file_links)
         parts.append(
             f'<section class="cite-source" data-ref="{ref.number}" hidden>'
             f'<h2 class="cite-source-head" tabindex="-1">[{ref.number}] '
-            f"{_link(source.url, _title(source), 'cite-ref-title')}</h2>"
+            f"{_link(link, _title(source), 'cite-ref-title')}</h2>"
             f"{_source_meta(ref, ids.cited(ref.number), labels)}{_url_line(source)}"
             f'<div class="cite-source-body">{_source_body(source, spans, labels)}</div></section>'
         )

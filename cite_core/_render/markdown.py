@@ -36,12 +36,13 @@ from typing import TYPE_CHECKING, Literal
 from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import cited_pages, detect_lang, labels_for, one_line, short
+from .location import reference_link, source_path
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 from .urls import md_url, safe_url
 
 if TYPE_CHECKING:
-    from .._schema.models import CitedAnswer
+    from .._schema.models import Citation, CitedAnswer, Reference
 
 __all__ = ["escape_metadata_markdown", "escape_model_markdown", "render_markdown"]
 
@@ -103,23 +104,27 @@ def render_markdown(
     *,
     style: Literal["links", "footnotes", "plain"] = "links",
     heading: str | None = None,
-    quotes: bool = False,
+    quotes: bool = True,
     safe: bool = True,
     lang: str | None = None,
     notes: Sequence[Note] | None = None,
+    file_links: bool = False,
 ) -> str:
     """The answer's text with its markers, the notes as a quote, then a list of the cited sources only.
 
     ``links``: each ``[n]`` links to its entry (``#ref-n``); ``footnotes``: ``[^n]`` footnotes;
     ``plain``: ``[n]`` as written. With ``safe`` (the default) raw HTML and non-http(s) links in the
     model's text are neutralised; titles, authors and other metadata are always escaped, and only
-    http(s) URLs from source metadata become links. ``quotes`` adds the cited text to each entry.
+    http(s) URLs from source metadata become links (with the cited sentence as a text fragment; a PDF
+    URL at its page), and with ``file_links`` local files (``file:///``, a PDF at ``#page=N``). Each
+    entry says where its text is (path, pages, URL) and quotes the cited text (``quotes=False``: not).
     ``lang`` (``en``, ``es``, ``zh``; guessed by default) words the heading and the notes.
     """
     notes = check_render_args(answer, lang, notes)
     check_text(heading, "heading", optional=True)
     check_flag(quotes, "quotes")
     check_flag(safe, "safe")
+    check_flag(file_links, "file_links")
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes
@@ -138,12 +143,22 @@ def render_markdown(
         lines.append("")
         if style != "footnotes":
             lines += [f"**{_md_escape(heading or labels['references'])}**", ""]
-        lines += _entries(answer, style, quotes, labels)
+        lines += _entries(answer, style, quotes, labels, file_links)
     return "\n".join(lines).strip("\n") + "\n"
 
 
+_READABLE = {ord(c): "\\" + c for c in "\\`*_[](){}"}
+_READABLE.update({ord(c): f"&#{ord(c)};" for c in "^|~"})
+_READABLE_IN_CONTEXT = re.compile(r"(?<=www)\.|:(?=/)|&(?=#?[A-Za-z0-9]+;)|<(?![ \t=]|$)", re.IGNORECASE)
+"""Notes and quoted passages, which a reader often sees as raw Markdown (``cite ask --markdown`` in a
+terminal): a backslash escape where CommonMark, GFM and python-markdown all honour one (``\\[2\\]``
+rather than ``&#91;2&#93;``), a character reference for the rest, and ``&``, ``<`` only where they could
+start an entity or a tag (``a & b``, ``a < b`` and a ``>`` in the middle of a line open nothing)."""
+
+
 def _md_escape_note(text: str) -> str:
-    return escape_metadata_markdown(one_line(reveal_invisible(text)))
+    """A note or a quoted passage on one line: as safe as :func:`escape_metadata_markdown`, more readable."""
+    return _READABLE_IN_CONTEXT.sub(_entity, one_line(reveal_invisible(text)).translate(_READABLE))
 
 
 def _marker(number: int, style: str) -> str:
@@ -154,19 +169,14 @@ def _marker(number: int, style: str) -> str:
     return f"[{number}]"
 
 
-def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, str]) -> list[str]:
+def _entries(
+    answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, str], file_links: bool
+) -> list[str]:
     by_ref = citations_by_reference(answer)
     lines = []
     for ref in answer.references:
-        source, cited = ref.source, by_ref.get(ref.number, [])
-        title = _md_escape(source.label)
-        url = safe_url(source.url)
-        entry = f"[{title}]({md_url(url)})" if url else title
-        if source.author:
-            entry += f", {_md_escape(source.author)}"
-        pages = cited_pages(ref, cited, labels)
-        if pages:
-            entry += f", {_md_escape(pages)}"  # a printed page label is the document's text
+        cited = by_ref.get(ref.number, [])
+        entry = _entry(ref, cited, labels, file_links)
         if quotes:
             entry += "".join(f" — “{_md_escape_note(q)}”" for q in dict.fromkeys(c.cited_text for c in cited))
         if style == "footnotes":
@@ -177,3 +187,18 @@ def _entries(answer: CitedAnswer, style: str, quotes: bool, labels: dict[str, st
         else:
             lines.append(f"{ref.number}. {entry}")
     return lines
+
+
+def _entry(ref: Reference, cited: list[Citation], labels: dict[str, str], file_links: bool) -> str:
+    """Title (linked to the source at the first cited passage: the link is where its URL shows), path,
+    author, pages."""
+    source = ref.source
+    title = _md_escape(source.label)
+    link = reference_link(ref, cited, file_links=file_links)
+    entry = f"[{title}]({md_url(link)})" if link else title
+    path = source_path(source)
+    if path and path != source.label:  # escaped readably (docs/my\_notes.md, not docs/my&#95;notes.md)
+        entry += f", {_md_escape_note(short(path))}"
+    # a printed page label is the document's text: escaped like every other bit
+    bits = [source.author, cited_pages(ref, cited, labels)]
+    return entry + "".join(f", {_md_escape(bit)}" for bit in bits if bit)

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import cited_pages, detect_lang, labels_for, one_line, short
+from .location import source_path
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
 
 if TYPE_CHECKING:
-    from .._schema.models import CitedAnswer
+    from .._schema.models import Citation, CitedAnswer, Reference
 
 __all__ = ["MAX_QUOTE_CHARS", "render_terminal", "strip_controls"]
 
@@ -92,15 +93,23 @@ def _references(answer: CitedAnswer, labels: dict[str, str], color: bool) -> lis
     by_ref = citations_by_reference(answer)
     lines = []
     for ref in answer.references:
-        source, cited = ref.source, by_ref.get(ref.number, [])
-        title = short(source.label)
-        where = source.metadata.get("path") or source.document_id or source.url or ""
-        where = short(where) if isinstance(where, str) else ""
-        pages = cited_pages(ref, cited, labels)
-        author = short(source.author) if source.author else ""
-        extra = ", ".join(x for x in (where if where != title else "", author, pages or "") if x)
-        entry = title + (f" — {extra}" if extra else "")
-        lines.append(f"{_paint(f'[{ref.number}]', 'marker', color)} {strip_controls(entry)}")
+        cited = by_ref.get(ref.number, [])
+        lines.append(
+            f"{_paint(f'[{ref.number}]', 'marker', color)} {strip_controls(_where(ref, cited, labels))}"
+        )
         for quote in dict.fromkeys(short(c.cited_text, MAX_QUOTE_CHARS) for c in cited):
             lines.append(_paint(f"    “{strip_controls(quote)}”", "quote", color))
     return lines
+
+
+def _where(ref: Reference, cited: list[Citation], labels: dict[str, str]) -> str:
+    """``title — path, URL, author, pages``: where the reference's text is (the document id when there is
+    neither a path nor a URL)."""
+    source = ref.source
+    title = short(source.label)
+    path = source_path(source)
+    places = [p for p in dict.fromkeys((path, source.url)) if p] or [source.document_id or ""]
+    where = [short(p) for p in places if p and short(p) != title]
+    author = short(source.author) if source.author else ""
+    extra = ", ".join(x for x in (*where, author, cited_pages(ref, cited, labels) or "") if x)
+    return title + (f" — {extra}" if extra else "")

@@ -84,7 +84,7 @@ def test_chinese_question(corpus: Path, workdir: Path, capsys: pytest.CaptureFix
     code, out, err = run(capsys, "ask", "天空为什么是蓝色的？", "--markdown")
     assert code == 0, err
     assert "瑞利散射[\\[1\\]](#ref-1)。" in out
-    assert '1. <a id="ref-1"></a>天空' in out
+    assert '1. <a id="ref-1"></a>[天空](file:///' in out  # linked to the file, path and quote follow
 
 
 def test_ask_with_openai_compatible_server(

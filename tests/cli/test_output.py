@@ -120,7 +120,7 @@ def test_trust_notes_in_every_format(
         code, out, err = run(capsys, "ask", question, "--base-url", model.url, "--markdown")
         # each note once, quoted before the references (it was also printed a second time after them)
         assert out.count("Markers that pointed at no source were removed") == 1
-        assert "> Markers that pointed at no source were removed: &#91;42&#93;" in out
+        assert "> Markers that pointed at no source were removed: \\[42\\]" in out  # no &#91;42&#93;
         assert out.count("The model wrote its own reference list") == 1
         assert "> The model wrote its own reference list" in out
         assert out.index("> The model wrote") < out.index("**References**")

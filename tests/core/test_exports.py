@@ -93,6 +93,7 @@ EXPECTED = [
     "page_from_metadata",
     "parse_answer",
     "pdf_pages",
+    "reference_entries",
     "render_html",
     "render_markdown",
     "render_terminal",

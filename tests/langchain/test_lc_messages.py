@@ -103,3 +103,24 @@ def test_annotation_offsets_with_marker_groups_thinking_and_non_ascii_text() -> 
     assert [(n["start_index"], n["end_index"]) for n in last["annotations"]] == [
         shown_spans[i] for i in two_each
     ]
+
+
+def test_references_and_annotations_say_where_the_text_is() -> None:
+    sources = number_sources(
+        [
+            {
+                "pages": ["Cats purr.", "Dogs bark at night."],
+                "title": "Pets",
+                "metadata": {"source": "docs/pets.pdf"},
+            },
+            {"text": "The Moon has no air.", "title": "The Moon", "url": "https://example.org/moon#facts"},
+        ]
+    )
+    message = to_ai_message(parse_answer("Dogs bark [1]. The Moon has no air [2].", sources))
+    pets, moon = message.response_metadata["references"]
+    assert (pets["path"], pets["page_range"], pets["link"]) == ("docs/pets.pdf", [2, 2], None)
+    link = "https://example.org/moon#facts:~:text=The%20Moon%20has%20no%20air."
+    assert (moon["path"], moon["page_range"], moon["link"]) == (None, None, link)
+    first, second = message.content[0]["annotations"]
+    assert first["extras"]["path"] == "docs/pets.pdf" and "link" not in first["extras"]  # no file links
+    assert (second["url"], second["extras"]["link"]) == ("https://example.org/moon#facts", link)

@@ -244,3 +244,23 @@ def test_one_big_document_is_shown_in_part_and_the_unseen_chunks_reported():
     assert 1 <= kept < 8 and len(llm.prompts) == 1
     assert [n.node.node_id for n in response.metadata["dropped_nodes"]] == [f"n{i}" for i in range(kept, 8)]
     assert all(t in llm.prompts[0] for t in chunks[: kept - 1]) and chunks[kept][:20] not in llm.prompts[0]
+
+
+def test_metadata_references_say_where_each_text_is(qdrant_index, llm):
+    response = engine(qdrant_index, llm).query(QUESTION)
+    refs = {r["title"]: r for r in response.metadata["references"]}
+    assert [r["number"] for r in response.metadata["references"]] == [1, 2, 3]
+    guide, bio, light = refs["seabirds.pdf"], refs["mara_lind.txt"], refs["The Kessby lighthouse"]
+    assert (guide["path"], guide["page_range"], guide["pages"], guide["link"]) == (
+        "seabirds.pdf",
+        [1, 1],
+        "1",
+        None,
+    )
+    assert (bio["path"], bio["author"], bio["page_range"]) == ("mara_lind.txt", "K. Berg", None)
+    assert light["url"] == "https://example.org/kessby-light"
+    passage = light["passages"][0]
+    assert passage["cited_text"] in DOCS["light"].text
+    assert light["link"] == passage["link"] and passage["link"].startswith(
+        "https://example.org/kessby-light#:~:text="
+    )

@@ -20,6 +20,7 @@ EXPECTED_METADATA = {
     "cited_answer",
     "anthropic",
     "invalid_markers",
+    "references",
     "raw_answer",
     "sources",
     "dropped_sources",

@@ -36,7 +36,7 @@ def test_html_shows_at_most_the_documented_length() -> None:
     assert urls and all(len(u) == MAX_LABEL_CHARS for u in urls)
     assert f'data-title="{HUGE}"' in markup  # the whole title, once
     assert markup.count(HUGE) == 1
-    assert f'href="{URL}"' in markup  # the link goes to the whole URL
+    assert f'href="{URL}#:~:text=' in markup  # the link goes to the whole URL (and the cited sentence)
 
 
 def test_markdown_and_terminal_cut_too() -> None:

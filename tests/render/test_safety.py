@@ -49,10 +49,11 @@ def test_only_http_urls_become_links(answer) -> None:  # type: ignore[no-untyped
     report = check_html(render_html(answer))
     external = [h for h in report.hrefs if not h.startswith("#")]
     expected = {safe_url(p) for p in PAYLOADS} - {None}
-    assert set(external) == expected
+    # each link is a vetted URL with the cited sentence as a text fragment (after the URL's own fragment)
+    assert {h.partition(":~:")[0].removesuffix("#") for h in external} == expected
     assert expected  # the corpus has tricky http(s) URLs that must stay links, escaped
     for href in external:
-        assert href.startswith(("http://", "https://"))
+        assert href.startswith(("http://", "https://")) and ":~:text=" in href
 
 
 def test_model_text_never_makes_a_link() -> None:
@@ -115,13 +116,16 @@ def test_markdown_styles() -> None:
     links = answer.to_markdown()
     assert "Grass is green [\\[1\\]](#ref-1)." in links
     assert "`x&#91;1&#93;`" in links  # brackets in code too: renderers disagree about what is code
-    assert '1. <a id="ref-1"></a>[Grass &#91;draft&#93;](https://example.org/g), A&#95;B' in links
+    assert (
+        '1. <a id="ref-1"></a>[Grass &#91;draft&#93;]'
+        "(https://example.org/g#:~:text=The%20grass%20is%20green.), A&#95;B — “The grass is green.”"
+    ) in links
     assert "javascript" not in links
     foot = answer.to_markdown(style="footnotes")
-    assert "Grass is green [^1]." in foot and "[^2]: Sky &#160;" in foot
+    assert "Grass is green [^1]." in foot and "[^2]: Sky — “The sky is blue.” &#160;" in foot
     assert "`x&#91;1&#93;`" in foot
     plain = answer.to_markdown(style="plain", heading="Sources")
-    assert "**Sources**" in plain and "1. [Grass &#91;draft&#93;](https://example.org/g)" in plain
+    assert "**Sources**" in plain and "1. [Grass &#91;draft&#93;](https://example.org/g#:~:text=" in plain
 
 
 @settings(max_examples=150, deadline=None)

@@ -123,3 +123,21 @@ def test_blocks_without_marker_text_still_show_their_markers() -> None:
     old = type(answer).model_validate(data)
     assert render_terminal(old, notes=[], references=False) == answer.text + "\n"
     assert "[\\[2\\]](#ref-2)" in old.to_markdown() and 'data-ref="2"' in old.to_html()
+
+
+def test_terminal_text_never_shows_character_references() -> None:
+    sources = number_sources(
+        [
+            {
+                "text": "Cats & dogs <purr> [sometimes].",
+                "title": "Pets & [more]",
+                "metadata": {"path": "a_b/(c).txt"},
+            },
+            "Grass is green.",
+        ]
+    )
+    answer = parse_answer("Cats and dogs purr [1] [7]. Bananas are purple [2].\n\nSources:\n[1] x", sources)
+    text = render_terminal(answer)
+    assert "&#" not in text and "&lt;" not in text and "&amp;" not in text
+    assert "Markers that pointed at no source were removed: [7]" in text
+    assert "[1] Pets & [more] — a_b/(c).txt\n" in text and "“Cats & dogs <purr> [sometimes].”" in text

@@ -120,14 +120,26 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
     "CitationSession": (c.CitationSession, ["merge"], {}),
     "render_html": (
         c.render_html,
-        ["answer", "full_page", "title", "lang", "id_prefix", "script", "style", "references_open", "notes"],
+        [
+            "answer",
+            "full_page",
+            "title",
+            "lang",
+            "id_prefix",
+            "script",
+            "style",
+            "references_open",
+            "notes",
+            "file_links",
+        ],
         {"answer": ANSWER},
     ),
     "render_markdown": (
         c.render_markdown,
-        ["answer", "style", "heading", "quotes", "safe", "lang", "notes"],
+        ["answer", "style", "heading", "quotes", "safe", "lang", "notes", "file_links"],
         {"answer": ANSWER},
     ),
+    "reference_entries": (c.reference_entries, ["answer", "file_links"], {"answer": ANSWER}),
     "render_terminal": (
         c.render_terminal,
         ["answer", "color", "lang", "notes", "references"],
