@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 SUFFIXES = (".txt", ".md", ".markdown", ".pdf")
-_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
+_HEADING = re.compile(r"^[ ]{0,3}#[ \t]", re.M)
 
 
 @dataclass
@@ -135,10 +135,24 @@ def read_document(path: Path) -> Document:
         raise CliError(f"cannot read {path}: looks like a binary file")
     title = path.stem
     if path.suffix.lower() in (".md", ".markdown"):
-        heading = _HEADING.search(text)
-        if heading:
-            title = heading.group(1).strip()
+        title = markdown_title(text) or title
     return Document(path, title, [text], paged=False)
+
+
+def markdown_title(text: str) -> str | None:
+    """The text of the first ``# heading`` (its closing ``#`` run dropped), or None.
+
+    Read line by line with string methods: a pattern with ``\\s+(.+?)\\s*#*\\s*$`` retried every split
+    of a heading line with a long run of spaces (60 s for one line of 4 KB)."""
+    for m in _HEADING.finditer(text):
+        end = text.find("\n", m.end())
+        line = text[m.end() : len(text) if end < 0 else end].strip()
+        bare = line.rstrip("#")
+        if not bare or bare[-1] in " \t":  # a closing sequence: "# Title ##"
+            line = bare.strip()
+        if line:
+            return line
+    return None
 
 
 def chunk_spans(doc: Document, *, size: int = 1200, overlap: int = 200) -> list[tuple[int, int, int]]:
