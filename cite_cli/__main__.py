@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sqlite3
 import sys
@@ -54,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--chunk-size", type=int, default=1200, help="characters per chunk (default: 1200)")
     ingest.add_argument("--overlap", type=int, default=200, help="characters of overlap (default: 200)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
+    ingest.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop, changing nothing, at the first file that cannot be read (default: skip it, name it, "
+        "index the rest and exit with status 1)",
+    )
     ingest.add_argument(
         "--prune",
         action="store_true",
@@ -113,7 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CiteError as exc:
         print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
-    except sqlite3.Error as exc:  # the embedded index's storage, met after it opened (a full disk)
+    except BrokenPipeError:  # the reader went away (`cite ask ... | head`): nothing left to say
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (sqlite3.Error, OSError) as exc:  # the embedded index's storage (a full disk, a read-only one)
         print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:  # before a command's own handler (opening and checking the index)
@@ -128,17 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _storage_error(args: argparse.Namespace, exc: sqlite3.Error) -> CliError:
-    from ._check import damaged
+def _storage_error(args: argparse.Namespace, exc: sqlite3.Error | OSError) -> CliError:
+    from ._check import storage_error
     from ._store import DEFAULT_PATH
 
-    where = str(args.path or DEFAULT_PATH)
-    if "full" in str(exc).lower():
-        return CliError(
-            f"cannot write the index at {where}: the disk is full; free some space and run the same "
-            "command again (every file keeps its previous version or its new one)"
-        )
-    return damaged(where, args.collection, str(exc))
+    return storage_error(str(args.path or DEFAULT_PATH), args.collection, exc)
 
 
 def _one_line(text: str) -> str:

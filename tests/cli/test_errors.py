@@ -193,7 +193,7 @@ def test_pdf_noise_is_not_printed(workdir: Path, tmp_path: Path, capsys: pytest.
     handler = logging.StreamHandler(captured)
     logging.getLogger().addHandler(handler)
     try:
-        code, out, err = run(capsys, "ingest", str(bad))
+        code, out, err = run(capsys, "ingest", str(bad), "--strict")
     finally:
         logging.getLogger().removeHandler(handler)
     check_one_error_line(code, out, err)
