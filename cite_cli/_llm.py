@@ -171,7 +171,8 @@ def choose_answerer(
     except ImportError as exc:
         raise CliError(
             f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model: "
-            "pip install 'cite-anything[cli]' plus the provider's package (e.g. langchain-anthropic), "
+            "the extra cite-anything[cli] (in a clone: pip install -e '.[cli]') plus the provider's package "
+            "(e.g. langchain-anthropic), "
             "or pass --base-url for an OpenAI-compatible server"
         ) from exc
     assert model is not None  # no base URL here, and not both missing
