@@ -22,7 +22,7 @@ from .._sources.analysis import source_units
 from .._sources.numbering import number_sources
 from .._sources.terms import analyze
 from .._text import CJK_RE
-from .prose import prose_blocks
+from .prose import Block, prose_blocks
 
 __all__ = ["NO_ANSWER", "extractive_answer"]
 
@@ -50,7 +50,7 @@ _NEUTRAL = str.maketrans(
         ">": "›",
     }
 )
-RELATIVE_CUTOFF = 0.5
+RELATIVE_CUTOFF = 0.6
 """Sentences scoring below this share of the best sentence's score are not used."""
 MAX_SENTENCE_CHARS = 600
 """Sentences longer than this (tables, run-on text) are skipped."""
@@ -68,6 +68,8 @@ _FINAL = ".!?。！？…"
 """Closing markup after a sentence's final punctuation (``**Bold.**``)."""
 READABLE_CHARS = 250
 """Longer sentences weigh ``READABLE_CHARS / length``: of two as relevant, the shorter reads better."""
+HEADING_WEIGHT = 0.5
+"""A sentence under a heading holding all the question's terms weighs up to ``1 + HEADING_WEIGHT``."""
 ANAPHORA_WEIGHT = 0.6
 """A sentence starting by pointing back ("This", "They") weighs this much: it reads out of context."""
 _BACK = frozenset(
@@ -118,6 +120,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     candidates = [c for source in numbered for c in _candidates(source)]
     if not query or not candidates:
         return NO_ANSWER[lang]
+    wanted = set(query)
     stats = TermStats.from_units(c.terms for c in candidates)
     claim = ClaimTerms.of(query, stats)
     scores = bm25(
@@ -129,6 +132,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
             continue
         weight = (0.5 + support(claim, c.terms)) * (ANAPHORA_WEIGHT if _refers_back(c.text) else 1.0)
         weight *= min(1.0, READABLE_CHARS / len(c.text))  # a run-on sentence answers less readably
+        weight *= 1.0 + HEADING_WEIGHT * _share(wanted, c.heading)  # under a heading that asks it
         ranked.append((score * weight, c.source.number, c.start, c))
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
     if ranked:
@@ -156,6 +160,8 @@ class _Candidate:
     start: int
     text: str
     terms: tuple[str, ...]
+    heading: frozenset[str]
+    """The terms of the heading it sits under (scored as context, never quoted)."""
     units: tuple[int, int]
     """The 1-based range of the source's units it spans (``[n:a-b]`` cites a wrapped sentence whole)."""
 
@@ -176,15 +182,17 @@ def _candidates(source: Source) -> list[_Candidate]:
             u += 1
             last = units[u - 1]  # the group ends as its last unit does (looked at alone: linear)
             if text[last.start : last.end].rstrip(_MARKUP_END)[-1:] in _FINAL:
-                _add(out, source, group, u, block.kind == "item" and group[0].start == block.start)
+                _add(out, source, group, u, block, block.kind == "item" and group[0].start == block.start)
                 group = []
         # what is left ends without a period: only a whole list item followed by more text is complete
         if group and block.kind == "item" and block.closed and group[0].start == block.start:
-            _add(out, source, group, u, True)
+            _add(out, source, group, u, block, True)
     return out
 
 
-def _add(out: list[_Candidate], source: Source, group: list[Any], after: int, item: bool) -> None:
+def _add(
+    out: list[_Candidate], source: Source, group: list[Any], after: int, block: Block, item: bool
+) -> None:
     """Keep ``group`` (units ending before the unit numbered ``after + 1``) when it reads as a sentence."""
     raw = source.text[group[0].start : group[-1].end]
     terms = tuple(t for unit in group for t in unit.terms)
@@ -205,7 +213,8 @@ def _add(out: list[_Candidate], source: Source, group: list[Any], after: int, it
         or (item and sentence.endswith(_ITEM_GOES_ON))  # one item of a list that is one sentence
     ):
         return
-    out.append(_Candidate(source, group[0].start, sentence, terms, (after - len(group) + 1, after)))
+    heading = frozenset(analyze(source.text[slice(*block.heading)])) if block.heading else frozenset()
+    out.append(_Candidate(source, group[0].start, sentence, terms, heading, (after - len(group) + 1, after)))
 
 
 def _clean(raw: str) -> str:
@@ -214,6 +223,11 @@ def _clean(raw: str) -> str:
     sentence = " ".join(" ".join(lines).split())
     sentence = _LINK.sub(r"\1", _EMPHASIS.sub(r"\2", _LEAD.sub("", sentence)))
     return sentence.translate(_NEUTRAL)
+
+
+def _share(wanted: set[str], found: frozenset[str]) -> float:
+    """The share of the question's terms found in ``found``."""
+    return len(wanted & found) / len(wanted) if wanted and found else 0.0
 
 
 def _refers_back(sentence: str) -> bool:

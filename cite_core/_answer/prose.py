@@ -37,6 +37,8 @@ class Block:
     """``"paragraph"``, ``"item"`` or ``"quote"``."""
     closed: bool = False
     """Something other than the end of the text follows it (so a last item without a period is whole)."""
+    heading: tuple[int, int] | None = None
+    """The span of the heading text it sits under in this text (a chunk may start below its heading)."""
 
 
 def _table_row(line: str) -> bool:
@@ -85,6 +87,25 @@ def _prose_share(text: str, lines: list[tuple[int, int]]) -> float:
     return sum(1 for s, e in full if _PROSE_LINE.match(text[s:e].rstrip())) / len(full)
 
 
+def _quoted_text(text: str, start: int) -> int:
+    """Where the text of a block-quote line starting at ``start`` begins, after its ``>`` markers."""
+    at = _QUOTE.match(text, start).end()  # type: ignore[union-attr]  # called on quote lines only
+    while text.startswith(">", at) or text.startswith(" >", at):
+        at = text.index(">", at) + 1
+    return at
+
+
+def _not_prose(body: str) -> bool:
+    """A heading, a rule, a table row, an HTML line or a terminal prompt."""
+    return bool(
+        _HEADING.match(body)
+        or _RULE.match(body)
+        or _table_row(body)
+        or _HTML.match(body)
+        or _PROMPT.match(body)
+    )
+
+
 def prose_blocks(text: str) -> list[Block]:
     """The prose blocks of ``text`` in order: paragraphs, list items (with their wrapped lines) and
     block-quote paragraphs. Headings (``#`` and underlined), fenced and indented code, table rows,
@@ -99,6 +120,7 @@ def prose_blocks(text: str) -> list[Block]:
     current: Block | None = None
     in_list = False
     blank_before = True
+    heading: tuple[int, int] | None = None
 
     def close(closed: bool = True) -> None:
         nonlocal current
@@ -118,34 +140,26 @@ def prose_blocks(text: str) -> list[Block]:
             blank_before = True
             continue
         if _SETEXT.match(line) and current is not None and current.kind == "paragraph" and not blank_before:
+            heading = (current.start, current.end)
             current = None  # the paragraph was a heading (underlined)
             blank_before = False
             continue
-        body_start = s
-        quote = _QUOTE.match(line)
-        if quote:
-            body_start = s + quote.end()
-            while text.startswith(">", body_start) or text.startswith(" >", body_start):
-                body_start = text.index(">", body_start) + 1
-            if not text[body_start:e].strip():
-                close()
-                blank_before = True
-                continue
+        quote = _QUOTE.match(line) is not None
+        body_start = _quoted_text(text, s) if quote else s
+        if quote and not text[body_start:e].strip():
+            close()
+            blank_before = True
+            continue
         body = text[body_start:e]
-        if (
-            _HEADING.match(body)
-            or _RULE.match(body)
-            or _table_row(body)
-            or _HTML.match(body)
-            or _PROMPT.match(body)
-            or (not quote and blank_before and not in_list and _INDENT.match(body))
-        ):
+        if _HEADING.match(body) and not quote:
+            heading = (body_start, e)
+        if _not_prose(body) or (not quote and blank_before and not in_list and _INDENT.match(body)):
             close()
             blank_before = False
             continue
         if _ITEM.match(body):
             close()
-            current = Block(s, e, "item")
+            current = Block(s, e, "item", heading=heading)
             in_list = True
         elif current is not None and (not blank_before) and (not quote or current.kind == "quote"):
             current.end = e  # a wrapped line of the same paragraph, item or quote
@@ -153,7 +167,7 @@ def prose_blocks(text: str) -> list[Block]:
             close()
             if blank_before and not quote and not _INDENT.match(body):
                 in_list = False
-            current = Block(s, e, "quote" if quote else "paragraph")
+            current = Block(s, e, "quote" if quote else "paragraph", heading=heading)
         blank_before = False
     close(closed=False)
     return blocks

@@ -130,3 +130,13 @@ def test_fragments_of_a_list_sentence_and_cut_sentences_are_not_answers() -> Non
     )
     answer = extractive_answer("What do ferry tickets cost?", number_sources([text]), max_sentences=5)
     assert answer == "Ferry tickets cost ten euros [1]."
+
+
+def test_a_sentence_under_a_heading_that_asks_the_question_ranks_first() -> None:
+    text = (
+        "## Ferry timetable\n\nThe boats sail at seven and at noon.\n\n"
+        "## Where the ferries dock\n\nThe boats sail from the north quay.\n"
+    )
+    answer = extractive_answer("Where do the ferries dock when the boats sail?", number_sources([text]))
+    assert answer.startswith("The boats sail from the north quay [1].")
+    assert "Where the ferries dock" not in answer  # the heading is context, never quoted
