@@ -178,6 +178,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 file=sys.stderr,
             )
         else:
+            if sys.stdout.isatty():  # the answer streamed so far may end mid-line: the note gets its own
+                with contextlib.suppress(OSError):
+                    sys.stdout.write("\n")
+                    sys.stdout.flush()
             print("cite: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 

@@ -22,7 +22,7 @@ from .._sources.analysis import source_units
 from .._sources.numbering import number_sources
 from .._sources.terms import analyze
 from .._text import CJK_RE
-from .prose import Block, prose_blocks
+from .prose import prose_blocks
 
 __all__ = ["NO_ANSWER", "extractive_answer"]
 
@@ -64,8 +64,8 @@ _LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")
 _QUOTE_MARKS = re.compile(r"^[^\S\n]{0,3}(?:>[^\S\n]?)+")
 _FIRST_LETTER = re.compile(r"[^\W\d_]")
 _MARKUP_END = "*_`)\"'”’」』）] \t\r"
-_FINAL = ".!?。！？…"
 """Closing markup after a sentence's final punctuation (``**Bold.**``)."""
+_FINAL = ".!?。！？…"
 READABLE_CHARS = 250
 """Longer sentences weigh ``READABLE_CHARS / length``: of two as relevant, the shorter reads better."""
 HEADING_WEIGHT = 0.5
@@ -174,6 +174,7 @@ def _candidates(source: Source) -> list[_Candidate]:
     out: list[_Candidate] = []
     u = 0
     for block in prose_blocks(text):
+        heading = frozenset(analyze(text[slice(*block.heading)])) if block.heading else frozenset()
         while u < len(units) and units[u].start < block.start:
             u += 1
         group: list[Any] = []
@@ -182,16 +183,16 @@ def _candidates(source: Source) -> list[_Candidate]:
             u += 1
             last = units[u - 1]  # the group ends as its last unit does (looked at alone: linear)
             if text[last.start : last.end].rstrip(_MARKUP_END)[-1:] in _FINAL:
-                _add(out, source, group, u, block, block.kind == "item" and group[0].start == block.start)
+                _add(out, source, group, u, heading, block.kind == "item" and group[0].start == block.start)
                 group = []
         # what is left ends without a period: only a whole list item followed by more text is complete
         if group and block.kind == "item" and block.closed and group[0].start == block.start:
-            _add(out, source, group, u, block, True)
+            _add(out, source, group, u, heading, True)
     return out
 
 
 def _add(
-    out: list[_Candidate], source: Source, group: list[Any], after: int, block: Block, item: bool
+    out: list[_Candidate], source: Source, group: list[Any], after: int, heading: frozenset[str], item: bool
 ) -> None:
     """Keep ``group`` (units ending before the unit numbered ``after + 1``) when it reads as a sentence."""
     raw = source.text[group[0].start : group[-1].end]
@@ -213,7 +214,6 @@ def _add(
         or (item and sentence.endswith(_ITEM_GOES_ON))  # one item of a list that is one sentence
     ):
         return
-    heading = frozenset(analyze(source.text[slice(*block.heading)])) if block.heading else frozenset()
     out.append(_Candidate(source, group[0].start, sentence, terms, heading, (after - len(group) + 1, after)))
 
 

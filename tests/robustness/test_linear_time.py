@@ -177,6 +177,9 @@ MARKDOWN_SHAPES: dict[str, Callable[[int], str]] = {
     "fences and items": _repeat("```\n- a\n> b\n| c |\n"),
     "a wrapped item": lambda n: "- Item" + _repeat("\n  word")(n - 6),
     "quote markers": _repeat("> > "),
+    "a long heading over many sentences": lambda n: (
+        "# " + "item " * (n // 10) + "\n\n" + _repeat("Item word. ")(n // 2)
+    ),
 }
 
 
