@@ -7,6 +7,21 @@ streams a cited answer into the terminal and prints the reference list. Retrieva
 OpenAI-compatible server, or, with none configured, an offline extractive answerer.
 """
 
-from ._errors import CliError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._errors import CliError
 
 __all__ = ["CliError"]
+
+
+def __getattr__(name: str) -> Any:
+    # imported on first use: `cite` starts with the standard library only, so that an interrupt while
+    # cite_core loads is caught by `cite_cli.__main__.main` (one clean line, not a traceback)
+    if name == "CliError":
+        from ._errors import CliError
+
+        return CliError
+    raise AttributeError(f"module 'cite_cli' has no attribute {name!r}")

@@ -3,25 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import difflib
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from cite_core import CiteError, strip_controls
+# Only the standard library at import time: an interrupt while cite_core and Qdrant load (the first
+# second) must end in one clean line, which ``main`` prints; they are imported inside it.
+if TYPE_CHECKING:
+    import sqlite3
 
-from ._errors import EXIT_ERROR, CliError
+    from ._errors import CliError
 
 __all__ = ["main"]
 
+EXIT_ERROR = 2
+"""The exit status of a ``cite: error:`` (``cite_cli._errors.EXIT_ERROR``)."""
+EXIT_INTERRUPTED = 130
+
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as one ``cite: error: ...`` line (exit status 2)."""
+    """argparse that reports a bad command line as one ``cite: error: ...`` line (exit status 2); a
+    mistyped option names the closest valid one of its command (``--jsn``: did you mean ``--json``?)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_ERROR, f"cite: error: {message} (see `{self.prog} --help`)\n")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            sub = _SUBCOMMANDS.get(command or "", self)
+            options = [o for action in sub._actions for o in action.option_strings]
+            shown = []
+            for extra in extras:
+                close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]}?)" if extra.startswith("-") and close else ""
+                shown.append(extra + hint)
+            sub.error(f"unrecognized arguments: {' '.join(shown)}")
+        return parsed
+
+
+_SUBCOMMANDS: dict[str, argparse.ArgumentParser] = {}
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +74,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cite", description="Answer questions about your documents, with citations.")
     sub = parser.add_subparsers(dest="command", required=True)
+    _SUBCOMMANDS.clear()
 
     ingest = sub.add_parser("ingest", help="read .txt, .md and .pdf files into the index")
     ingest.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (searched recursively)")
@@ -55,19 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--overlap", type=int, default=200, help="characters of overlap (default: 200)")
     ingest.add_argument("--quiet", action="store_true", help="no progress bar")
     ingest.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop, changing nothing, at the first file that cannot be read (default: skip it, name it, "
+        "index the rest and exit with status 1)",
+    )
+    ingest.add_argument(
         "--prune",
         action="store_true",
         help="also remove indexed files that are not under any PATH given (the index becomes PATH...)",
     )
     _common(ingest)
+    _SUBCOMMANDS["ingest"] = ingest
 
     listing = sub.add_parser("list", help="list the indexed files")
     listing.add_argument("--json", action="store_true", help="one JSON object per file")
     _common(listing)
+    _SUBCOMMANDS["list"] = listing
 
     remove = sub.add_parser("remove", help="take files (or every file under a folder) out of the index")
     remove.add_argument("paths", nargs="+", metavar="PATH", help="indexed files or folders (need not exist)")
     _common(remove)
+    _SUBCOMMANDS["remove"] = remove
 
     ask = sub.add_parser("ask", help="answer a question with citations")
     ask.add_argument("question")
@@ -93,11 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="check each cited claim against its passages with the model"
     )
     _common(ask)
+    _SUBCOMMANDS["ask"] = ask
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``cite``; returns the exit status. An interrupt at any moment prints one line (130)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # while parsing or importing: the commands print their own line
+        print("cite: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    import sqlite3
+
+    from cite_core import CiteError, strip_controls
+
     try:
         if args.command == "ingest":
             from ._ingest import ingest
@@ -113,7 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CiteError as exc:
         print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
-    except sqlite3.Error as exc:  # the embedded index's storage, met after it opened (a full disk)
+    except BrokenPipeError:  # the reader went away (`cite ask ... | head`): nothing left to say
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except (sqlite3.Error, OSError) as exc:  # the embedded index's storage (a full disk, a read-only one)
         print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:  # before a command's own handler (opening and checking the index)
@@ -124,21 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
         else:
+            if sys.stdout.isatty():  # the answer streamed so far may end mid-line: the note gets its own
+                with contextlib.suppress(OSError):
+                    sys.stdout.write("\n")
+                    sys.stdout.flush()
             print("cite: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
-def _storage_error(args: argparse.Namespace, exc: sqlite3.Error) -> CliError:
-    from ._check import damaged
+def _storage_error(args: argparse.Namespace, exc: sqlite3.Error | OSError) -> CliError:
+    from ._check import storage_error
     from ._store import DEFAULT_PATH
 
-    where = str(args.path or DEFAULT_PATH)
-    if "full" in str(exc).lower():
-        return CliError(
-            f"cannot write the index at {where}: the disk is full; free some space and run the same "
-            "command again (every file keeps its previous version or its new one)"
-        )
-    return damaged(where, args.collection, str(exc))
+    return storage_error(str(args.path or DEFAULT_PATH), args.collection, exc)
 
 
 def _one_line(text: str) -> str:
@@ -167,6 +219,8 @@ def _embedder(spec: str | None) -> Any:
 
 def _list(args: argparse.Namespace) -> int:
     import json
+
+    from cite_core import strip_controls
 
     from ._check import require_whole
     from ._output import safe_json
@@ -205,6 +259,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _remove(args: argparse.Namespace) -> int:
+    from cite_core import strip_controls
+
+    from ._errors import CliError
     from ._updates import remove
 
     store = _open_store(args, create=False)

@@ -76,14 +76,32 @@ def retrieve(store: Store, question: str, *, limit: int, embed: Callable[[str], 
     return list(chosen.values())
 
 
+MAX_TOP_K = 1000
+"""More chunks than this is not a prompt (nor an extractive answer) anyone reads."""
+
+
 def _check(args: argparse.Namespace) -> None:
-    """The options of ``cite ask`` that argparse cannot check, each with its own message."""
+    """The options of ``cite ask`` that argparse cannot check, each with its own message: all of them
+    before the index is opened or a model called (a paid call is never wasted on a bad option)."""
     if not args.question.strip():
         raise CliError("the question is empty")
-    if args.top_k < 1:
-        raise CliError("--top-k must be at least 1")
+    if not 1 <= args.top_k <= MAX_TOP_K:
+        raise CliError(f"--top-k must be between 1 and {MAX_TOP_K}, got {args.top_k}")
     if args.max_tokens < 1:
         raise CliError("--max-tokens must be at least 1")
+    if args.html:
+        _check_writable(Path(args.html))
+
+
+def _check_writable(path: Path) -> None:
+    """``--html FILE`` can be written: its folder exists and is writable, and it is not a folder."""
+    folder = path.parent
+    if path.is_dir():
+        raise CliError(f"cannot write --html {path}: it is a folder")
+    if not folder.is_dir():
+        raise CliError(f"cannot write --html {path}: no such folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write --html {path}: permission denied")
 
 
 def _write_html(where: str, answer: CitedAnswer, question: str, notes: list[Note]) -> None:

@@ -11,6 +11,7 @@ same way, never as a traceback.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from ._errors import CliError
 if TYPE_CHECKING:
     from ._store import FileRecord, Store
 
-__all__ = ["damaged", "missing_chunks", "require_whole"]
+__all__ = ["damaged", "missing_chunks", "require_whole", "storage_error"]
 
 _BATCH = 1024
 
@@ -33,6 +34,33 @@ def damaged(where: str, collection: str, why: str, *, server: bool = False) -> C
         else f"delete the folder {where} (or use another --path) and run `cite ingest PATH...` again"
     )
     return CliError(f"the index at {where} is damaged ({why}); {fix}")
+
+
+_FULL = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+_READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def storage_error(where: str, collection: str, exc: BaseException) -> CliError:
+    """What went wrong with the index's storage, and what to do: a full disk and a read-only index are
+    named as such (the index is intact: deleting it would destroy a good index); only storage that
+    cannot be read is called damaged."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    text = detail.lower()
+    code = getattr(exc, "errno", None)
+    keeps = "every file keeps its previous version or its new one"
+    if code in _FULL or "full" in text or "no space" in text or "quota" in text:
+        return CliError(
+            f"cannot write the index at {where}: the disk is full; free some space and run the same "
+            f"command again ({keeps})"
+        )
+    if code in _READ_ONLY or "readonly" in text or "read-only" in text or "permission denied" in text:
+        return CliError(
+            f"cannot write the index at {where}: it is read-only ({detail[:120]}); make it writable "
+            f"(or use another --path) and run the same command again ({keeps})"
+        )
+    if isinstance(exc, OSError):
+        return CliError(f"cannot use the index at {where}: {detail[:200]}")
+    return damaged(where, collection, str(exc))
 
 
 def missing_chunks(store: Store, records: Iterable[FileRecord]) -> list[FileRecord]:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
+import stat
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from cite_core import split_sentences
 
@@ -23,14 +26,18 @@ __all__ = [
     "Chunk",
     "Document",
     "Found",
+    "Unreadable",
     "chunk_document",
     "chunk_spans",
     "find_files",
+    "markdown_title",
+    "open_regular",
     "read_document",
+    "shown",
 ]
 
 SUFFIXES = (".txt", ".md", ".markdown", ".pdf")
-_HEADING = re.compile(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", re.M)
+_HEADING = re.compile(r"^[ ]{0,3}#[ \t]", re.M)
 
 
 @dataclass
@@ -64,6 +71,63 @@ class Found:
     folders: list[Path]
     ignored: list[Path]
     """Files in the folders whose type is not read (hidden ones excluded)."""
+    special: list[Path] = field(default_factory=list)
+    """FIFOs, devices, sockets (or links to them) and broken links in the folders: never opened."""
+    unreadable: list[Unreadable] = field(default_factory=list)
+    """Files in the folders that cannot be indexed as named (a name that is not valid UTF-8)."""
+
+
+class Unreadable(CliError):
+    """A file that cannot be read (``cannot read PATH: why``); ``cite ingest`` skips it and names it."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(f"cannot read {shown(path)}: {why}")
+        self.path = path
+        self.why = why
+
+
+def shown(path: Path | str) -> str:
+    """A path as it can be printed: bytes of a name that are not UTF-8 as ``\\xff`` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _bad_name(path: Path) -> bool:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open a regular file for reading, never blocking: a FIFO, a device or a socket (also behind a
+    link, or swapped in after the folder was listed) is an ``Unreadable``, never read (``/dev/zero``
+    never ends, a FIFO waits for a writer)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise Unreadable(path, exc.strerror or str(exc)) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise Unreadable(path, exc.strerror or str(exc)) from exc
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise Unreadable(path, f"{_kind(mode)}, not a regular file")
+    return os.fdopen(fd, "rb")
 
 
 def find_files(paths: Iterable[str]) -> Found:
@@ -71,28 +135,56 @@ def find_files(paths: Iterable[str]) -> Found:
     found: list[Path] = []
     folders: list[Path] = []
     ignored: list[Path] = []
+    special: list[Path] = []
+    unreadable: list[Unreadable] = []
     for raw in paths:
         path = Path(raw)
-        if not path.exists():
-            raise CliError(f"no such file or folder: {raw}")
-        if path.is_dir():
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            raise CliError(f"no such file or folder: {shown(raw)}") from None
+        if _bad_name(path):
+            raise CliError(f"the name {shown(raw)} is not valid UTF-8: rename it to index it")
+        if stat.S_ISDIR(mode):
             folders.append(path.resolve())
             files: list[Path] = []
             for p in sorted(path.rglob("*")):
-                if not p.is_file() or any(part.startswith(".") for part in p.relative_to(path).parts):
+                if any(part.startswith(".") for part in p.relative_to(path).parts):
                     continue
-                (files if p.suffix.lower() in SUFFIXES else ignored).append(p)
-            if not files:
-                raise CliError(f"no .txt, .md or .pdf files in folder {raw}")
+                try:
+                    mode = p.stat().st_mode  # through a link: a link to /dev/zero is a device
+                except OSError:
+                    special.append(p)  # a broken link
+                    continue
+                if stat.S_ISDIR(mode):
+                    continue
+                if not stat.S_ISREG(mode):
+                    special.append(p)
+                elif p.suffix.lower() not in SUFFIXES:
+                    ignored.append(p)
+                elif _bad_name(p):
+                    unreadable.append(
+                        Unreadable(p.resolve(), "the name is not valid UTF-8: rename it to index it")
+                    )
+                else:
+                    files.append(p)
+            if not files and not unreadable:
+                raise CliError(f"no .txt, .md or .pdf files in folder {shown(raw)}")
             found.extend(files)
+        elif not stat.S_ISREG(mode):
+            raise CliError(f"{shown(raw)} is {_kind(mode)}: cite reads regular files only")
         elif path.suffix.lower() in SUFFIXES:
             found.append(path)
         else:
-            raise CliError(f"unsupported file type {path.suffix or '(none)'}: {raw} (use .txt, .md or .pdf)")
+            raise CliError(
+                f"unsupported file type {path.suffix or '(none)'}: {shown(raw)} (use .txt, .md or .pdf)"
+            )
     return Found(
         list(dict.fromkeys(p.resolve() for p in found)),
         folders,
         list(dict.fromkeys(p.resolve() for p in ignored)),
+        list(dict.fromkeys(special)),
+        unreadable,
     )
 
 
@@ -116,29 +208,49 @@ def read_document(path: Path) -> Document:
         from cite_core import CiteError, pdf_pages
 
         try:
+            with open_regular(path) as f:  # never a FIFO or a device handed to pypdf
+                data = f.read()
+        except OSError as exc:
+            raise Unreadable(path, exc.strerror or str(exc)) from exc
+        try:
             with _silent_pypdf():
-                pages = pdf_pages(str(path))
+                pages = pdf_pages(data)
         except (OSError, CiteError) as exc:
-            raise CliError(f"cannot read {path}: {exc}") from exc
+            raise Unreadable(path, str(exc)) from exc
         except Exception as exc:  # pypdf raises many types on damaged files
-            raise CliError(f"cannot read {path}: not a readable PDF ({type(exc).__name__}: {exc})") from exc
+            raise Unreadable(path, f"not a readable PDF ({type(exc).__name__}: {exc})") from exc
         return Document(path, path.stem, pages, paged=True)
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as f:
+            raw = f.read()
     except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise Unreadable(path, exc.strerror or str(exc)) from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise CliError(f"cannot read {path}: not UTF-8 text (byte {exc.start})") from exc
+        raise Unreadable(path, f"not UTF-8 text (byte {exc.start})") from exc
     if "\x00" in text:
-        raise CliError(f"cannot read {path}: looks like a binary file")
+        raise Unreadable(path, "looks like a binary file")
     title = path.stem
     if path.suffix.lower() in (".md", ".markdown"):
-        heading = _HEADING.search(text)
-        if heading:
-            title = heading.group(1).strip()
+        title = markdown_title(text) or title
     return Document(path, title, [text], paged=False)
+
+
+def markdown_title(text: str) -> str | None:
+    """The text of the first ``# heading`` (its closing ``#`` run dropped), or None.
+
+    Read line by line with string methods: a pattern with ``\\s+(.+?)\\s*#*\\s*$`` retried every split
+    of a heading line with a long run of spaces (60 s for one line of 4 KB)."""
+    for m in _HEADING.finditer(text):
+        end = text.find("\n", m.end())
+        line = text[m.end() : len(text) if end < 0 else end].strip()
+        bare = line.rstrip("#")
+        if not bare or bare[-1] in " \t":  # a closing sequence: "# Title ##"
+            line = bare.strip()
+        if line:
+            return line
+    return None
 
 
 def chunk_spans(doc: Document, *, size: int = 1200, overlap: int = 200) -> list[tuple[int, int, int]]:

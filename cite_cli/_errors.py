@@ -17,10 +17,12 @@ class CliError(CiteError):
 
 
 def require(module: str, what: str, extra: str = "cli") -> Any:
-    """Import ``module`` or fail naming the extra with it (``pip install 'cite-anything[extra]'``)."""
+    """Import ``module`` or fail naming the extra with it (``cite-anything[extra]``, and how to install
+    it from a clone: the package is not published yet)."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise CliError(
-            f"{what} needs the '{module.split('.')[0]}' package: pip install 'cite-anything[{extra}]'"
+            f"{what} needs the '{module.split('.')[0]}' package: install the extra cite-anything[{extra}] "
+            f"(in a clone of the repository: pip install -e '.[{extra}]')"
         ) from exc

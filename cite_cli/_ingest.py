@@ -2,7 +2,8 @@
 
 1. Find the files; hash each one (SHA-256 of its bytes) and compare with the index's file records:
    unchanged files (same hash, same chunking settings) are skipped.
-2. Read every new or changed file before the index is touched (a file that cannot be read stops the run).
+2. Read every new or changed file before the index is touched: a file that cannot be read is skipped
+   and named (it keeps its previous version, if any; exit status 1), or with ``--strict`` stops the run.
 3. Remove what is gone: files under a folder given that no longer exist there, files renamed (same
    content, old path missing on disk), and with ``--prune`` every file not under the paths given.
 4. Write new versions in batches (small files share one batch): journal, chunks, then the file records
@@ -24,15 +25,29 @@ from typing import Any
 from cite_core import strip_controls
 
 from ._check import missing_chunks
-from ._documents import Document, chunk_document, chunk_spans, find_files, read_document
+from ._documents import (
+    Document,
+    Unreadable,
+    chunk_document,
+    chunk_spans,
+    find_files,
+    open_regular,
+    read_document,
+    shown,
+)
 from ._errors import CliError, require
 from ._store import FileRecord, Store
 from ._updates import begin, commit, recover, remove, write_chunks
 
-__all__ = ["BATCH", "ingest"]
+__all__ = ["BATCH", "EXIT_SKIPPED", "ingest"]
+
+EXIT_SKIPPED = 1
+"""``cite ingest`` indexed what it could read but skipped files it could not (named in its summary)."""
 
 BATCH = 256
 """Chunks written per batch (one upsert); several small files share a batch."""
+_NAMED = 10
+"""Unreadable files named one by one in the summary; more are counted."""
 _CACHE_BYTES = 64 * 1024 * 1024
 """Documents read in the checking pass are kept for writing up to this total, then read again."""
 
@@ -53,12 +68,12 @@ def _sha256(path: Path) -> tuple[str, int]:
     digest = hashlib.sha256()
     size = 0
     try:
-        with path.open("rb") as f:
+        with open_regular(path) as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 digest.update(block)
                 size += len(block)
     except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise Unreadable(path, exc.strerror or str(exc)) from exc
     return digest.hexdigest(), size
 
 
@@ -130,7 +145,10 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             records = {str(p): every[str(p)] for p in found.files if str(p) in every}
             if len(records) < len(found.files):
                 records = every
-        updates, unchanged, empty = _plan(found.files, records, settings, broken)
+        updates, unchanged, empty, unreadable = _plan(found.files, records, settings, broken, args.strict)
+        if args.strict and found.unreadable:
+            raise found.unreadable[0]
+        unreadable = found.unreadable + unreadable
         repaired = [u.new.document_id for u in updates if u.new.document_id in broken]
         if repaired:
             lost = f"cite: the index had lost the chunks of {len(repaired)} file(s)"
@@ -174,6 +192,7 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
     )
     if empty:
         _say(f"cite: not indexed, no text: {_names(empty)}")
+    _skipped(unreadable, found.special, every)
     if found.ignored:
         kinds = sorted({p.suffix.lower() or "(none)" for p in found.ignored})
         _say(
@@ -187,26 +206,52 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
         )
     if hint:
         _say(hint)
-    return 0
+    return EXIT_SKIPPED if unreadable else 0
+
+
+def _skipped(unreadable: list[Unreadable], special: list[Path], indexed: dict[str, FileRecord]) -> None:
+    """The summary's lines on the files that were not read: unreadable ones, then special ones."""
+    if unreadable:
+        kept = sum(1 for u in unreadable if str(u.path) in indexed)
+        _say(
+            f"cite: not indexed, cannot read {len(unreadable)} file(s): "
+            + "; ".join(f"{shown(u.path)} ({u.why})" for u in unreadable[:_NAMED])
+            + (f"; and {len(unreadable) - _NAMED} more" if len(unreadable) > _NAMED else "")
+            + (f" ({kept} keep their previously indexed version)" if kept else "")
+            + "; every other file was indexed (--strict stops instead)"
+        )
+    if special:
+        _say(
+            f"cite: skipped {len(special)} special file(s) (FIFOs, devices, sockets, broken links), "
+            f"never read: {_names([shown(p) for p in special], _NAMED)}"
+        )
 
 
 def _plan(
-    files: list[Path], records: dict[str, FileRecord], settings: str, broken: set[str]
-) -> tuple[list[_Update], list[str], list[str]]:
-    """New or changed files (read now, so that a bad file stops the run first), unchanged ones, empty ones.
+    files: list[Path], records: dict[str, FileRecord], settings: str, broken: set[str], strict: bool
+) -> tuple[list[_Update], list[str], list[str], list[Unreadable]]:
+    """New or changed files (read now, before the index is touched), unchanged ones, empty ones, and
+    the ones that cannot be read (``strict``: the first of those stops the run).
 
     A file whose record has lost its chunks (``broken``) is indexed again even when unchanged."""
     updates: list[_Update] = []
     unchanged: list[str] = []
     empty: list[str] = []
+    unreadable: list[Unreadable] = []
     cached = 0
     for path in files:
-        sha, size = _sha256(path)
-        old = records.get(str(path))
-        if old is not None and old.sha256 == sha and old.settings == settings and str(path) not in broken:
-            unchanged.append(str(path))
+        try:
+            sha, size = _sha256(path)
+            old = records.get(str(path))
+            if old is not None and old.sha256 == sha and old.settings == settings and str(path) not in broken:
+                unchanged.append(str(path))
+                continue
+            doc = read_document(path)
+        except Unreadable as exc:
+            if strict:
+                raise
+            unreadable.append(exc)
             continue
-        doc = read_document(path)
         if not any(page.strip() for page in doc.pages):
             empty.append(str(path))
             continue
@@ -214,7 +259,7 @@ def _plan(
         cached += size if keep else 0
         new = FileRecord(str(path), sha, size, 0, uuid.uuid4().hex, settings)
         updates.append(_Update(path, new, old, doc if keep else None))
-    return updates, unchanged, empty
+    return updates, unchanged, empty, unreadable
 
 
 def _write(

@@ -41,9 +41,9 @@ class Answerer:
 
     def prepare(self, question: str, sources: Sequence[Source]) -> tuple[Any, list[Source], list[Source]]:
         """``(messages or None, the sources the model sees, the sources the token budget dropped)``."""
-        if self.extractive:
-            return None, list(sources), []
         messages = _messages(question, sources, self.max_tokens)
+        if self.extractive:  # the same budget as a model's prompt: the same sources, the same errors
+            return None, list(getattr(messages, "sources", sources)), list(getattr(messages, "dropped", []))
         return messages, list(getattr(messages, "sources", sources)), list(getattr(messages, "dropped", []))
 
     def stream(self, question: str, sources: Sequence[Source], messages: Any = None) -> Iterator[str]:
@@ -150,7 +150,7 @@ def choose_answerer(
     base_url = base_url or os.environ.get("CITE_BASE_URL") or None
     api_key = api_key or os.environ.get("CITE_API_KEY") or None
     if not model and not base_url:
-        return Answerer(name="extractive", extractive=True)
+        return Answerer(name="extractive", extractive=True, max_tokens=max_tokens)
     if base_url:
         if not re.match(r"https?://", base_url):
             raise CliError(f"--base-url must be an http(s) URL, got {base_url!r}")
@@ -171,7 +171,8 @@ def choose_answerer(
     except ImportError as exc:
         raise CliError(
             f"--model {model!r} without --base-url needs the 'langchain' package for init_chat_model: "
-            "pip install 'cite-anything[cli]' plus the provider's package (e.g. langchain-anthropic), "
+            "the extra cite-anything[cli] (in a clone: pip install -e '.[cli]') plus the provider's package "
+            "(e.g. langchain-anthropic), "
             "or pass --base-url for an OpenAI-compatible server"
         ) from exc
     assert model is not None  # no base URL here, and not both missing

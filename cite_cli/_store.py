@@ -22,6 +22,7 @@ index works offline, in any language, with no model.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 import warnings
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._check import damaged
+from ._check import damaged, storage_error
 from ._errors import CliError, require
 from ._qdrant import fast_commits, quiet, reason
 
@@ -60,7 +61,11 @@ _PAGE = 10_000
 
 
 def _id(*parts: object) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, "#".join(map(str, parts))))
+    """``uuid5(NAMESPACE_URL, name)``, also for a name holding the escaped bytes of a file name that is
+    not UTF-8 (``uuid5`` raises on them: an older version journalled such a name, then every later
+    ingest crashed recovering it)."""
+    name = "#".join(map(str, parts)).encode("utf-8", "surrogateescape")
+    return str(uuid.UUID(bytes=hashlib.sha1(uuid.NAMESPACE_URL.bytes + name).digest()[:16], version=5))
 
 
 def chunk_id(document_id: str, generation: str, index: int) -> str:
@@ -147,10 +152,8 @@ class Store:
                     self.client = qdrant_client.QdrantClient(path=str(folder))
             except RuntimeError as exc:  # the folder is locked by another process
                 raise CliError(f"cannot open the index at {folder}: {exc}") from exc
-            except OSError as exc:
-                raise CliError(f"cannot open the index at {folder}: {reason(exc)}") from exc
-            except Exception as exc:  # a damaged meta.json or storage file (sqlite3, json, pickle errors)
-                raise damaged(self.where, collection, reason(exc)) from exc
+            except Exception as exc:  # read-only, full, or damaged (sqlite3, json, pickle errors)
+                raise storage_error(self.where, collection, exc) from exc
         if not url:
             self._fast_commits()
         if not create and not self.client.collection_exists(collection):

@@ -74,14 +74,16 @@ class MissingDependencyError(CiteError, ImportError):
 
 
 def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-def]
-    """Import ``module`` or raise a MissingDependencyError naming ``pip install 'cite-anything[extra]'``."""
+    """Import ``module`` or raise a MissingDependencyError naming the extra ``cite-anything[extra]`` and
+    how to install it from a clone (the package is not published yet)."""
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised by tests with a blocked import
         raise MissingDependencyError(
-            f"{feature} needs the '{module}' package: pip install 'cite-anything[{extra}]'"
+            f"{feature} needs the '{module}' package: install the extra cite-anything[{extra}] "
+            f"(in a clone of the repository: pip install -e '.[{extra}]')"
         ) from exc
 
 

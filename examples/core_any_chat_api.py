@@ -8,12 +8,13 @@ streaming. Without them a scripted answer stands in for the model, so the exampl
 
 The prompt budget (``max_tokens=4000``) is counted with tiktoken. tiktoken ships with cite_core, but it
 fetches its encoding file on first use; offline with no cached copy (a core-only install) the example
-says so on stderr and sends every source without a budget. It needs nothing beyond ``pip install
-cite-anything`` and runs the same in ``cite-anything[all]``.
+says so on stderr and sends every source without a budget. It needs only the core (``pip install -e .``
+in a clone: the package is not published yet) and runs the same with every extra.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -95,4 +96,8 @@ def main(question: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "What color is the grass, and what about water?"))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("question", nargs="?", default="What color is the grass, and what about water?")
+    sys.exit(main(parser.parse_args().question))

@@ -5,11 +5,15 @@ use an OpenAI model instead). The retriever tool numbers what it finds in one Ci
 document keeps its number across calls; the session parses the agent's final answer, keeping the
 numbers the agent saw and wrote (so a chat UI streaming the agent shows the same ones).
 
-    python examples/langgraph_agent.py
+    python examples/langgraph_agent.py ["question"]
+
+Needs the ``langgraph`` extra, which ``[all]`` does not include (in a clone: ``pip install -e
+'.[langgraph]'``); without it the example says so in one line.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -124,4 +128,12 @@ def main(question: str) -> None:
 
 
 if __name__ == "__main__":
-    main(" ".join(sys.argv[1:]) or "What do the Sun and Mars have?")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("question", nargs="*", help="default: What do the Sun and Mars have?")
+    question = " ".join(parser.parse_args().question) or "What do the Sun and Mars have?"
+    try:
+        main(question)
+    except ImportError as exc:  # langgraph (or langchain.agents) is not installed
+        sys.exit(f"{exc}: this example needs the langgraph extra (in a clone: pip install -e '.[langgraph]')")

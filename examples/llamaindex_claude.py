@@ -1,8 +1,10 @@
 """Claude's own citations in LlamaIndex: ``CiteSynthesizer`` with llama-index-llms-anthropic's ``Anthropic``.
 
-Runs offline as is: the index of ``examples/llamaindex_qdrant.py`` and a recorded Claude response (the
-Messages API JSON, and the same as server-sent events when streaming) served to the Anthropic client by
-an ``httpx.MockTransport``; no network, no API key.
+Needs the ``llamaindex-anthropic`` extra, which ``[all]`` does not include (in a clone: ``pip install -e
+'.[llamaindex-anthropic]'``; without it the example says so in one line). With it, it runs offline as
+is: the index of ``examples/llamaindex_qdrant.py`` and a recorded Claude response (the Messages API
+JSON, and the same as server-sent events when streaming) served to the Anthropic client by an
+``httpx.MockTransport``; no network, no API key.
 
     python examples/llamaindex_claude.py
 
@@ -11,19 +13,30 @@ With ``ANTHROPIC_API_KEY`` set, it asks the real Claude (``CITE_CLAUDE_MODEL``, 
 
 from __future__ import annotations
 
+import argparse
 import inspect
 import json
 import os
 import runpy
+import sys
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import anthropic._base_client
-from llama_index.llms.anthropic import Anthropic
-
 from cite_core import MissingDependencyError
 from llamaindex_cite import CiteQueryEngine
+
+try:  # the llamaindex-anthropic extra, not in [all]: --help works without it, running says what to install
+    import anthropic
+    import anthropic._base_client
+    from llama_index.llms.anthropic import Anthropic
+except ImportError as exc:
+    MISSING: ImportError | None = exc
+else:
+    MISSING = None
+EXTRA = (
+    "install the extra cite-anything[llamaindex-anthropic], which [all] does not include "
+    "(in a clone: pip install -e '.[llamaindex-anthropic]')"
+)
 
 QUESTION = "How did the harbour of Kessby change?"
 
@@ -113,17 +126,24 @@ def stream_events(message: dict[str, Any]) -> list[dict[str, Any]]:
 def sdk_works() -> bool:
     """Whether llama-index-llms-anthropic (0.12.3 and before) can call the installed anthropic SDK: it
     passes ``temperature``, which recent anthropic releases (1.17, 2.12) no longer take."""
+    if MISSING is not None:
+        return False
     from anthropic.resources.messages import Messages
 
     return "temperature" in inspect.signature(Messages.create).parameters
 
 
 def require_sdk() -> None:
-    """Raise ``MissingDependencyError`` naming the extra when the installed anthropic SDK is too new."""
+    """Raise ``MissingDependencyError`` naming the extra when the SDK is missing or too new."""
+    if MISSING is not None:
+        raise MissingDependencyError(
+            f"this example needs {MISSING.name or 'anthropic'}: {EXTRA}"
+        ) from MISSING
     if not sdk_works():
         raise MissingDependencyError(
             f"llama-index-llms-anthropic cannot call anthropic {anthropic.__version__} (its Messages.create "
-            "takes no temperature): pip install 'cite-anything[llamaindex-anthropic]' (anthropic<1)"
+            "takes no temperature): install the extra cite-anything[llamaindex-anthropic] (anthropic<1; in a "
+            "clone: pip install -e '.[llamaindex-anthropic]')"
         )
 
 
@@ -133,6 +153,7 @@ def recorded_claude(
     """An ``Anthropic`` LLM whose clients get ``message`` (as JSON, or as server-sent events when the
     request streams) from an ``httpx.MockTransport``; each request body is appended to ``requests``."""
 
+    require_sdk()
     httpx = getattr(anthropic._base_client, "httpx2", None) or anthropic._base_client.httpx  # the SDK's own
 
     def reply(request: Any) -> Any:
@@ -144,7 +165,6 @@ def recorded_claude(
         sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in stream_events(message))
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse.encode())
 
-    require_sdk()
     llm = Anthropic(model="claude-sonnet-4-5", api_key="offline", max_retries=0)
     transport = httpx.MockTransport(reply)
     llm._client = anthropic.Anthropic(api_key="offline", http_client=httpx.Client(transport=transport))
@@ -175,4 +195,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
+    try:
+        main()
+    except MissingDependencyError as exc:
+        sys.exit(f"{sys.argv[0]}: {exc}")

@@ -12,6 +12,7 @@ Point it at real services with environment variables:
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hashlib
 import importlib
@@ -168,4 +169,7 @@ async def async_main(llm: LLM) -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

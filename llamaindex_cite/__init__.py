@@ -12,7 +12,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     from cite_core import MissingDependencyError
 
     raise MissingDependencyError(
-        "llamaindex_cite needs llama-index-core: pip install 'cite-anything[llamaindex]'"
+        "llamaindex_cite needs llama-index-core: install the extra cite-anything[llamaindex] "
+        "(in a clone of the repository: pip install -e '.[llamaindex]')"
     ) from exc
 
 from ._chat_engine import CiteChatEngine

@@ -52,6 +52,7 @@ SLOW_TESTS = (
     "tests/cli/test_cli.py::test_console_script_in_a_subprocess",
     "tests/core/test_golden.py",
     "tests/examples/test_core_examples.py",
+    "tests/examples/test_example_help.py",
     "tests/langchain/test_lc_qdrant.py::test_example_runs_as_a_script",
     "tests/llamaindex/test_exports_and_example.py::test_example_runs_offline_with_the_fake_llm",
     "tests/render/test_browser.py::test_xss_corpus_runs_no_script",

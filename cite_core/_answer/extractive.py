@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .._args import check_int, check_items, check_text
@@ -21,6 +22,7 @@ from .._sources.analysis import source_units
 from .._sources.numbering import number_sources
 from .._sources.terms import analyze
 from .._text import CJK_RE
+from .prose import prose_blocks
 
 __all__ = ["NO_ANSWER", "extractive_answer"]
 
@@ -48,7 +50,7 @@ _NEUTRAL = str.maketrans(
         ">": "›",
     }
 )
-RELATIVE_CUTOFF = 0.5
+RELATIVE_CUTOFF = 0.6
 """Sentences scoring below this share of the best sentence's score are not used."""
 MAX_SENTENCE_CHARS = 600
 """Sentences longer than this (tables, run-on text) are skipped."""
@@ -58,6 +60,29 @@ _SYMBOLS = re.compile(r"[=(){}\[\]<>\"`;|\\/_*#$&^~+]")
 _INDENTED = re.compile(r"\n(?:[ ]{4}|\t)\S|[\w)\]]\s*=\s*[\w\[(\"']")
 _LEAD = re.compile(r"^(?:[-*+>•]|\d{1,3}[.)]|#{1,6})\s+")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+_LINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\s]*\)")
+_QUOTE_MARKS = re.compile(r"^[^\S\n]{0,3}(?:>[^\S\n]?)+")
+_FIRST_LETTER = re.compile(r"[^\W\d_]")
+_MARKUP_END = "*_`)\"'”’」』）] \t\r"
+"""Closing markup after a sentence's final punctuation (``**Bold.**``)."""
+_FINAL = ".!?。！？…"
+READABLE_CHARS = 250
+"""Longer sentences weigh ``READABLE_CHARS / length``: of two as relevant, the shorter reads better."""
+HEADING_WEIGHT = 0.5
+"""A sentence under a heading holding all the question's terms weighs up to ``1 + HEADING_WEIGHT``."""
+ANAPHORA_WEIGHT = 0.6
+"""A sentence starting by pointing back ("This", "They") weighs this much: it reads out of context."""
+_BACK = frozenset(
+    "this that these those it its they them their such both he she his her here hence thus also".split()
+)
+_BACK_AFTER_THE = frozenset("above following latter former last same".split())
+_POINTS_BACK = re.compile(
+    r"\b(?:the (?:above|latter|former)|the (?:last|first|next|other) (?:one|two|three|four|few)\b"
+    r"|as (?:above|below|shown)|see (?:above|below))",
+    re.IGNORECASE,
+)
+_ITEM_GOES_ON = (",", ";", "：", "；", "，", " and", " or")
+"""A list item ending like this is one part of a sentence the whole list makes."""
 _LEAD_IN = (":", "：")
 """A sentence ending like this introduces a list ("What happens in one query:"): it answers nothing alone."""
 
@@ -80,7 +105,9 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     """An answer made of the ``max_sentences`` source sentences that best match ``question``.
 
     Each sentence is followed by its source's ``[n]`` marker (``sources`` are numbered as
-    ``number_sources`` numbers them). When nothing matches, a plain statement says so.
+    ``number_sources`` numbers them). Only complete sentences of prose are quoted: never a heading,
+    a line of code or terminal output, a table row or part of a wrapped list item (``prose_blocks``).
+    When nothing matches, a plain statement says so.
     """
     if not isinstance(question, str) or not question.strip():
         raise PromptError(f"question must be a non-empty string, got {question!r}")
@@ -90,49 +117,126 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     numbered: list[Source] = items if all(isinstance(s, Source) for s in items) else number_sources(items)
     lang = "zh" if _is_cjk(question) else "en"
     query = analyze(question)
-    units = [(source, unit) for source in numbered for unit in source_units(source)]
-    if not query or not units:
+    candidates = [c for source in numbered for c in _candidates(source)]
+    if not query or not candidates:
         return NO_ANSWER[lang]
-    stats = TermStats.from_units(unit.terms for _, unit in units)
+    wanted = set(query)
+    stats = TermStats.from_units(c.terms for c in candidates)
     claim = ClaimTerms.of(query, stats)
     scores = bm25(
-        claim, [Counter(unit.terms) for _, unit in units], [len(u.terms) for _, u in units], stats.avg_len
+        claim, [Counter(c.terms) for c in candidates], [len(c.terms) for c in candidates], stats.avg_len
     )
     ranked = []
-    for (source, unit), score in zip(units, scores):
-        text = source.text[unit.start : unit.end]
-        if (
-            score <= 0
-            or len(text) > MAX_SENTENCE_CHARS
-            or len(unit.terms) < 2
-            or _looks_like_code(text)
-            or text.rstrip().endswith(_LEAD_IN)
-            or _is_question(text)
-        ):
+    for c, score in zip(candidates, scores):
+        if score <= 0:
             continue
-        coverage = support(claim, unit.terms)
-        ranked.append((score * (0.5 + coverage), source.number, unit.start, source, unit))
+        weight = (0.5 + support(claim, c.terms)) * (ANAPHORA_WEIGHT if _refers_back(c.text) else 1.0)
+        weight *= min(1.0, READABLE_CHARS / len(c.text))  # a run-on sentence answers less readably
+        weight *= 1.0 + HEADING_WEIGHT * _share(wanted, c.heading)  # under a heading that asks it
+        ranked.append((score * weight, c.source.number, c.start, c))
     ranked.sort(key=lambda r: (-r[0], r[1], r[2]))
     if ranked:
         cutoff = ranked[0][0] * RELATIVE_CUTOFF
         ranked = [r for r in ranked if r[0] >= cutoff]
-    chosen: list[tuple[Source, Any]] = []
-    for _, _, _, source, unit in ranked:
-        terms = set(unit.terms)
-        if any(_overlap(terms, set(other.terms)) > 0.7 for _, other in chosen):
+    chosen: list[_Candidate] = []
+    for _, _, _, c in ranked:
+        terms = set(c.terms)
+        if any(_overlap(terms, set(other.terms)) > 0.7 for other in chosen):
             continue
-        chosen.append((source, unit))
+        chosen.append(c)
         if len(chosen) == max_sentences:
             break
     if not chosen:
         return NO_ANSWER[lang]
-    parts = []
-    for source, unit in chosen:
-        sentence = " ".join(source.text[unit.start : unit.end].split())
-        sentence = _EMPHASIS.sub(r"\2", _LEAD.sub("", sentence)).translate(_NEUTRAL)
-        parts.append(_with_marker(sentence, source.number))
     joiner = "" if lang == "zh" else " "
-    return joiner.join(parts)
+    return joiner.join(_with_marker(c.text, c.source.number, c.units) for c in chosen)
+
+
+@dataclass
+class _Candidate:
+    """A complete sentence (or a whole list item) of a source's prose, as it will be written."""
+
+    source: Source
+    start: int
+    text: str
+    terms: tuple[str, ...]
+    heading: frozenset[str]
+    """The terms of the heading it sits under (scored as context, never quoted)."""
+    units: tuple[int, int]
+    """The 1-based range of the source's units it spans (``[n:a-b]`` cites a wrapped sentence whole)."""
+
+
+def _candidates(source: Source) -> list[_Candidate]:
+    """The quotable sentences of ``source``: its units inside prose blocks, a sentence cut over several
+    units (a wrapped line) joined again, and nothing incomplete."""
+    text = source.text
+    units = source_units(source)
+    out: list[_Candidate] = []
+    u = 0
+    for block in prose_blocks(text):
+        heading = frozenset(analyze(text[slice(*block.heading)])) if block.heading else frozenset()
+        while u < len(units) and units[u].start < block.start:
+            u += 1
+        group: list[Any] = []
+        while u < len(units) and units[u].end <= block.end:
+            group.append(units[u])
+            u += 1
+            last = units[u - 1]  # the group ends as its last unit does (looked at alone: linear)
+            if text[last.start : last.end].rstrip(_MARKUP_END)[-1:] in _FINAL:
+                _add(out, source, group, u, heading, block.kind == "item" and group[0].start == block.start)
+                group = []
+        # what is left ends without a period: only a whole list item followed by more text is complete
+        if group and block.kind == "item" and block.closed and group[0].start == block.start:
+            _add(out, source, group, u, heading, True)
+    return out
+
+
+def _add(
+    out: list[_Candidate], source: Source, group: list[Any], after: int, heading: frozenset[str], item: bool
+) -> None:
+    """Keep ``group`` (units ending before the unit numbered ``after + 1``) when it reads as a sentence."""
+    raw = source.text[group[0].start : group[-1].end]
+    terms = tuple(t for unit in group for t in unit.terms)
+    if (
+        len(raw) > MAX_SENTENCE_CHARS
+        or len(terms) < 2
+        or _looks_like_code(raw)
+        or raw.rstrip().endswith(_LEAD_IN)
+        or _is_question(raw)
+    ):
+        return
+    sentence = _clean(raw)
+    first = _FIRST_LETTER.search(sentence)
+    if (
+        not sentence
+        or (first is not None and first.group().islower())  # the middle of a sentence (a chunk cut there)
+        or sentence.startswith("'")  # inline code first: a fragment of a list ("`--json`: ...")
+        or (item and sentence.endswith(_ITEM_GOES_ON))  # one item of a list that is one sentence
+    ):
+        return
+    out.append(_Candidate(source, group[0].start, sentence, terms, heading, (after - len(group) + 1, after)))
+
+
+def _clean(raw: str) -> str:
+    """The sentence as written in the answer: one line, without list, quote and emphasis markup."""
+    lines = [_QUOTE_MARKS.sub("", line) for line in raw.split("\n")]
+    sentence = " ".join(" ".join(lines).split())
+    sentence = _LINK.sub(r"\1", _EMPHASIS.sub(r"\2", _LEAD.sub("", sentence)))
+    return sentence.translate(_NEUTRAL)
+
+
+def _share(wanted: set[str], found: frozenset[str]) -> float:
+    """The share of the question's terms found in ``found``."""
+    return len(wanted & found) / len(wanted) if wanted and found else 0.0
+
+
+def _refers_back(sentence: str) -> bool:
+    """Whether the sentence points at what came before it ("This", "They", "the last two")."""
+    words = sentence.split(None, 3)
+    if not words or _POINTS_BACK.search(sentence):
+        return bool(words)
+    first = words[0].strip("\"'“(").lower()
+    return first in _BACK or (first == "the" and len(words) > 1 and words[1].lower() in _BACK_AFTER_THE)
 
 
 def _looks_like_code(text: str) -> bool:
@@ -147,11 +251,14 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
-def _with_marker(sentence: str, number: int) -> str:
-    """``sentence`` with ``[number]`` before its final punctuation (added when it has none)."""
+def _with_marker(sentence: str, number: int, units: tuple[int, int]) -> str:
+    """``sentence`` with ``[number]`` before its final punctuation (added when it has none); a sentence
+    over several units (a line wrapped in its source) names them, ``[number:a-b]``, so that its citation
+    covers it whole rather than the one line that matches best."""
     m = _TRAILING.search(sentence)
     body, end = (sentence[: m.start()], m.group()) if m else (sentence, "")
     cjk = bool(_CJK.search(body[-1:])) if body else False
     if not end:
         end = "。" if cjk else "."
-    return f"{body}{'' if cjk else ' '}[{number}]{end}"
+    marker = f"{number}:{units[0]}-{units[1]}" if units[1] > units[0] else str(number)
+    return f"{body}{'' if cjk else ' '}[{marker}]{end}"

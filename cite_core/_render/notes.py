@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from .._args import check_flag, check_instance, check_items, check_text
 from .._schema.models import CitedAnswer, Source
 from .blocks import weak_numbers
-from .labels import labels_for, short
+from .labels import detect_lang, labels_for, short
 
 __all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes", "check_render_args"]
 
@@ -60,21 +60,24 @@ def _listed(items: Sequence[str]) -> str:
 
 def answer_notes(
     answer: CitedAnswer,
-    lang: str = "en",
+    lang: str | None = None,
     *,
     extractive: bool = False,
     dropped: Sequence[Source] = (),
 ) -> list[Note]:
     """The notes about ``answer`` in ``lang`` (``en``, ``es`` or ``zh``; others get English).
 
+    By default ``lang`` is guessed from the answer's text as the renderers guess it, so that a page's
+    labels and its notes are in one language (a Chinese answer read "说明：Extractive answer: ...").
+
     ``extractive`` says the answer came from ``extractive_answer`` (no model); ``dropped`` are the
     sources the token budget left out (``CitationPrompt.dropped``), which the answer cannot know.
     """
     check_instance(answer, "answer", CitedAnswer, "a CitedAnswer")
-    check_text(lang, "lang")
+    check_text(lang, "lang", optional=True)
     check_flag(extractive, "extractive")
     dropped = check_items(dropped, "dropped", Source, "sources (Source objects)")
-    labels = labels_for(lang)
+    labels = labels_for(lang or detect_lang(answer.plain_text))
     notes: list[Note] = []
     if getattr(answer, "stopped_in_reasoning", False):
         notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))

@@ -188,14 +188,15 @@ def test_empty_folder(workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_unreadable_files_are_named(
     workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """With --strict a file that cannot be read stops the run (without: tests/cli/test_files.py)."""
     bad_pdf = tmp_path / "broken.pdf"
     bad_pdf.write_bytes(b"%PDF-1.4 this is not really a pdf")
-    code, _out, err = run(capsys, "ingest", str(bad_pdf))
+    code, _out, err = run(capsys, "ingest", str(bad_pdf), "--strict")
     assert code == 2 and err.startswith(f"cite: error: cannot read {bad_pdf}") and err.count("\n") == 1
 
     latin = tmp_path / "latin.txt"
     latin.write_bytes("caf\xe9".encode("latin-1"))
-    code, _out, err = run(capsys, "ingest", str(latin))
+    code, _out, err = run(capsys, "ingest", str(latin), "--strict")
     assert code == 2 and err.startswith(f"cite: error: cannot read {latin}: not UTF-8")
 
     missing = tmp_path / "missing.md"
@@ -206,7 +207,7 @@ def test_unreadable_files_are_named(
         locked = tmp_path / "locked.txt"
         locked.write_text("text", encoding="utf-8")
         locked.chmod(0)
-        code, _out, err = run(capsys, "ingest", str(locked))
+        code, _out, err = run(capsys, "ingest", str(locked), "--strict")
         assert code == 2 and err.startswith(f"cite: error: cannot read {locked}")
 
 

@@ -158,7 +158,10 @@ def test_every_install_hint_names_an_extra_with_the_package() -> None:
     # init_chat_model (CITE_MODEL=provider:model) comes from the 'langchain' package, in [cli]
     assert "langchain" in table["cli"]
     llm = (REPO / "cite_cli" / "_llm.py").read_text(encoding="utf-8")
-    assert "pip install 'cite-anything[cli]' plus the provider's package" in llm
+    assert (
+        "the extra cite-anything[cli] (in a clone: pip install -e '.[cli]') plus the provider's package"
+        in llm
+    )
 
 
 def test_dense_hint_names_the_dense_extra(
@@ -167,7 +170,8 @@ def test_dense_hint_names_the_dense_extra(
     monkeypatch.setitem(sys.modules, "fastembed", None)
     code, out, err = run(capsys, "ingest", str(corpus), "--dense", "fastembed:BAAI/bge-small-en-v1.5")
     check_one_error_line(code, out, err)
-    assert "pip install 'cite-anything[dense]'" in err and "fastembed" in extras()["dense"]
+    assert "cite-anything[dense] (in a clone of the repository: pip install -e '.[dense]')" in err
+    assert "fastembed" in extras()["dense"]
 
 
 def test_example_runs_without_a_tokenizer(tmp_path: Path) -> None:
@@ -193,7 +197,7 @@ def test_pdf_noise_is_not_printed(workdir: Path, tmp_path: Path, capsys: pytest.
     handler = logging.StreamHandler(captured)
     logging.getLogger().addHandler(handler)
     try:
-        code, out, err = run(capsys, "ingest", str(bad))
+        code, out, err = run(capsys, "ingest", str(bad), "--strict")
     finally:
         logging.getLogger().removeHandler(handler)
     check_one_error_line(code, out, err)

@@ -194,3 +194,27 @@ def test_reasoning_models_in_the_terminal_and_json(
         reasoning, answer = out.split("(the text above was the model's reasoning; its answer follows)")
         assert "Okay," in reasoning and "Okay" not in answer and "[42]" not in answer
         assert "The sky is blue because of scattering[1]." in answer and "no source" not in answer
+
+
+def test_notes_are_in_the_answers_language_in_every_format(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32 item 6: a Chinese answer's notes read "说明：Extractive answer: ..." (labels Chinese,
+    notes English); now one language per answer, the answer's where translated."""
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    zh = "抽取式回答：没有使用语言模型，句子直接摘自来源。"
+    en = "Extractive answer: no language model wrote it; its sentences are quoted from the sources."
+    code, out, err = run(capsys, "ask", "天空为什么是蓝色的？", "--no-color", "--html", "zh.html")
+    assert code == 0, err
+    html = (workdir / "zh.html").read_text(encoding="utf-8")
+    for text in (out, html):
+        assert zh in text and en not in text and "Extractive" not in text
+    assert f"说明：{zh}" in out
+    code, out, _ = run(capsys, "ask", "天空为什么是蓝色的？", "--markdown")
+    assert zh in out and "Extractive" not in out
+    code, out, _ = run(capsys, "ask", "天空为什么是蓝色的？", "--json")
+    notes = json.loads(out)["notes"]
+    assert [n["text"] for n in notes if n["kind"] == "extractive"] == [zh]
+    # an English answer keeps English throughout
+    code, out, _ = run(capsys, "ask", "Why is the sky blue?", "--no-color")
+    assert f"Note: {en}" in out and zh not in out

@@ -61,3 +61,17 @@ def test_long_lists_are_cut_in_the_text_only() -> None:
     [note] = [n for n in answer_notes(answer) if n.kind == "invalid_markers"]
     assert len(note.items) == 30 and note.text.endswith("…")
     assert "[120]" not in note.text
+
+
+def test_notes_default_to_the_answers_language_as_the_renderers_labels_do() -> None:
+    """Issue 32 item 6: labels guessed from the answer, notes in English, gave "说明：Extractive answer"."""
+    from cite_core import number_sources, parse_answer, render_markdown
+
+    sources = number_sources(["天空之所以呈现蓝色，是因为瑞利散射。"])
+    answer = parse_answer("天空呈现蓝色是因为瑞利散射[1]。", sources)
+    (note,) = answer_notes(answer, extractive=True)
+    assert note.text == "抽取式回答：没有使用语言模型，句子直接摘自来源。"
+    assert "> 抽取式回答" in render_markdown(answer, notes=[note]) and "参考文献" in render_markdown(answer)
+    english = parse_answer("The sky is blue because of Rayleigh scattering [1].", number_sources(["x"]))
+    assert answer_notes(english, extractive=True)[0].text.startswith("Extractive answer")
+    assert answer_notes(answer, "en", extractive=True)[0].text.startswith("Extractive answer")

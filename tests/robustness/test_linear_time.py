@@ -18,6 +18,7 @@ import pytest
 from cite_core import (
     CitationStream,
     build_messages,
+    extractive_answer,
     parse_answer,
     render_html,
     render_markdown,
@@ -155,3 +156,44 @@ def test_prompting_and_rendering_are_linear(unit: str) -> None:
     """Source text goes through the prompt neutraliser, answer text through the renderers' escapes."""
     _assert_linear(_prompt, _repeat(unit))
     _assert_linear(_rendered, _repeat(unit))
+
+
+def _ingested(text: str) -> object:
+    """What ``cite ingest`` does with a Markdown file's text: its title, then its chunks."""
+    from pathlib import Path
+
+    from cite_cli._documents import Document, chunk_spans, markdown_title
+
+    return markdown_title(text), chunk_spans(Document(Path("x.md"), "x", [text], paged=False))
+
+
+MARKDOWN_SHAPES: dict[str, Callable[[int], str]] = {
+    "a heading line of spaces": lambda n: "# " + " " * (n - 3) + "x",
+    "a heading with a run of spaces inside": lambda n: "# a" + " " * (n - 4) + "b",
+    "a heading line of spaces and hashes": lambda n: "# " + " " * (n - 4) + "#x",
+    "a heading of spaces and tabs": lambda n: "#" + _repeat(" \t")(n - 2) + "x",
+    "heading lines of spaces": _repeat("#" + " " * 60 + "\n"),
+    "hashes": _repeat("#"),
+    "fences and items": _repeat("```\n- a\n> b\n| c |\n"),
+    "a wrapped item": lambda n: "- Item" + _repeat("\n  word")(n - 6),
+    "quote markers": _repeat("> > "),
+    "a long heading over many sentences": lambda n: (
+        "# " + "item " * (n // 10) + "\n\n" + _repeat("Item word. ")(n // 2)
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", MARKDOWN_SHAPES)
+def test_ingesting_markdown_is_linear(shape: str) -> None:
+    """Issue 33: a heading line with a long run of spaces took x8 per doubling (60 s for 4 KB)."""
+    _assert_linear(_ingested, MARKDOWN_SHAPES[shape])
+
+
+def _extracted(text: str) -> object:
+    return extractive_answer("What is the item word?", [text + " item word."])
+
+
+@pytest.mark.parametrize("shape", MARKDOWN_SHAPES)
+def test_the_extractive_answer_is_linear(shape: str) -> None:
+    """The offline answerer reads the sources' Markdown structure (``prose_blocks``) in one pass."""
+    _assert_linear(_extracted, MARKDOWN_SHAPES[shape])

@@ -1,0 +1,142 @@
+"""``cite ask`` checks everything it can before calling a model, and an interrupt is one clean line
+(issue 32 item 5)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cite_cli.__main__ import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("html", "why"),
+    [
+        ("missing/dir/a.html", "no such folder missing/dir"),
+        (".", "it is a folder"),
+    ],
+)
+def test_an_html_path_that_cannot_be_written_fails_before_the_model_is_called(
+    html: str,
+    why: str,
+    corpus: Path,
+    workdir: Path,
+    fake_model: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    code, out, err = run(capsys, "ask", "Why is the sky blue?", "--base-url", fake_model.url, "--html", html)
+    assert (code, out) == (2, "")
+    assert err == f"cite: error: cannot write --html {html}: {why}\n"
+    assert not fake_model.requests  # no paid call wasted
+
+
+def test_option_values_out_of_range_fail_before_the_index_opens(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "ask", "Why?", "--top-k", "100000")
+    assert code == 2 and err == "cite: error: --top-k must be between 1 and 1000, got 100000\n"
+    assert not (workdir / ".cite").exists()
+
+
+def test_max_tokens_is_honoured_offline_as_online(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cite_core import TokenizerUnavailableError, get_encoding
+
+    try:
+        get_encoding()
+    except TokenizerUnavailableError:
+        pytest.skip("no tiktoken encoding on disk: the budget is not counted offline")
+    assert run(capsys, "ingest", str(corpus), "--quiet")[0] == 0
+    code, out, err = run(capsys, "ask", "Why is the sky blue?", "--max-tokens", "10")
+    assert code == 2 and out == "" and err.splitlines()[-1].startswith("cite: error: ")
+    assert "max_tokens=10" in err
+    # a budget for the best source only: the others are dropped and the notes say so, as online
+    code, out, err = run(capsys, "ask", "Why is the sky blue?", "--max-tokens", "260", "--json")
+    assert code == 0, err
+    assert '"kind": "dropped_sources"' in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "suggestion", "command"),
+    [
+        (["ask", "Why?", "--jsn"], "--jsn (did you mean --json?)", "ask"),
+        (["ask", "Why?", "--verfy"], "--verfy (did you mean --verify?)", "ask"),
+        (["ask", "Why?", "--top_k=3"], "--top_k=3 (did you mean --top-k?)", "ask"),
+        (["ingest", "docs", "--strikt"], "--strikt (did you mean --strict?)", "ingest"),
+    ],
+)
+def test_a_mistyped_option_names_the_closest_one_and_its_commands_help(
+    argv: list[str], suggestion: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"cite: error: unrecognized arguments: {suggestion} (see `cite {command} --help`)\n"
+
+
+def test_an_unknown_word_gets_no_made_up_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["ask", "Why?", "--zzzzzz"])
+    assert (
+        capsys.readouterr().err == "cite: error: unrecognized arguments: --zzzzzz (see `cite ask --help`)\n"
+    )
+
+
+def test_starting_cite_imports_only_the_standard_library() -> None:
+    """What an interrupt can meet before ``main`` runs: nothing that could print a traceback of its own."""
+    code = "import sys, cite_cli.__main__; print(sorted(m for m in sys.modules if m.startswith('cite_core')))"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a subprocess is POSIX")
+def test_an_interrupt_at_any_moment_prints_one_clean_line(tmp_path: Path) -> None:
+    """SIGINT at points spread over a whole `cite ask` (imports, index, answer): never a traceback."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "sky.txt").write_text("The sky is blue because of Rayleigh scattering.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "cite_cli"]
+    subprocess.run([*argv, "ingest", str(folder), "--quiet"], cwd=tmp_path, env=env, check=True, timeout=120)
+    start = time.monotonic()
+    subprocess.run(
+        [*argv, "ask", "Why is the sky blue?"], cwd=tmp_path, env=env, capture_output=True, check=True
+    )
+    whole = time.monotonic() - start
+    for step in range(8):
+        proc = subprocess.Popen(
+            [*argv, "ask", "Why is the sky blue?"],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(whole * step / 8)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+        if proc.returncode == 130:
+            assert err.splitlines()[-1] == "cite: interrupted", err
+            assert sum(line.startswith("cite: interrupted") for line in err.splitlines()) == 1
+        else:  # before Python's handler was set (killed by the signal), or after the work was done
+            assert proc.returncode in (-signal.SIGINT, 0), (proc.returncode, err)
