@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from llama_index.core.base.response.schema import (
@@ -27,9 +28,10 @@ from ._budget import fitted_instructions
 from ._callers import check_postprocessor_caller
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
+from ._reasoning import CUT_OFF
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
-from ._ticket_answers import answer_of, openings, release, was_read
-from ._tickets import QUERY_KEY, open_ticket
+from ._ticket_answers import answer_of, cut_off_of, openings, release, was_read
+from ._tickets import QUERY_KEY, last_cut_off, open_ticket, watch_cut_off
 
 __all__ = ["CitePostprocessor"]
 
@@ -115,7 +117,8 @@ class CitePostprocessor(BaseNodePostprocessor):
         if isinstance(response, StreamingResponse) and response.response_txt is None:
             if _unread(response):
                 release(response.source_nodes)
-                return self._stream(CitedStreamingResponse, response.response_gen, response.source_nodes)
+                tokens = _then_cut_off(response.response_gen, response.source_nodes)
+                return self._stream(CitedStreamingResponse, tokens, response.source_nodes)
             "".join(response.response_gen)  # read the rest: the LLM call ends, its end event has the text
             response.response_txt = answer_of(response.source_nodes)
         return self._cite(str(response), response.source_nodes)
@@ -127,10 +130,12 @@ class CitePostprocessor(BaseNodePostprocessor):
                 nodes = response.source_nodes
                 if not was_read(nodes, response.response_gen):
                     release(nodes)
-                    return self._stream(AsyncCitedStreamingResponse, response.response_gen, nodes)
+                    tokens = _athen_cut_off(response.response_gen, nodes)
+                    return self._stream(AsyncCitedStreamingResponse, tokens, nodes)
                 async for _ in response.response_gen:  # read the rest: the LLM call ends
                     pass
-                tokens = aiterate([answer_of(nodes)])  # this query's whole answer, as one token
+                whole = [answer_of(nodes), CUT_OFF] if cut_off_of(nodes) else [answer_of(nodes)]
+                tokens = aiterate(whole)  # this query's whole answer, as one token
                 return self._stream(AsyncCitedStreamingResponse, tokens, nodes)
             response = await response.get_response()
         return self.cite(response)
@@ -143,8 +148,30 @@ class CitePostprocessor(BaseNodePostprocessor):
 
     def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
         numbered = renumber_nodes(nodes)
-        answer = parse_answer(text, numbered.sources, unsupported_threshold=self.unsupported_threshold)
+        answer = parse_answer(
+            text,
+            numbered.sources,
+            unsupported_threshold=self.unsupported_threshold,
+            truncated=cut_off_of(nodes),  # the LLM call's end event said it stopped at its token limit
+        )
         return numbered.response(answer, raw=text)
+
+
+def _then_cut_off(tokens: Any, nodes: list[NodeWithScore]) -> Iterator[Any]:
+    """The engine's tokens, then ``CUT_OFF`` when the LLM call they came from stopped at its token
+    limit (known once the stream ended: its end event carries the finish reason)."""
+    watch_cut_off()
+    yield from tokens
+    if last_cut_off() or cut_off_of(nodes):
+        yield CUT_OFF
+
+
+async def _athen_cut_off(tokens: Any, nodes: list[NodeWithScore]) -> AsyncIterator[Any]:
+    watch_cut_off()
+    async for token in tokens:
+        yield token
+    if last_cut_off() or cut_off_of(nodes):
+        yield CUT_OFF
 
 
 def _unread(response: StreamingResponse) -> bool:

@@ -10,7 +10,7 @@ from cite_core import CiteError
 
 from ._tickets import QUERY_KEY, Call, answer_calls, is_ambiguous, stream_cited
 
-__all__ = ["answer_of", "openings", "release", "was_read"]
+__all__ = ["answer_of", "cut_off_of", "openings", "release", "was_read"]
 
 
 def _calls_of(nodes: list[NodeWithScore]) -> list[Call]:
@@ -57,6 +57,16 @@ def answer_of(nodes: list[NodeWithScore]) -> str:
         "(LlamaIndex's LLMCompletionEndEvent/LLMChatEndEvent), so its whole text is not known: call "
         "cite(response) before reading the stream and read the cited response's response_gen instead"
     )
+
+
+def cut_off_of(nodes: list[NodeWithScore]) -> bool:
+    """Whether the last LLM call of the query whose numbered ``nodes`` these are stopped at its token
+    limit (its end event's raw ``finish_reason``); False when the LLM reported no end."""
+    try:
+        calls = _calls_of(nodes)
+    except CiteError:
+        return False
+    return bool(calls) and calls[-1].truncated
 
 
 def _ticket(nodes: list[NodeWithScore]) -> str | None:

@@ -34,6 +34,8 @@ from llama_index.core.instrumentation.events.llm import (
 from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.schema import QueryBundle
 
+from ._reasoning import cut_off
+
 __all__ = ["QUERY_KEY", "Call", "answer_calls", "close_ticket", "is_ambiguous", "open_ticket", "stream_cited"]
 
 QUERY_KEY = "cite_query"
@@ -56,6 +58,8 @@ class Call:
     """The whole answer, once the call ended (a stream read to its end)."""
     read: bool = False
     """Whether some of a streamed answer was read (its first chunk was delivered)."""
+    truncated: bool = False
+    """Whether the call ended at the model's token limit (``finish_reason="length"``, ...)."""
 
 
 @dataclass
@@ -98,12 +102,30 @@ class _TicketRecorder(BaseEventHandler):
             if call is not None:
                 call.read = True
         elif isinstance(event, (LLMCompletionEndEvent, LLMChatEndEvent)):
-            _ended(event.span_id, _text(event))
+            truncated = cut_off(event.response)
+            _LAST_CUT_OFF.set(truncated)
+            _ended(event.span_id, _text(event), truncated)
         elif isinstance(event, QueryEndEvent):
             ticket = _CURRENT.get()
             if ticket is not None and isinstance(event.response, (StreamingResponse, AsyncStreamingResponse)):
                 _stream_returned(ticket, event.response)
             close_ticket()
+
+
+_LAST_CUT_OFF: ContextVar[bool | None] = ContextVar("cite_last_cut_off", default=None)
+"""Whether the last LLM call that ended in this context stopped at its token limit (None: none ended
+since ``watch_cut_off()``). A lazily started stream's call is no ticket's once ``cite()`` took the stream,
+so the tokens ``cite()`` wraps read its end here, in the context that reads them."""
+
+
+def watch_cut_off() -> None:
+    """Forget the calls that ended before: ``last_cut_off()`` then tells of calls ending from now on."""
+    _LAST_CUT_OFF.set(None)
+
+
+def last_cut_off() -> bool:
+    """Whether an LLM call that ended since ``watch_cut_off()`` (the last) stopped at its token limit."""
+    return bool(_LAST_CUT_OFF.get())
 
 
 def _prompt(event: Any) -> str:
@@ -167,11 +189,12 @@ def _started(ticket: str, span_id: str, prompt: str) -> None:
             _TICKETS[ticket].calls.append(span_id)
 
 
-def _ended(span_id: str | None, text: str | None) -> None:
+def _ended(span_id: str | None, text: str | None, truncated: bool) -> None:
     with _LOCK:
         call = _CALLS.get(span_id or "")
         if call is not None and text is not None:
             call.text = text
+            call.truncated = truncated
 
 
 def open_ticket(bundle: QueryBundle | None, edited: str | None, openings: list[str]) -> str:
