@@ -20,6 +20,7 @@ import cite_core
 ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED = [
+    "AI_SDK_HEADERS",
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
@@ -82,10 +83,12 @@ EXPECTED = [
     "clear_caches",
     "condense_question_messages",
     "content_security_policy",
+    "detect_provider",
     "embedding_scorer",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",
+    "from_native",
     "get_encoding",
     "number_sources",
     "page_from_metadata",
@@ -99,6 +102,7 @@ EXPECTED = [
     "source_key",
     "split_sentences",
     "strip_controls",
+    "to_ai_sdk_stream",
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",
