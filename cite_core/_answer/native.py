@@ -19,6 +19,7 @@ from .._schema.citations import check_display_numbers
 from .._schema.models import CitedAnswer, Source
 from .._sources.numbering import number_sources
 from .anthropic import AnthropicCitationStream
+from .calibrate import FlagCalibration, resolve_threshold
 from .native_build import NativeDoc, build_native, match_source, unverified_source
 from .native_formats import (
     get,
@@ -96,6 +97,7 @@ def from_native(
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     display_numbers: Mapping[int, int] | None = None,
     first_new: int | None = None,
+    calibration: FlagCalibration | None = None,
 ) -> CitedAnswer:
     """A provider's raw response (a dict, or an SDK object with ``model_dump``) as a ``CitedAnswer``.
 
@@ -104,11 +106,14 @@ def from_native(
     its quote located in that source's text. Without them (or for a document none matches: a web
     result) a reference gets the title and URL the provider gave, its quote marked unverified
     (``metadata["native_citation"]["quote_verified"]`` is False). ``display_numbers``/``first_new``: as
-    for ``parse_answer`` (a conversation's numbers; ``CitationSession.from_native`` passes them).
+    for ``parse_answer`` (a conversation's numbers; ``CitationSession.from_native`` passes them);
+    ``calibration``: a flag threshold chosen on your own examples (``calibrate_flag``), as for
+    ``parse_answer``.
     A payload that is not a known response shape, or a field of the wrong type, raises
     ``ArgumentError`` naming the field.
     """
     check_number(unsupported_threshold, "unsupported_threshold")
+    unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
     check_display_numbers(display_numbers, first_new)
     data = _as_mapping(response)
     provider = detect_provider(data)
@@ -149,6 +154,8 @@ def _perplexity(
     ]
     described = [results.get(u, {"url": u}) for u in urls] if urls else ordered
     sources: list[Source] = []
+    display_numbers, first_new = numbering["display_numbers"], numbering["first_new"]
+    fixed: dict[int, int] = {}
     for number, result in enumerate(described, start=1):
         snippet = result.get("snippet")
         doc = NativeDoc(
@@ -157,12 +164,16 @@ def _perplexity(
             quote=snippet if isinstance(snippet, str) and snippet else None,
         )
         found = match_source(doc, given) if given else None
+        if found is not None and display_numbers and found.number in display_numbers:
+            fixed[number] = display_numbers[found.number]  # the given source's number, by citation index
         sources.append(
             found.model_copy(update={"number": number})
             if found is not None
             else unverified_source(number, doc, "perplexity")
         )
-    return parse_answer(text, sources, unsupported_threshold=threshold, **numbering)
+    return parse_answer(
+        text, sources, unsupported_threshold=threshold, display_numbers=fixed or None, first_new=first_new
+    )
 
 
 def _anthropic(
