@@ -4,7 +4,8 @@ The provider is told by the payload's shape: ``candidates`` (Gemini ``generateCo
 (OpenAI Responses), ``choices`` with ``citations`` or ``search_results`` (Perplexity), ``choices`` whose
 message content is a list of chunks (Mistral), other ``choices`` (OpenAI Chat Completions), ``message``
 with ``citations`` or content items (Cohere v2 chat), a ``content`` list of blocks (Anthropic
-Messages). Claude's citations go through ``from_anthropic_content`` and Perplexity's ``[n]`` markers
+Messages), or text blocks with ``annotations`` (LangChain 1.x's normalised citations of any provider,
+``native_blocks``). Claude's citations go through ``from_anthropic_content`` and Perplexity's ``[n]`` markers
 through ``parse_answer``: one reading each, whichever entry point is used. See docs/providers.md.
 """
 
@@ -20,6 +21,7 @@ from .._schema.models import CitedAnswer, Source
 from .._sources.numbering import number_sources
 from .anthropic import AnthropicCitationStream
 from .calibrate import FlagCalibration, resolve_threshold
+from .native_blocks import is_annotated, read_annotated
 from .native_build import NativeDoc, build_native, match_source, unverified_source
 from .native_formats import (
     get,
@@ -49,7 +51,8 @@ def _as_mapping(response: Any) -> Mapping[str, Any]:
 
 def detect_provider(response: Any) -> str:
     """Which provider's response shape ``response`` has: ``anthropic``, ``openai-responses``,
-    ``openai-chat``, ``gemini``, ``cohere``, ``mistral`` or ``perplexity``; ``ArgumentError`` if none."""
+    ``openai-chat``, ``gemini``, ``cohere``, ``mistral``, ``perplexity``, or ``annotated`` (a ``content``
+    list of text blocks with LangChain 1.x citation ``annotations``); ``ArgumentError`` if none."""
     data = _as_mapping(response)
     if "candidates" in data:
         return "gemini"
@@ -62,6 +65,8 @@ def detect_provider(response: Any) -> str:
         return "mistral" if isinstance(message.get("content"), list) else "openai-chat"
     if isinstance(data.get("message"), Mapping):
         return "cohere"
+    if is_annotated(data.get("content")):
+        return "annotated"
     if isinstance(data.get("content"), list):
         return "anthropic"
     raise ArgumentError(
@@ -87,6 +92,7 @@ _READERS = {
     "gemini": read_gemini,
     "cohere": read_cohere,
     "mistral": read_mistral,
+    "annotated": read_annotated,
 }
 
 

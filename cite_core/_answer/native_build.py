@@ -56,6 +56,9 @@ class NativeDoc:
     quote: str | None = None
     """What the provider shows of the document (a snippet, a retrieved chunk, the document's text)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    position: int | None = None
+    """The 0-based position of the document among those sent, when the provider names it so (Claude's
+    ``document_index``): the given source at that position."""
 
 
 @dataclass
@@ -93,7 +96,10 @@ def _url(value: str | None) -> str:
 
 
 def match_source(doc: NativeDoc, sources: Sequence[Source]) -> Source | None:
-    """The source ``doc`` is: same id, else URL, else title, else the one holding its quote."""
+    """The source ``doc`` is: the one at its position, else of the same id, else URL, else title, else
+    the one holding its quote."""
+    if doc.position is not None:
+        return sources[doc.position] if 0 <= doc.position < len(sources) else None
     quote = (doc.quote or "").strip()
     tests = []
     if doc.key:
@@ -159,8 +165,8 @@ class _Builder:
             found = match_source(doc, given)
             if found is not None:
                 return found
-            if not (doc.title or doc.url or doc.quote):
-                return None  # only an id, and no source has it: a source that does not exist
+            if doc.position is not None or not (doc.title or doc.url or doc.quote):
+                return None  # a position or an id no source has: a source that does not exist
         key = (doc.key, doc.title, doc.url, doc.quote)
         made = self.made.get(key)
         if made is None:

@@ -19,7 +19,17 @@ from .._sources.segment import split_sentences
 from .native_build import NativeAnswer, NativeCite, NativeDoc
 from .native_units import Offsets, Unit, resolve_span
 
-__all__ = ["read_cohere", "read_gemini", "read_mistral", "read_openai_chat", "read_openai_responses"]
+__all__ = [
+    "get",
+    "items",
+    "mapping",
+    "read_cohere",
+    "read_gemini",
+    "read_mistral",
+    "read_openai_chat",
+    "read_openai_responses",
+    "sentence_start",
+]
 
 
 def _snake(name: str) -> str:
@@ -61,7 +71,7 @@ def mapping(value: Any, path: str) -> Mapping[str, Any]:
     return value
 
 
-def _sentence_start(text: str, at: int) -> int:
+def sentence_start(text: str, at: int) -> int:
     """Where the sentence holding the character before ``at`` starts (a point citation's claim)."""
     start = 0
     for lo, _ in split_sentences(text[:at]):
@@ -127,12 +137,12 @@ def _openai_annotation(reader: _Reader, text: str, base: int, note: Mapping[str,
     label = f"[{index + 1}]"
     if kind == "file_citation":  # a point: the citation follows the sentence it closes
         at = offsets.to_chars(get(inner, "index", path, int, -1), "codepoint")
-        span = None if at is None else (_sentence_start(text, at), at)
+        span = None if at is None else (sentence_start(text, at), at)
     else:
         start, end = get(inner, "start_index", path, int, -1), get(inner, "end_index", path, int, -1)
         span = resolve_span(offsets, start, end, None, _CODEPOINTS)
         if span is not None:  # the span is the link after the claim: the claim is its sentence
-            span = (min(span[0], _sentence_start(text, span[0])), span[1])
+            span = (min(span[0], sentence_start(text, span[0])), span[1])
     reader.cite(base, span, [index], [label])
 
 
@@ -327,7 +337,7 @@ def read_mistral(response: Mapping[str, Any]) -> NativeAnswer:
             text, end = "".join(reader.parts), reader.size
             claim = text[pos:end]
             body_end = pos + len(claim.rstrip())
-            start = pos + _sentence_start(claim, body_end - pos)
+            start = pos + sentence_start(claim, body_end - pos)
             docs = [reader.doc(NativeDoc(key=str(v))) for v in ids]
             reader.cite(0, (start, end), docs, [f"[ref {v}]" for v in ids])
             pos = end
