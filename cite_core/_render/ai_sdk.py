@@ -52,6 +52,15 @@ def _sse(part: dict[str, Any] | str) -> str:
     return f"data: {data}\n\n"
 
 
+def _citation_part(citation: Citation) -> str:
+    data = {
+        "reference": citation.reference,
+        "citedText": citation.cited_text,
+        "title": citation.document_title,
+    }
+    return _sse({"type": "data-citation", "data": data})
+
+
 def _source_part(number: int, source: Source) -> dict[str, Any]:
     """A ``source-url`` part for a source with a URL, else a ``source-document`` part."""
     title = source.label
@@ -69,6 +78,7 @@ class _Writer:
         self.thinking = False
         self.sent: list[str] = []
         self.shown: set[int] = set()
+        self.cited = False  # citation events seen (else the answer's citations are sent at the end)
 
     def text(self, delta: str) -> Iterator[str]:
         if self.thinking:
@@ -102,8 +112,7 @@ class _Writer:
         if number not in self.shown and source is not None:
             self.shown.add(number)
             yield _sse(_source_part(number, source))
-        data = {"reference": number, "citedText": citation.cited_text, "title": citation.document_title}
-        yield _sse({"type": "data-citation", "data": data})
+        yield _citation_part(citation)
 
     def reference(self, ref: Reference) -> Iterator[str]:
         if ref.number not in self.shown:
@@ -121,6 +130,9 @@ class _Writer:
             yield from self.text(answer.text[len(sent) :])
         for ref in answer.references:
             yield from self.reference(ref)
+        if not self.cited:  # an answer alone (from_native), or plain events: its citations now
+            for citation in answer.citations:
+                yield _citation_part(citation)
         yield from self.end_reasoning()
         yield from self.end_text()
         yield _sse({"type": "finish"})
@@ -160,6 +172,7 @@ def to_ai_sdk_stream(
             yield from writer.text(item if isinstance(item, str) else item.text)
         elif isinstance(item, CitationsDelta):
             citation = item.citation
+            writer.cited = True
             yield from writer.citation(citation, by_number.get(citation.document_index + 1))
         elif isinstance(item, ThinkingDelta):
             yield from writer.reasoning(item.thinking)
