@@ -67,6 +67,7 @@ from ._schema.models import (
     TextDelta,
     ThinkingDelta,
 )
+from ._schema.source import IMAGE_KEY
 from ._schema.support import SupportLevel
 from ._schema.verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
 from ._sources.cache import clear as clear_caches
@@ -95,6 +96,7 @@ __all__ = [
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
+    "IMAGE_KEY",
     "MESSAGE_FRAMING_TOKENS",
     "AnswerReset",
     "AnthropicCitationStream",

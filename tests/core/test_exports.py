@@ -24,6 +24,7 @@ EXPECTED = [
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
+    "IMAGE_KEY",
     "MESSAGE_FRAMING_TOKENS",
     "AnswerReset",
     "AnthropicCitationStream",
