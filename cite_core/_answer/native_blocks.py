@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._exceptions import ArgumentError
 from .native_build import NativeAnswer, NativeCite, NativeDoc
 from .native_formats import get, items, mapping, sentence_start
 from .native_units import Offsets, Unit, resolve_span
@@ -56,6 +57,11 @@ def read_annotated(response: Mapping[str, Any], provider: str = "langchain") -> 
     return native
 
 
+def _marker_after(text: str, span: tuple[int, int] | None, reference: object) -> bool:
+    """Whether the display marker ``[reference]`` follows ``span`` (a message with markers in its text)."""
+    return span is not None and text[span[1] :].lstrip().startswith(f"[{reference}]")
+
+
 def _annotation(
     native: NativeAnswer,
     note: Mapping[str, Any],
@@ -73,8 +79,12 @@ def _annotation(
         span = (0, len(text))  # Claude's: the citation is of the whole block
     else:
         google = any("google" in str(k) for k in extras)
-        span = resolve_span(
-            offsets, start or 0, -1 if end is None else end, cited, _BYTES if google else _CODEPOINTS
+        units = _BYTES if google else _CODEPOINTS  # cited_text may be a quote of the source: no search
+        span = resolve_span(offsets, start or 0, -1 if end is None else end, cited, units, search=False)
+    if "reference" in extras and "source_start" in extras and _marker_after(text, span, extras["reference"]):
+        raise ArgumentError(
+            f"{path}: this text holds its citation markers already (langchain_cite's output='message'); "
+            "its answer is the chain's CitedRagAnswer, or read to_ai_message(answer) without markers"
         )
     if span is not None and cited is not None and text[span[0] : span[1]].strip() == cited.strip():
         cited = None  # the answer's own text (Gemini's segment), not a quote of the source

@@ -65,12 +65,18 @@ class Offsets:
 
 
 def resolve_span(
-    offsets: Offsets, start: int, end: int, expected: str | None, units: tuple[Unit, ...]
+    offsets: Offsets,
+    start: int,
+    end: int,
+    expected: str | None,
+    units: tuple[Unit, ...],
+    *,
+    search: bool = True,
 ) -> tuple[int, int] | None:
     """The code-point span of ``start:end``: in the first of ``units`` whose span reads ``expected``
     (the text the provider says the span holds; compared stripped too), else where the text holds
-    ``expected`` exactly once, else in ``units[0]`` (the provider's documented unit); None when that is
-    no span of the text."""
+    ``expected`` exactly once (only with ``search``: when ``expected`` is surely the answer's text),
+    else in ``units[0]`` (the provider's documented unit); None when that is no span of the text."""
     text = offsets.text
     if expected:
         for unit in units:
@@ -82,7 +88,9 @@ def resolve_span(
             span = offsets.span(start, end, unit)
             if span is not None and wanted and text[span[0] : span[1]].strip() == wanted:
                 return span
-        if wanted and text.count(wanted) == 1:  # no unit reproduces it: where the text holds it, once
+        if (
+            search and wanted and text.count(wanted) == 1
+        ):  # no unit reproduces it: where the text holds it, once
             found = text.find(wanted)
             return found, found + len(wanted)
     return offsets.span(start, end, units[0])

@@ -9,8 +9,8 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage
 
-from cite_core import ArgumentError
-from langchain_cite import from_message
+from cite_core import ArgumentError, parse_answer
+from langchain_cite import documents_to_sources, from_message, to_ai_message
 from tests.core.native_payloads import ANSWER, PARIS, SENTENCES, TOKYO, VIENNA, check_native, gemini, units
 
 pytestmark = pytest.mark.skipif(
@@ -157,3 +157,16 @@ def test_a_message_without_citations_and_a_bad_argument() -> None:
     assert (answer.text, answer.references) == ("No sources here.", [])
     with pytest.raises(ArgumentError, match="AIMessage"):
         from_message("text")  # type: ignore[arg-type]
+
+
+def test_langchain_cites_own_message_round_trips_and_one_with_markers_is_refused() -> None:
+    sources = documents_to_sources(DOCUMENTS)
+    answer = parse_answer("The Seine flows through Paris [1]. 東京は日本の首都です [3]。", sources)
+    again = from_message(to_ai_message(answer), DOCUMENTS)
+    check_native(again)
+    assert again.text == answer.text
+    assert [(c.text, [x.cited_text for x in c.citations]) for c in again.claims] == [
+        (c.text, [x.cited_text for x in c.citations]) for c in answer.claims
+    ]
+    with pytest.raises(ArgumentError, match="holds its citation markers"):
+        from_message(to_ai_message(answer, markers=True), DOCUMENTS)
