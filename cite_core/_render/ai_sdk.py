@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .._args import check_items, check_text
 from .._exceptions import ArgumentError
 from .._schema.models import (
     AnswerReset,
@@ -160,8 +161,18 @@ def to_ai_sdk_stream(
     reasoning: its text part is closed and the answer starts a new one, whose deltas join to
     ``answer.text``. Items after the answer, or no answer, raise ``ArgumentError``.
     """
-    by_number = {s.number: s for s in sources}
-    writer = _Writer(message_id or f"msg-{uuid.uuid4().hex}", by_number)
+    if isinstance(items, (str, bytes, bytearray, Mapping)) or not isinstance(items, Iterable):
+        raise ArgumentError(
+            "items must be an iterable of stream events ending with a CitedAnswer, "
+            f"got {type(items).__name__}"
+        )
+    known = check_items(sources, "sources", Source, "sources (Source objects)")
+    check_text(message_id, "message_id", optional=True)
+    return _parts(items, {s.number: s for s in known}, message_id or f"msg-{uuid.uuid4().hex}")
+
+
+def _parts(items: Iterable[Any], by_number: dict[int, Source], message_id: str) -> Iterator[str]:
+    writer = _Writer(message_id, by_number)
     yield _sse({"type": "start", "messageId": writer.message_id})
     for item in items:
         answer = _answer_of(item)
