@@ -18,6 +18,7 @@ from ._answer.brief import brief_citation_instructions
 from ._answer.calibrate import FlagCalibration, calibrate_flag
 from ._answer.conversation import condense_question_messages, tool_citation_instructions
 from ._answer.extractive import extractive_answer
+from ._answer.native import detect_provider, from_native
 from ._answer.parser import DEFAULT_UNSUPPORTED_THRESHOLD, CitationStream, parse_answer
 from ._answer.session import SOURCES_RECORD_KEY, CitationSession, source_key
 from ._answer.structured import CitedStructure, InvalidMarker, cite_structured
@@ -36,6 +37,7 @@ from ._exceptions import (
 )
 from ._locate.rescore import SupportScorer, embedding_scorer, rescore
 from ._render import (
+    AI_SDK_HEADERS,
     Note,
     answer_notes,
     content_security_policy,
@@ -45,6 +47,7 @@ from ._render import (
     render_terminal,
     safe_url,
     strip_controls,
+    to_ai_sdk_stream,
 )
 from ._schema.metadata import page_from_metadata
 from ._schema.models import (
@@ -66,6 +69,7 @@ from ._schema.models import (
     TextDelta,
     ThinkingDelta,
 )
+from ._schema.source import IMAGE_KEY
 from ._schema.support import SupportLevel
 from ._schema.verdicts import Verdict, VerdictLevel, Verification, VerificationDelta
 from ._sources.cache import clear as clear_caches
@@ -90,9 +94,11 @@ from ._sources.tokens import get_encoding, token_counter
 __version__ = "0.1.0"
 
 __all__ = [
+    "AI_SDK_HEADERS",
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
+    "IMAGE_KEY",
     "MESSAGE_FRAMING_TOKENS",
     "SOURCES_RECORD_KEY",
     "AnswerReset",
@@ -154,10 +160,12 @@ __all__ = [
     "clear_caches",
     "condense_question_messages",
     "content_security_policy",
+    "detect_provider",
     "embedding_scorer",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",
+    "from_native",
     "get_encoding",
     "number_sources",
     "page_from_metadata",
@@ -172,6 +180,7 @@ __all__ = [
     "source_key",
     "split_sentences",
     "strip_controls",
+    "to_ai_sdk_stream",
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",

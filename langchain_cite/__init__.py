@@ -20,6 +20,7 @@ from cite_core import (
 from ._answer import CitedRagAnswer, DocumentReference
 from ._chain import add_citations, create_cited_rag_chain, is_chat_anthropic
 from ._documents import document_to_item, documents_to_sources
+from ._from_message import from_message
 from ._messages import to_ai_message
 from ._parser import CitationOutputParser, StreamItem
 from ._run import AnswerResetText
@@ -46,6 +47,7 @@ __all__ = [
     "create_cited_retriever_tool",
     "document_to_item",
     "documents_to_sources",
+    "from_message",
     "is_chat_anthropic",
     "to_ai_message",
     "tool_citation_instructions",

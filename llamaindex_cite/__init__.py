@@ -16,6 +16,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "(in a clone of the repository: pip install -e '.[llamaindex]')"
     ) from exc
 
+from ._blocks import from_chat_response, to_chat_message
 from ._chat_engine import CiteChatEngine
 from ._convert import CITE_AS_KEY, REFERENCE_NUMBER_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY
 from ._postprocessor import CitePostprocessor
@@ -37,4 +38,6 @@ __all__ = [
     "CiteSynthesizer",
     "CitedStreamingResponse",
     "cited_query_engine_tool",
+    "from_chat_response",
+    "to_chat_message",
 ]

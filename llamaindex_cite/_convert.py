@@ -12,6 +12,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources, reference_entries
 
+from ._images import caption_of, uncaptioned, with_image
 from ._options import CitedResponse
 from ._pages import in_document, physical_page
 
@@ -134,10 +135,9 @@ def answer_metadata(
 def number_nodes(nodes: Sequence[NodeWithScore], *, merge: bool = True) -> NumberedNodes:
     """Number nodes as sources 1..N in rank order; with ``merge``, chunks of one document share a number.
 
-    Nodes without text (images, empty chunks) cannot be cited and are left out. A node the core
-    rejects (a text it cannot cite) is left out too and listed in ``left_out``; a node with a bad
-    field (a NaN score, a negative ``start_char_idx``) is kept without that field and listed in
-    ``repaired``: one bad node never fails the whole query.
+    Empty nodes are skipped; an image node is cited by its caption, one without is left out (``_images``).
+    A node the core rejects is left out too (``left_out``); a node with a bad field (a NaN score, a
+    negative ``start_char_idx``) is kept without it (``repaired``): one bad node never fails the query.
     """
     kept, left_out, repaired = checked_items(nodes)
     sources = number_sources([item for _, item in kept], merge=merge)
@@ -152,6 +152,7 @@ def checked_items(nodes: Sequence[NodeWithScore]) -> _Checked:
     for node in nodes:
         item, problems = source_item(node)
         if item is None:
+            left_out.extend(uncaptioned(node, problems))
             continue
         try:
             number_sources([item], merge=False)
@@ -189,9 +190,9 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     one paged reference, each page's label shown), else its ``ref_doc_id`` (page documents stay apart:
     their ``start_char_idx`` count from each page's start)."""
     inner = node.node
-    text = inner.get_content(metadata_mode=MetadataMode.NONE)
+    text, image, problem = caption_of(inner, inner.get_content(metadata_mode=MetadataMode.NONE))
     if not text or not text.strip():
-        return None, []
+        return None, [problem] if problem else []
     meta = inner.metadata
     doc = inner.source_node.node_id if inner.source_node is not None else None
     extra = {key: meta[key] for key in _FORWARDED if meta.get(key) is not None}
@@ -220,7 +221,7 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         problems.append(f"start_char_idx {start!r} ignored")
     if page is not None:
         item["page"] = page
-    return item, problems
+    return (item if image is None else with_image(item, image)), problems
 
 
 def _string(value: Any) -> str | None:

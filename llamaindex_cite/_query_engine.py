@@ -58,6 +58,10 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         default=None,
         description="Claude's own citations; default: whether llm is llama-index-llms-anthropic's Anthropic.",
     )
+    multimodal: bool = Field(
+        default=False,
+        description="Show image sources to the model as image blocks labelled with their numbers.",
+    )
     merge_chunks: bool = Field(
         default=True,
         description="Give chunks of one document (same ref_doc_id) one number and one reference.",
@@ -167,6 +171,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
             response_mode=self.response_mode,
             native=self.native,
             merge_chunks=self.merge_chunks,
+            multimodal=self.multimodal,
             style=self.prompt_style,
             max_prompt_tokens=self.max_prompt_tokens,
             answer_tokens=self.answer_tokens,

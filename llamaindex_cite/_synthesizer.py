@@ -29,6 +29,7 @@ from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas,
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
+from ._images import with_images
 from ._options import check_response_mode
 from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
 
@@ -72,6 +73,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         embeddings: Any = None,
         output_cls: Any = None,
         verify: Any = False,
+        multimodal: bool = False,
     ) -> None:
         self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
@@ -79,8 +81,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style
-        """Cite sources by ``[n]`` markers, numbered sentences by ``[n:s]`` markers, or (``statements``)
-        sentences numbered across sources in the LongCite format ``<statement>S<cite>[a-b]</cite>``."""
+        """``[n]`` markers, ``[n:s]`` sentence markers, or LongCite ``<statement>`` tags (``statements``)."""
         self.max_prompt_tokens = max_prompt_tokens
         """Token budget of each prompt; default: the LLM's context window minus ``answer_tokens``."""
         self.answer_tokens = answer_tokens
@@ -89,12 +90,13 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         """Citations whose support is below this are listed as unsupported on the cited answer."""
         self.verify = verify
         """True (the LLM judges) or a judge: check every cited claim once the answer has ended."""
+        self.multimodal = multimodal
+        """Also show image sources as image blocks labelled with their numbers (cited by caption anyway)."""
         self.system_template = system_template
         self.user_template = user_template
         """Replace cite_core's system and user templates (the first call's)."""
         self.refine_template = refine_template
-        """The later calls' prompt (``{query_str}``, ``{existing_answer}``, ``{context_msg}``);
-        default: LlamaIndex's refine prompt."""
+        """Later calls' prompt (``{query_str}``, ``{existing_answer}``, ``{context_msg}``; LlamaIndex's)."""
         self.native = native
         """Claude's own citations (search results); default: whether ``llm`` is Anthropic's LLM."""
         self.encoding = encoding
@@ -102,9 +104,8 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         self.chat_history = list(chat_history)
         """Messages put between the instructions and the sources (a chat engine's history)."""
         self.embeddings = embeddings
-        """An embedding model (``Settings.embed_model``, the index's ``embed_model``, any LlamaIndex or
-        LangChain embedding, or a function from texts to vectors) mixed into finding the cited sentence
-        and scoring its support; None: lexical only."""
+        """An embedding model (``Settings.embed_model``, the index's, any LlamaIndex or LangChain one, or
+        a function from texts to vectors) mixed into finding the cited sentence and its support."""
 
     @property
     def llm(self) -> LLM:
@@ -129,6 +130,8 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
     def messages(self, prompt: CitationPrompt) -> list[ChatMessage]:
         """The chat messages: instructions, the chat history, then the sources and question."""
         system, *rest = [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
+        if self.multimodal and rest:
+            rest[-1] = with_images(rest[-1], prompt.sources)
         return [system, *self.chat_history, *rest]
 
     def uses_claude(self) -> bool:

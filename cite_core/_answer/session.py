@@ -23,6 +23,8 @@ from .._schema.models import CitedAnswer, Source
 from .._sources.numbering import number_sources
 from .._sources.prompt import PromptStyle, format_sources
 from .conversation import marker_numbers, read_source_blocks, renumber_markers
+from .native import from_native
+from .native_build import NATIVE_KEY
 from .parser import CitationStream, parse_answer
 
 __all__ = ["SOURCES_RECORD_KEY", "CitationSession", "source_key"]
@@ -152,6 +154,37 @@ class CitationSession:
         so what a chat UI streamed from the model is what the parsed answer and its references show."""
         sources = self.sources
         return parse_answer(text, sources, display_numbers={s.number: s.number for s in sources}, **options)
+
+    def from_native(self, response: Any, **options: Any) -> CitedAnswer:
+        """A provider's own citations (``from_native``) in the session's numbering: its documents are
+        matched to the session's sources (id, URL, title, quote) and keep their numbers; a document the
+        session does not hold (a web result) is added at the number the answer shows, so a later
+        ``[n]`` answer, or the next native one citing the same URL, uses that number again."""
+        sources = self.sources
+        with self._lock:
+            first_new = self.next_number
+        answer = from_native(
+            response,
+            sources,
+            display_numbers={s.number: s.number for s in sources},
+            first_new=first_new,
+            **options,
+        )
+        with self._lock:
+            for ref in answer.references:
+                if NATIVE_KEY in ref.source.metadata and ref.number not in self._sources:
+                    self._adopt(ref.source.model_copy(update={"number": ref.number}))
+        return answer
+
+    def _adopt(self, source: Source) -> None:
+        """Hold a source made of what a provider said of a document, at its number (its text may be
+        empty: a web page the provider did not quote, known by its URL)."""
+        number = source.number
+        key = f"url:{source.url}" if source.url else _text_key(source)
+        self._by_key.setdefault(key, number)
+        self._members[number] = [len(self._items)]
+        self._items.append(source)
+        self._sources[number] = source
 
     def stream(self, **options: Any) -> CitationStream:
         """A ``CitationStream`` over every source of the session so far (keeping its numbers)."""

@@ -8,7 +8,7 @@ from typing import Any
 from .._exceptions import ArgumentError
 from .._schema.citations import citation_for_span
 from .._schema.models import Citation, Source
-from .._schema.source import ChunkAnalysis, Unit, analysis_of, layout_problem
+from .._schema.source import IMAGE_KEY, ChunkAnalysis, Unit, analysis_of, layout_problem
 from .._sources.analysis import chunk_of, fragment_flags, source_terms, source_units, unit_counts
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
@@ -156,6 +156,8 @@ class Corpus:
         first: int | None = None
         last: int | None = None
         scores: list[float] | None = None
+        if IMAGE_KEY in source.metadata and units:  # an image: its caption stands for all of it
+            sentences = (1, len(units))
         if sentences is not None:
             lo, hi = sentences
             if 1 <= lo <= hi <= len(units):

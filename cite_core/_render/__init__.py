@@ -2,12 +2,14 @@
 
 Modules: ``labels`` (every label in English, Spanish and Chinese), ``notes`` (the one wording of trust
 notes), ``blocks`` (walking ``answer.content``), ``html`` with ``html_builders`` (markers, references and
-panel), ``markdown``, ``terminal``, ``location`` (where a reference's text is, and links to it) and
-``urls``; the page's CSS and JS are the package data files ``cite.css``, ``cite.js`` and ``page.css``.
+panel), ``markdown``, ``terminal``, ``location`` (where a reference's text is, and links to it), ``urls``,
+``ai_sdk`` (the Vercel AI SDK's UI message stream); the page's CSS and JS are the package data files
+``cite.css``, ``cite.js`` and ``page.css``.
 """
 
 from __future__ import annotations
 
+from .ai_sdk import AI_SDK_HEADERS, to_ai_sdk_stream
 from .html import PAGE_STYLE, SCRIPT, STYLE, content_security_policy, render_html
 from .location import reference_entries
 from .markdown import render_markdown
@@ -16,6 +18,7 @@ from .terminal import render_terminal, strip_controls
 from .urls import safe_url
 
 __all__ = [
+    "AI_SDK_HEADERS",
     "PAGE_STYLE",
     "SCRIPT",
     "STYLE",
@@ -28,4 +31,5 @@ __all__ = [
     "render_terminal",
     "safe_url",
     "strip_controls",
+    "to_ai_sdk_stream",
 ]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._schema.models import Citation, CitedAnswer, TextBlock
 
-__all__ = ["Marker", "Piece", "walk", "weak_numbers"]
+__all__ = ["Marker", "Piece", "unverified_numbers", "walk", "weak_numbers"]
 
 _CLOSING = re.compile(r"[.!?。！？]+$")
 _SPACE_BEFORE = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff.,;:!?)\]\"'”’%]$")
@@ -48,8 +48,20 @@ class Piece:
     tail: str = ""
 
 
-def _marker(number: int, citations: Sequence[Citation], threshold: float) -> Marker:
-    return Marker(number, tuple(citations), bool(citations) and all(c.support < threshold for c in citations))
+def _marker(number: int, citations: Sequence[Citation], threshold: float, unverified: set[int]) -> Marker:
+    weak = number not in unverified and bool(citations) and all(c.support < threshold for c in citations)
+    return Marker(number, tuple(citations), weak)
+
+
+def unverified_numbers(answer: CitedAnswer) -> list[int]:
+    """Display numbers of references a provider named that no source given holds (``from_native``
+    without sources, or a web result): their quotes are what the provider said, unverified. Their
+    markers are not flagged weak: a support score of a quote nobody checked would mean nothing."""
+    return [
+        ref.number
+        for ref in answer.references
+        if (ref.source.metadata.get("native_citation") or {}).get("quote_verified") is False
+    ]
 
 
 def walk(answer: CitedAnswer) -> Iterator[Piece]:
@@ -59,6 +71,7 @@ def walk(answer: CitedAnswer) -> Iterator[Piece]:
         yield from _walk_marker_groups(answer)
         return
     numbers = {ref.number for ref in answer.references}
+    unverified = set(unverified_numbers(answer))
     for block in blocks:
         groups: dict[int, list[Citation]] = {}
         for citation in block.citations or []:
@@ -67,7 +80,7 @@ def walk(answer: CitedAnswer) -> Iterator[Piece]:
         if not groups:
             yield Piece(block, block.text, "", [])
             continue
-        markers = [_marker(n, cs, answer.unsupported_threshold) for n, cs in groups.items()]
+        markers = [_marker(n, cs, answer.unsupported_threshold, unverified) for n, cs in groups.items()]
         closing = _CLOSING.search(block.text)
         text = block.text[: closing.start()] if closing else block.text
         lead = " " if _SPACE_BEFORE.search(text) else ""
@@ -77,6 +90,7 @@ def walk(answer: CitedAnswer) -> Iterator[Piece]:
 def _walk_marker_groups(answer: CitedAnswer) -> Iterator[Piece]:
     """The blocks with the marker groups the parser recorded: each marker's number and citations."""
     numbers = {ref.number for ref in answer.references}
+    unverified = set(unverified_numbers(answer))
     for block in answer.content:
         groups = block.marker_groups
         if not groups:
@@ -87,7 +101,7 @@ def _walk_marker_groups(answer: CitedAnswer) -> Iterator[Piece]:
             for n in group.numbers:
                 if n in numbers:
                     cited.setdefault(n, []).extend(c for c in group.citations if c.reference == n)
-        markers = [_marker(n, cs, answer.unsupported_threshold) for n, cs in cited.items()]
+        markers = [_marker(n, cs, answer.unsupported_threshold, unverified) for n, cs in cited.items()]
         yield Piece(block, block.text, groups[0].lead, markers, groups[-1].tail)
 
 

@@ -102,6 +102,7 @@ def _marker_html(marker: Marker, ref: Reference, ids: CitationIds, labels: dict[
     quotes = "".join(
         f'<span class="cite-tip-quote">“{esc(short(q, MAX_TIP_QUOTE_CHARS))}”</span>'
         for q in dict.fromkeys(one_line(c.cited_text) for c in citations)
+        if q  # a provider's citation of a web page it did not quote (from_native without sources)
     )
     # a marker's tip names the pages of its own citations: those of a paged source, or the printed
     # labels of the cited chunks (never the page range of a whole text source)

@@ -48,6 +48,9 @@ LABELS: dict[str, dict[str, str]] = {
         "note": "Note: ",
         "note_invalid_markers": "Markers that pointed at no source were removed: {items}",
         "note_unsupported": "Weak support: the cited passage may not back the claim at {items}",
+        "note_unverified": (
+            "Cited by the model's provider; the quoted text was not checked against the source at {items}"
+        ),
         "note_removed_reference_list": (
             "The model wrote its own reference list; it was removed, and the references below come "
             "from the markers in the answer."
@@ -88,6 +91,9 @@ LABELS: dict[str, dict[str, str]] = {
         "note": "Nota: ",
         "note_invalid_markers": "Se quitaron marcadores que no remitían a ninguna fuente: {items}",
         "note_unsupported": "Respaldo débil: el pasaje citado puede no sostener la afirmación en {items}",
+        "note_unverified": (
+            "Citado por el proveedor del modelo; el texto citado no se comprobó en la fuente en {items}"
+        ),
         "note_removed_reference_list": (
             "El modelo escribió su propia lista de referencias; se quitó, y las referencias de abajo "
             "salen de los marcadores de la respuesta."
@@ -130,6 +136,7 @@ LABELS: dict[str, dict[str, str]] = {
         "note": "说明：",
         "note_invalid_markers": "以下标记没有对应的来源，已移除：{items}",
         "note_unsupported": "支持度低：以下标记所引的段落可能不足以支持相应说法：{items}",
+        "note_unverified": "以下标记由模型提供方给出引用，所引文字未在来源中核对：{items}",
         "note_removed_reference_list": (
             "模型自行写出的参考文献列表已被移除；下面的参考文献根据回答中的标记生成。"
         ),

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from .._args import check_flag, check_instance, check_items, check_text
 from .._schema.models import CitedAnswer, Source
-from .blocks import weak_numbers
+from .blocks import unverified_numbers, weak_numbers
 from .labels import detect_lang, labels_for, short
 
 __all__ = ["MAX_NOTE_ITEMS", "Note", "NoteKind", "answer_notes", "check_render_args"]
@@ -28,6 +28,7 @@ NoteKind = Literal[
     "verification",
     "stopped_in_reasoning",
     "truncated",
+    "unverified",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -99,6 +100,10 @@ def answer_notes(
         notes.append(
             Note(kind="unsupported", text=labels["note_unsupported"].format(items=_listed(weak)), items=weak)
         )
+    unverified = [f"[{n}]" for n in unverified_numbers(answer)]
+    if unverified:
+        text = labels["note_unverified"].format(items=_listed(unverified))
+        notes.append(Note(kind="unverified", text=text, items=unverified))
     if answer.removed_reference_list:
         notes.append(Note(kind="removed_reference_list", text=labels["note_removed_reference_list"]))
     verified = _verification_note(answer, labels)

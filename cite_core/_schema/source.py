@@ -22,7 +22,21 @@ from pydantic import (
 
 from .metadata import metadata_json, metadata_problem
 
-__all__ = ["ChunkAnalysis", "Segment", "Source", "SourceAnalysis", "SourceKind", "Unit", "analysis_of"]
+__all__ = [
+    "IMAGE_KEY",
+    "ChunkAnalysis",
+    "Segment",
+    "Source",
+    "SourceAnalysis",
+    "SourceKind",
+    "Unit",
+    "analysis_of",
+]
+
+IMAGE_KEY = "cite_image"
+"""The ``Source.metadata`` key of a source that is an image (its ``url``, ``path``, ``mimetype``): its text
+is the image's caption or alt text, and a citation of it cites that text whole (the location is the whole
+image)."""
 
 SourceKind = Literal["text", "pages", "blocks"]
 

@@ -20,9 +20,11 @@ import cite_core
 ROOT = Path(__file__).resolve().parents[2]
 
 EXPECTED = [
+    "AI_SDK_HEADERS",
     "DEFAULT_SYSTEM_TEMPLATE",
     "DEFAULT_UNSUPPORTED_THRESHOLD",
     "DEFAULT_USER_TEMPLATE",
+    "IMAGE_KEY",
     "MESSAGE_FRAMING_TOKENS",
     "SOURCES_RECORD_KEY",
     "AnswerReset",
@@ -84,10 +86,12 @@ EXPECTED = [
     "clear_caches",
     "condense_question_messages",
     "content_security_policy",
+    "detect_provider",
     "embedding_scorer",
     "extractive_answer",
     "format_sources",
     "from_anthropic_content",
+    "from_native",
     "get_encoding",
     "number_sources",
     "page_from_metadata",
@@ -102,6 +106,7 @@ EXPECTED = [
     "source_key",
     "split_sentences",
     "strip_controls",
+    "to_ai_sdk_stream",
     "to_anthropic_documents",
     "token_counter",
     "tool_citation_instructions",

@@ -26,6 +26,7 @@ EXPORTED = [
     "create_cited_retriever_tool",
     "document_to_item",
     "documents_to_sources",
+    "from_message",
     "is_chat_anthropic",
     "to_ai_message",
     "tool_citation_instructions",

@@ -28,6 +28,8 @@ def test_exported_names():
         "CiteSynthesizer",
         "CitedStreamingResponse",
         "cited_query_engine_tool",
+        "from_chat_response",
+        "to_chat_message",
     ]
     assert all(hasattr(llamaindex_cite, name) for name in llamaindex_cite.__all__)
 

@@ -36,6 +36,18 @@ CONTENT = [
     }
 ]
 
+GEMINI = {
+    "candidates": [
+        {
+            "content": {"parts": [{"text": "The grass is green."}]},
+            "groundingMetadata": {
+                "groundingChunks": [{"web": {"uri": "https://example.org", "title": "Grass"}}],
+                "groundingSupports": [{"segment": {"endIndex": 19}, "groundingChunkIndices": [0]}],
+            },
+        }
+    ]
+}
+
 # each public function that takes arguments: the function, its arguments, and valid values for those
 # it needs (the others keep their defaults)
 PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
@@ -75,6 +87,13 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
         ["content", "sources", "unsupported_threshold", "search_result_blocks", "strict"],
         {"content": CONTENT, "sources": SOURCES},
     ),
+    "from_native": (
+        c.from_native,
+        ["response", "sources", "unsupported_threshold", "display_numbers", "first_new", "calibration"],
+        {"response": GEMINI},
+    ),
+    "detect_provider": (c.detect_provider, ["response"], {"response": GEMINI}),
+    "to_ai_sdk_stream": (c.to_ai_sdk_stream, ["items", "sources", "message_id"], {"items": [ANSWER]}),
     "get_encoding": (c.get_encoding, ["name"], {}),
     "number_sources": (c.number_sources, ["items", "merge", "start"], {"items": ["a"]}),
     "page_from_metadata": (
@@ -203,6 +222,8 @@ def _call(name: str, argument: str, value: Any) -> None:
     result = function(**{**valid, argument: value})
     if inspect.iscoroutine(result):
         asyncio.run(result)
+    if name == "to_ai_sdk_stream":
+        list(result)  # a stream: the events are read as it is
     if name == "token_counter":
         result("some text")  # the counter is where a wrong encoding would fail
     elif name == "embedding_scorer":

@@ -1,0 +1,195 @@
+"""A cited answer's stream as the Vercel AI SDK's UI message stream (Server-Sent Events).
+
+React and Next.js chat UIs (``useChat``) read this protocol: ``data: {json}\\n\\n`` lines of parts,
+``start``, ``text-start`` / ``text-delta`` / ``text-end`` (deltas of one ``id`` joined are the text),
+``reasoning-start`` / ``reasoning-delta`` / ``reasoning-end``, ``source-url`` (``sourceId``, ``url``,
+``title``) or ``source-document`` (``sourceId``, ``mediaType``, ``title``), custom ``data-*`` parts,
+``finish``, then ``data: [DONE]``. The response carries the header ``x-vercel-ai-ui-message-stream: v1``
+(``AI_SDK_HEADERS``).
+
+``to_ai_sdk_stream`` reads this library's events, ending with the ``CitedAnswer``: the text deltas it
+sends join to ``answer.text`` exactly (markers included, renumbered). It streams the display deltas
+(``CitationStream(..., display=True)``, the adapters' display tokens as ``str``) as they come; a stream
+of plain ``TextDelta`` events has no markers in it, so its text is sent when the answer is complete.
+Each reference gets one source part as soon as it is first cited (``sourceId`` is its display number,
+as the ``[n]`` in the text), and each citation a ``data-citation`` part (its number and quoted text).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from .._args import check_items, check_text
+from .._exceptions import ArgumentError
+from .._schema.models import (
+    AnswerReset,
+    Citation,
+    CitationsDelta,
+    CitedAnswer,
+    DisplayDelta,
+    Reference,
+    Source,
+    TextDelta,
+    ThinkingDelta,
+)
+
+__all__ = ["AI_SDK_HEADERS", "to_ai_sdk_stream"]
+
+AI_SDK_HEADERS = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "connection": "keep-alive",
+    "x-vercel-ai-ui-message-stream": "v1",
+    "x-accel-buffering": "no",
+}
+"""The headers of a UI message stream response."""
+
+
+def _sse(part: dict[str, Any] | str) -> str:
+    data = part if isinstance(part, str) else json.dumps(part, ensure_ascii=False, separators=(",", ":"))
+    return f"data: {data}\n\n"
+
+
+def _citation_part(citation: Citation) -> str:
+    data = {
+        "reference": citation.reference,
+        "citedText": citation.cited_text,
+        "title": citation.document_title,
+    }
+    return _sse({"type": "data-citation", "data": data})
+
+
+def _source_part(number: int, source: Source) -> dict[str, Any]:
+    """A ``source-url`` part for a source with a URL, else a ``source-document`` part."""
+    title = source.label
+    if source.url:
+        return {"type": "source-url", "sourceId": str(number), "url": source.url, "title": title}
+    return {"type": "source-document", "sourceId": str(number), "mediaType": "text/plain", "title": title}
+
+
+class _Writer:
+    def __init__(self, message_id: str, sources: dict[int, Source]) -> None:
+        self.message_id = message_id
+        self.sources = sources  # by source number (document_index + 1)
+        self.parts = 0  # text parts opened so far: the current one's id is f"text-{parts}"
+        self.open = False
+        self.thinking = False
+        self.sent: list[str] = []
+        self.shown: set[int] = set()
+        self.cited = False  # citation events seen (else the answer's citations are sent at the end)
+
+    def text(self, delta: str) -> Iterator[str]:
+        if self.thinking:
+            yield from self.end_reasoning()
+        if not self.open:
+            self.parts += 1
+            self.open = True
+            yield _sse({"type": "text-start", "id": f"text-{self.parts}"})
+        if delta:
+            self.sent.append(delta)
+            yield _sse({"type": "text-delta", "id": f"text-{self.parts}", "delta": delta})
+
+    def end_text(self) -> Iterator[str]:
+        if self.open:
+            self.open = False
+            yield _sse({"type": "text-end", "id": f"text-{self.parts}"})
+
+    def reasoning(self, delta: str) -> Iterator[str]:
+        if not self.thinking:
+            self.thinking = True
+            yield _sse({"type": "reasoning-start", "id": f"reasoning-{self.parts}"})
+        yield _sse({"type": "reasoning-delta", "id": f"reasoning-{self.parts}", "delta": delta})
+
+    def end_reasoning(self) -> Iterator[str]:
+        if self.thinking:
+            self.thinking = False
+            yield _sse({"type": "reasoning-end", "id": f"reasoning-{self.parts}"})
+
+    def citation(self, citation: Citation, source: Source | None) -> Iterator[str]:
+        number = citation.reference
+        if number not in self.shown and source is not None:
+            self.shown.add(number)
+            yield _sse(_source_part(number, source))
+        yield _citation_part(citation)
+
+    def reference(self, ref: Reference) -> Iterator[str]:
+        if ref.number not in self.shown:
+            self.shown.add(ref.number)
+            yield _sse(_source_part(ref.number, ref.source))
+
+    def finish(self, answer: CitedAnswer) -> Iterator[str]:
+        sent = "".join(self.sent)
+        if not answer.text.startswith(sent):
+            raise ArgumentError(
+                "items: the text events do not add up to the answer's text (events of another answer, "
+                "or display deltas mixed with another stream's)"
+            )
+        if len(answer.text) > len(sent) or not self.parts:
+            yield from self.text(answer.text[len(sent) :])
+        for ref in answer.references:
+            yield from self.reference(ref)
+        if not self.cited:  # an answer alone (from_native), or plain events: its citations now
+            for citation in answer.citations:
+                yield _citation_part(citation)
+        yield from self.end_reasoning()
+        yield from self.end_text()
+        yield _sse({"type": "finish"})
+        yield _sse("[DONE]")
+
+
+def _answer_of(item: Any) -> CitedAnswer | None:
+    if isinstance(item, CitedAnswer):
+        return item
+    answer = getattr(item, "answer", None)  # a response object holding the answer (LlamaIndex)
+    return answer if isinstance(answer, CitedAnswer) else None
+
+
+def to_ai_sdk_stream(
+    items: Iterable[Any], *, sources: Iterable[Source] = (), message_id: str | None = None
+) -> Iterator[str]:
+    """The AI SDK UI message stream of ``items`` as SSE lines (``data: {...}\\n\\n``), ending with
+    ``data: [DONE]``.
+
+    ``items``: this library's stream events (``DisplayDelta``, ``TextDelta``, ``CitationsDelta``,
+    ``ThinkingDelta``, ``AnswerReset``; display tokens as ``str``), ending with the ``CitedAnswer`` (or
+    an object whose ``answer`` is one). ``sources``: the sources the events cite, so that a reference
+    first cited while streaming gets its URL in its source part at once (without them, references get
+    their parts when the answer arrives). After an ``AnswerReset`` the text streamed before it was
+    reasoning: its text part is closed and the answer starts a new one, whose deltas join to
+    ``answer.text``. Items after the answer, or no answer, raise ``ArgumentError``.
+    """
+    if isinstance(items, (str, bytes, bytearray, Mapping)) or not isinstance(items, Iterable):
+        raise ArgumentError(
+            "items must be an iterable of stream events ending with a CitedAnswer, "
+            f"got {type(items).__name__}"
+        )
+    known = check_items(sources, "sources", Source, "sources (Source objects)")
+    check_text(message_id, "message_id", optional=True)
+    return _parts(items, {s.number: s for s in known}, message_id or f"msg-{uuid.uuid4().hex}")
+
+
+def _parts(items: Iterable[Any], by_number: dict[int, Source], message_id: str) -> Iterator[str]:
+    writer = _Writer(message_id, by_number)
+    yield _sse({"type": "start", "messageId": writer.message_id})
+    for item in items:
+        answer = _answer_of(item)
+        if answer is not None:
+            yield from writer.finish(answer)
+            return
+        if isinstance(item, (DisplayDelta, str)):
+            yield from writer.text(item if isinstance(item, str) else item.text)
+        elif isinstance(item, CitationsDelta):
+            citation = item.citation
+            writer.cited = True
+            yield from writer.citation(citation, by_number.get(citation.document_index + 1))
+        elif isinstance(item, ThinkingDelta):
+            yield from writer.reasoning(item.thinking)
+        elif isinstance(item, AnswerReset):
+            yield from writer.end_text()
+            writer.sent = []
+        elif not isinstance(item, TextDelta):  # plain text has no markers: the answer's text is sent
+            raise ArgumentError(f"items: expected stream events and a CitedAnswer, got {type(item).__name__}")
+    raise ArgumentError("items: the stream ended without its CitedAnswer (call finish() and pass its answer)")
