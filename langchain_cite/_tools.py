@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 import cite_core
 
 from ._answer import CitedRagAnswer, rag_answer
-from ._documents import document_to_item
+from ._documents import document_to_item, has_text
 from ._messages import as_output, message_parts
 
 __all__ = ["SESSION_CONFIG_KEY", "CitationSession", "create_cited_retriever_tool"]
@@ -42,8 +42,8 @@ class CitationSession(cite_core.CitationSession):
     def add_documents(self, documents: Sequence[Document]) -> list[cite_core.Source]:
         """Number retrieved ``Document``\\ s (empty ones are skipped); their sources, in first appearance."""
         numbers: list[int] = []
-        for document in documents:
-            if not document.page_content.strip():
+        for index, document in enumerate(documents):
+            if not has_text(document, index):
                 continue
             [source] = self.add([document_to_item(document, zero_based_pages=self.zero_based_pages)])
             behind = self._documents.setdefault(source.number, [])
