@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.response.schema import Response
 
-from cite_core import ArgumentError
+from cite_core import ArgumentError, CitedAnswer, StreamClosedError
 
 if TYPE_CHECKING:
     from ._calls import ResponseMode
 
-__all__ = ["RESPONSE_MODES", "CitedResponse", "check_engine_options", "check_response_mode"]
+__all__ = ["RESPONSE_MODES", "CitedResponse", "check_engine_options", "check_response_mode", "stream_answer"]
 
 RESPONSE_MODES = ("compact", "refine", "single")
 """The ``response_mode`` values of ``CiteSynthesizer`` and ``CiteQueryEngine``."""
@@ -60,6 +60,15 @@ def check_engine_options(kwargs: dict[str, Any]) -> None:
     if known:
         fixes = "; ".join(f"{name}: {_ENGINE_OPTIONS[name]}" for name in known)
         raise ArgumentError(f"CiteQueryEngine.from_args does not take {', '.join(known)} ({fixes})")
+
+
+def stream_answer(answer: CitedAnswer | None, error: BaseException | None) -> CitedAnswer:
+    """The answer of a consumed stream; a ``StreamClosedError`` naming the cause when the stream failed
+    before its answer (``str(response)`` then raised a bare ``AssertionError``)."""
+    if answer is None:
+        what = f"{type(error).__name__}: {error}" if error is not None else "it ended without an answer"
+        raise StreamClosedError(f"the cited stream failed, so it has no answer ({what})") from error
+    return answer
 
 
 _STREAM_ATTRIBUTES = frozenset(("response_gen", "async_response_gen", "print_response_stream"))
