@@ -61,3 +61,18 @@ def test_long_lists_are_cut_in_the_text_only() -> None:
     [note] = [n for n in answer_notes(answer) if n.kind == "invalid_markers"]
     assert len(note.items) == 30 and note.text.endswith("…")
     assert "[120]" not in note.text
+
+
+@pytest.mark.parametrize("text", ["", "  \n", "<think>The user asks about grass.</think>"])
+def test_an_empty_answer_gets_a_note_in_every_format(text: str) -> None:
+    """A model that answered nothing left a blank page and no note saying why."""
+    from cite_core import render_html, render_markdown, render_terminal
+
+    sources = number_sources(["The grass is green."])
+    answer = parse_answer(text, sources)
+    [note] = answer_notes(answer)
+    assert note.kind == "empty_answer" and note.text == LABELS["en"]["note_empty_answer"]
+    assert answer_notes(answer, "zh")[0].text == LABELS["zh"]["note_empty_answer"]
+    for rendered in (render_markdown(answer), render_html(answer), render_terminal(answer)):
+        assert "The model gave no answer" in rendered
+    assert answer_notes(parse_answer("The grass is green [1].", sources)) == []
