@@ -23,6 +23,7 @@ from ._answer.session import CitationSession, source_key
 from ._answer.structured import CitedStructure, InvalidMarker, cite_structured
 from ._answer.structured_stream import StructuredCitationStream
 from ._answer.verify import averify, verify
+from ._args import refuse_options
 from ._exceptions import (
     ArgumentError,
     CiteError,
@@ -159,6 +160,7 @@ __all__ = [
     "page_from_metadata",
     "parse_answer",
     "pdf_pages",
+    "refuse_options",
     "render_html",
     "render_markdown",
     "render_terminal",

@@ -13,7 +13,10 @@ from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgentChatResponse
 from llama_index.core.tools import ToolOutput
 
+from cite_core import refuse_options
+
 from ._conversation import REFERENCES_KEY, Conversation, ConversationSynthesizer, message_references
+from ._options import ELSEWHERE
 
 __all__ = ["CiteChatEngine"]
 
@@ -51,6 +54,8 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         cls, retriever: Any, llm: Any = None, **kwargs: Any
     ) -> CiteChatEngine:
         """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
+        refused = ELSEWHERE["CiteChatEngine.from_defaults"]  # LlamaIndex's from_defaults ignores them
+        refuse_options("CiteChatEngine.from_defaults", kwargs, refused)
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
         engine = super().from_defaults(retriever, llm=llm, **kwargs)
         assert isinstance(engine, CiteChatEngine)

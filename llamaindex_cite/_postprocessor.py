@@ -20,12 +20,14 @@ from cite_core import (
     CitationPrompt,
     citation_instructions,
     parse_answer,
+    refuse_options,
     split_sentences,
 )
 
 from ._budget import fitted_instructions
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
+from ._options import ELSEWHERE
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._ticket_answers import answer_of, openings, release, was_read
 from ._tickets import QUERY_KEY, open_ticket
@@ -60,6 +62,12 @@ class CitePostprocessor(BaseNodePostprocessor):
         description="The engine's LLM: its context window bounds the instructions (default: Settings.llm "
         "when set; without either, cite_core's full instructions).",
     )
+
+    def __init__(self, **data: Any) -> None:
+        """Options of the engine (``calibration``, ``verify``, ``judge``, ``streaming``) raise an
+        ``ArgumentError`` naming where they go: pydantic would otherwise keep them and nothing read them."""
+        refuse_options("CitePostprocessor", data, ELSEWHERE["CitePostprocessor"])
+        super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:

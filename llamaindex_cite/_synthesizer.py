@@ -29,7 +29,7 @@ from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas,
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
-from ._options import check_response_mode
+from ._options import check_response_mode, refuse
 from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
 
 __all__ = ["CiteSynthesizer"]
@@ -72,7 +72,9 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         embeddings: Any = None,
         output_cls: Any = None,
         verify: Any = False,
+        **refused: Any,
     ) -> None:
+        refuse("CiteSynthesizer", refused)  # calibration=, judge=: where they go
         self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
         self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)

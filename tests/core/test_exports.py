@@ -91,6 +91,7 @@ EXPECTED = [
     "page_from_metadata",
     "parse_answer",
     "pdf_pages",
+    "refuse_options",
     "render_html",
     "render_markdown",
     "render_terminal",
