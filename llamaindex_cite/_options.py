@@ -66,6 +66,9 @@ ELSEWHERE: dict[str, dict[str, str]] = {
         'cite_core.verify(response.metadata["cited_answer"], judge)',
         "streaming": "a chat engine streams per call: chat_engine.stream_chat(message)",
     },
+    "CiteSynthesizer(output_cls=...)": {
+        "verify": "a structured answer is not verified: verify=True checks a text answer (no output_cls=)",
+    },
     "CiteSynthesizer": {
         "calibration": f"{_ENGINE.removesuffix(')')}, calibration=...), or make CiteSynthesizer("
         "unsupported_threshold=calibration.threshold_for(...))",

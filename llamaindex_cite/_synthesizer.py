@@ -77,7 +77,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         refuse("CiteSynthesizer", refused)  # calibration=, judge=: where they go
         self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
-        self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)
+        self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native, verify=verify)
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 
 from llamaindex_cite import CiteChatEngine, CitePostprocessor, CiteQueryEngine, CiteSynthesizer
 from llamaindex_cite._options import ELSEWHERE
 from tests.llamaindex.conftest import ListRetriever, ReplayLLM
 from tests.options_walk import check_entry, option_values
+
+
+class Harbour(BaseModel):
+    opened: str
+
 
 ALL = {"calibration", "verify", "judge", "streaming"}
 LLM = ReplayLLM(default="The harbour opened in 1850 [1].")
@@ -21,6 +27,10 @@ ENTRIES = {
         ALL,
     ),
     "CiteSynthesizer": (lambda **o: CiteSynthesizer(llm=LLM, **o), {"verify", "streaming"}),
+    "CiteSynthesizer(output_cls=...)": (
+        lambda **o: CiteSynthesizer(llm=LLM, output_cls=Harbour, **o),
+        set(),  # streaming= is refused by its own check (a structured answer is cited whole)
+    ),
     "CitePostprocessor": (CitePostprocessor, set()),
     "CiteChatEngine.from_defaults": (
         lambda **o: CiteChatEngine.from_defaults(ListRetriever([]), llm=LLM, **o),
