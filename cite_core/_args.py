@@ -156,6 +156,9 @@ def refuse_options(entry: str, given: Mapping[str, Any], elsewhere: Mapping[str,
     ``elsewhere`` (the adapters' tables), its value saying where the option goes; one given a value
     (anything but ``None`` or ``False``) raises an ``ArgumentError`` naming each such option and where it
     goes, so that no entry point quietly ignores an option."""
+    check_text(entry, "entry")
+    given = check_mapping(given, "given")
+    elsewhere = check_mapping(elsewhere, "elsewhere")
     refused = [name for name in elsewhere if given.get(name) is not None and given.get(name) is not False]
     if refused:
         where = "; ".join(f"{name}=: {elsewhere[name]}" for name in refused)
