@@ -68,6 +68,7 @@ ELSEWHERE: dict[str, dict[str, str]] = {
     },
     "CiteSynthesizer(output_cls=...)": {
         "verify": "a structured answer is not verified: verify=True checks a text answer (no output_cls=)",
+        "judge": "judge= is the model of verify, which checks a text answer (no output_cls=)",
     },
     "CiteSynthesizer": {
         "calibration": f"{_ENGINE.removesuffix(')')}, calibration=...), or make CiteSynthesizer("

@@ -26,6 +26,7 @@ from cite_core import (
 
 from ._convert import NumberedNodes
 from ._options import check_engine_options, check_response_mode
+from ._structured import check_output_cls
 from ._synthesizer import CiteSynthesizer
 from ._verify import verify_option
 
@@ -131,6 +132,10 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
                 for e in exc.errors()
             )
             raise ArgumentError(f"CiteQueryEngine: {problems}") from None
+        if self.output_cls is not None:  # what a structured answer cannot be: said now, not at the query
+            check_output_cls(
+                self.output_cls, **{k: getattr(self, k) for k in ("streaming", "native", "verify", "judge")}
+            )
 
     @classmethod
     def class_name(cls) -> str:

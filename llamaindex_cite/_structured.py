@@ -34,7 +34,7 @@ CITED_STRUCTURE_KEY = "cited_structure"
 
 
 def check_output_cls(
-    output_cls: Any, *, streaming: bool, native: bool | None, verify: Any = False
+    output_cls: Any, *, streaming: bool, native: bool | None, verify: Any = False, judge: Any = None
 ) -> type[BaseModel] | None:
     """``output_cls`` of a ``CiteSynthesizer`` (one call through ``llm.as_structured_llm(output_cls)``, its
     string fields cited); a clear error for what a structured answer cannot be."""
@@ -42,7 +42,7 @@ def check_output_cls(
         return None
     if not (isinstance(output_cls, type) and issubclass(output_cls, BaseModel)):
         raise ArgumentError(f"output_cls must be a pydantic model class, got {output_cls!r}")
-    refuse("CiteSynthesizer(output_cls=...)", {"verify": verify})
+    refuse("CiteSynthesizer(output_cls=...)", {"verify": verify, "judge": judge})
     if streaming:
         raise ArgumentError(
             "output_cls with streaming=True is not supported: a structured answer is cited when it is whole"

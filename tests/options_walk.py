@@ -51,7 +51,9 @@ def check_entry(
                 assert repr(name) in str(exc) or f"{name}=" in str(exc), (entry, name, exc)
                 outcomes[name] = "unknown"
                 continue
-            assert where in str(exc) and f"{name}=" in str(exc), (entry, name, exc)
+            # its own row's place, or the place an entry point it wraps names (the same option's row)
+            places = [row[name] for row in elsewhere.values() if name in row]
+            assert any(p in str(exc) for p in places) and f"{name}=" in str(exc), (entry, name, exc)
             outcomes[name] = "refused"
         except TypeError as exc:  # Python's own: an argument the entry point does not take at all
             assert repr(name) in str(exc) or name in str(exc), (entry, name, exc)

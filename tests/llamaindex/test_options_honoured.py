@@ -31,6 +31,10 @@ ENTRIES = {
         lambda **o: CiteSynthesizer(llm=LLM, output_cls=Harbour, **o),
         set(),  # streaming= is refused by its own check (a structured answer is cited whole)
     ),
+    "CiteQueryEngine(output_cls=...)": (
+        lambda **o: CiteQueryEngine(retriever=ListRetriever([]), llm=LLM, output_cls=Harbour, **o),
+        {"calibration"},  # the flag threshold of the cited fields
+    ),
     "CitePostprocessor": (CitePostprocessor, set()),
     "CiteChatEngine.from_defaults": (
         lambda **o: CiteChatEngine.from_defaults(ListRetriever([]), llm=LLM, **o),
