@@ -24,6 +24,7 @@ from ._answer.session import SOURCES_RECORD_KEY, CitationSession, source_key
 from ._answer.structured import CitedStructure, InvalidMarker, cite_structured
 from ._answer.structured_stream import StructuredCitationStream
 from ._answer.verify import averify, verify
+from ._args import refuse_options
 from ._exceptions import (
     ArgumentError,
     CiteError,
@@ -172,6 +173,7 @@ __all__ = [
     "parse_answer",
     "pdf_pages",
     "reference_entries",
+    "refuse_options",
     "render_html",
     "render_markdown",
     "render_terminal",

@@ -27,6 +27,7 @@ __all__ = [
     "check_number",
     "check_text",
     "check_texts",
+    "refuse_options",
 ]
 
 
@@ -148,3 +149,17 @@ def check_callable(value: Any, name: str, what: str) -> Callable[..., Any]:
     if not callable(value):
         raise ArgumentError(f"{name} must be a callable {what}, got {_got(value)}")
     return value
+
+
+def refuse_options(entry: str, given: Mapping[str, Any], elsewhere: Mapping[str, str]) -> None:
+    """One check for every entry point: each option ``entry`` takes but does not honour is a key of
+    ``elsewhere`` (the adapters' tables), its value saying where the option goes; one given a value
+    (anything but ``None`` or ``False``) raises an ``ArgumentError`` naming each such option and where it
+    goes, so that no entry point quietly ignores an option."""
+    check_text(entry, "entry")
+    given = check_mapping(given, "given")
+    elsewhere = check_mapping(elsewhere, "elsewhere")
+    refused = [name for name in elsewhere if given.get(name) is not None and given.get(name) is not False]
+    if refused:
+        where = "; ".join(f"{name}=: {elsewhere[name]}" for name in refused)
+        raise ArgumentError(f"{entry} does not apply {', '.join(n + '=' for n in refused)} ({where})")

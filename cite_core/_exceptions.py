@@ -7,7 +7,7 @@ Hierarchy::
     ├── PromptError            a prompt cannot be built as asked (also a ValueError)
     │   └── TokenBudgetError   the question, instructions or top source do not fit the budget
     ├── ArgumentError          an argument has the wrong type or value (also a TypeError and a ValueError)
-    ├── StreamClosedError      a stream was fed after finish() (also a RuntimeError)
+    ├── StreamClosedError      a stream was fed after finish(), or read after it failed (a RuntimeError)
     ├── TruncatedOutputError   a structured answer was cut off before it was complete (also a ValueError)
     ├── TokenizerUnavailableError   no tiktoken encoding could be loaded (offline, unknown name)
     └── MissingDependencyError      an optional extra is not installed (also an ImportError)
@@ -62,7 +62,8 @@ class ArgumentError(CiteError, TypeError, ValueError):
 
 
 class StreamClosedError(CiteError, RuntimeError):
-    """``feed`` was called on a stream after ``finish()``."""
+    """``feed`` was called on a stream after ``finish()``, or a stream's answer was read after the stream
+    failed (the cause is chained)."""
 
 
 class TokenizerUnavailableError(CiteError, RuntimeError):

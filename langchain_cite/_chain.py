@@ -19,12 +19,19 @@ from langchain_core.runnables import (
     RunnablePick,
 )
 
-from cite_core import ArgumentError, FlagCalibration, PromptError, SourceError, condense_question_messages
+from cite_core import (
+    ArgumentError,
+    FlagCalibration,
+    PromptError,
+    SourceError,
+    condense_question_messages,
+    refuse_options,
+)
 
 from ._conversation import Conversation
 from ._generate import NOSTREAM, Generate, hidden, with_instructions
 from ._messages import message_text
-from ._options import check_options, field_names
+from ._options import ELSEWHERE, check_options, field_names
 from ._parser import CitationOutputParser, Output
 from ._sources import CitationSources
 from ._streaming import CitedChain, refuse_history_of_answers
@@ -134,13 +141,10 @@ def create_cited_rag_chain(
     _check_source_options("create_cited_rag_chain", options, _CHAIN_OPTIONS)
     structured = None
     if schema is not None:  # a structured answer (_answer/structured.py): no native citations with a schema
-        given = [n for n, v in (("calibration", calibration), ("verify", verify), ("judge", judge)) if v]
-        if given:  # they were silently ignored
-            raise ArgumentError(
-                f"schema= does not take {', '.join(given)}=: a structured answer is cited field by field; "
-                "verify a field's answer with cite_core.verify(structure.fields[path], judge), or leave "
-                "schema= out for a verified text answer"
-            )
+        given = {"calibration": calibration, "verify": verify, "judge": judge}
+        refuse_options(
+            "create_cited_rag_chain(schema=...)", given, ELSEWHERE["create_cited_rag_chain(schema=...)"]
+        )
         embeddings = retriever_embeddings(retriever) if semantic else None
         structured = structured_steps(
             llm, schema, prompt, native, output, structured_output, embeddings, options

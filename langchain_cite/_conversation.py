@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 
 from cite_core import CitationSession, CitedAnswer, Source
 
-from ._messages import message_text, to_ai_message
+from ._messages import history_message, message_text
 
 __all__ = ["Conversation"]
 
@@ -32,7 +32,7 @@ class Conversation:
     """The conversation so far (``chat_history``) as one call of a chain sees it."""
 
     def __init__(self, history: Sequence[Any]) -> None:
-        items = [to_ai_message(h, markers=True) if isinstance(h, CitedAnswer) else h for h in history]
+        items = [history_message(h) if isinstance(h, CitedAnswer) else h for h in history]
         self.messages: list[BaseMessage] = convert_to_messages(items)
         self.session = CitationSession()
         for message in self.messages:

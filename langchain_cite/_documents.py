@@ -9,9 +9,9 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from cite_core import Source, number_sources, page_from_metadata
+from cite_core import Source, SourceError, number_sources, page_from_metadata
 
-__all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "number_documents"]
+__all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "has_text", "number_documents"]
 
 logger = logging.getLogger("langchain_cite")
 
@@ -41,6 +41,15 @@ _INTERPRETED = frozenset(
 """Keys cite_core reads from an item: Document metadata never reaches it under these names unconverted."""
 
 
+def has_text(document: Document, index: int | None = None) -> bool:
+    """Whether ``document`` has text; a ``SourceError`` naming ``page_content`` when it is not a string
+    (``Document.model_construct`` or an assignment skip LangChain's own check)."""
+    content = document.page_content
+    if not isinstance(content, str):
+        raise SourceError(f"Document.page_content must be a str, got {type(content).__name__}", index=index)
+    return bool(content.strip())
+
+
 def document_to_item(document: Document, *, zero_based_pages: bool = True) -> dict[str, Any]:
     """One ``Document`` as a ``number_sources`` dict.
 
@@ -52,11 +61,15 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     store's chunk id (``Document.id``, Qdrant's ``_id``) is kept as ``chunk_id`` in the metadata;
     ``page_label`` (the page number printed on the page) is kept in the metadata.
     """
+    has_text(document)
     meta = document.metadata or {}
     item: dict[str, Any] = {"text": document.page_content}
     for key in _PASSED_THROUGH:
-        if isinstance(meta.get(key), (str, int, float)) and not isinstance(meta.get(key), bool):
-            item[key] = meta[key]
+        value = meta.get(key)
+        # a blank string is no value: PyMuPDF writes title="" and the file name must take its place
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if number or (isinstance(value, str) and value.strip()):
+            item[key] = value
     if "title" not in item and (name := _file_name(meta)) is not None:
         item["title"] = name  # a loader's file path: its name, never the absolute path
     doc_id = next(
@@ -115,12 +128,17 @@ def number_documents(
     if isinstance(documents, (str, Document)) or not isinstance(documents, Iterable):
         raise TypeError(f"expected a list of Documents, got {type(documents).__name__}")
     items: list[Any] = []
-    for d in documents:
-        if isinstance(d, Document) and not d.page_content.strip():
-            logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
-            continue
-        if isinstance(d, Document) and any(d == kept for kept in items):
-            continue  # the same Document twice (a union of retrievers): one source, as a session makes it
+    # Documents are unhashable: equal ones share their text and id, so only those are compared (linear)
+    seen: dict[tuple[str, str | None], list[Document]] = {}
+    for index, d in enumerate(documents):
+        if isinstance(d, Document):
+            if not has_text(d, index):
+                logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
+                continue
+            same = seen.setdefault((d.page_content, d.id), [])
+            if any(d == kept for kept in same):
+                continue  # the same Document twice (a union of retrievers): one source, as a session makes it
+            same.append(d)
         items.append(d)
     if items and all(isinstance(i, Source) for i in items):
         return list(items), {}

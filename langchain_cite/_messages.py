@@ -15,9 +15,17 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
 from cite_core import CitedAnswer, reference_entries, source_key
 
-from ._compat import content_helpers
+from ._compat import content_helpers, has_content_blocks
 
-__all__ = ["answer_chunk", "anthropic_events", "as_output", "message_parts", "message_text", "to_ai_message"]
+__all__ = [
+    "answer_chunk",
+    "anthropic_events",
+    "as_output",
+    "history_message",
+    "message_parts",
+    "message_text",
+    "to_ai_message",
+]
 
 _REASONING = frozenset({"reasoning", "thinking"})
 """Reasoning block types; each holds its text under the key named like its type."""
@@ -262,6 +270,15 @@ def without_reset(message: Any) -> Any:
             reset = None
         content.append(block)
     return message.model_copy(update={"content": content, "response_metadata": metadata})
+
+
+def history_message(answer: CitedAnswer) -> AIMessage:
+    """A ``CitedAnswer`` in ``chat_history`` as the message a later turn reads: ``to_ai_message`` with
+    its markers, or, on langchain-core 0.3 (no content blocks), its text with the same references in
+    ``response_metadata``, which is all one numbering across turns reads."""
+    if has_content_blocks():
+        return to_ai_message(answer, markers=True)
+    return AIMessage(content=answer.text, response_metadata=_metadata(answer))
 
 
 def as_output(answer: CitedAnswer, output: str, model: BaseMessage | None = None) -> Any:

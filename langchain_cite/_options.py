@@ -12,7 +12,19 @@ from typing import Any
 
 from cite_core import ArgumentError
 
-__all__ = ["check_options", "field_names"]
+__all__ = ["ELSEWHERE", "check_options", "field_names"]
+
+ELSEWHERE: dict[str, dict[str, str]] = {
+    "create_cited_rag_chain(schema=...)": {
+        "calibration": "a structured answer's fields are not flagged by a calibrated threshold: pass it to "
+        "the text chain (create_cited_rag_chain without schema=), or read each field's support yourself",
+        "verify": "a structured answer is not verified: verify=True goes to the text chain "
+        '(create_cited_rag_chain without schema=, output="answer")',
+        "judge": "judge= is the model of verify=True, which goes to the text chain (without schema=)",
+    },
+}
+"""The options each entry point takes but does not apply, and where each goes (checked by
+``cite_core.refuse_options``: an option is honoured or refused, never ignored)."""
 
 
 def field_names(model: Any) -> list[str]:

@@ -33,6 +33,7 @@ from cite_core import (
 from ._compat import PublicSerializable
 from ._documents import number_documents
 from ._messages import cut_off, message_text
+from ._options import check_options, field_names
 from ._structured_message import partial_object, to_structured_message
 
 __all__ = ["StructuredCitationParser", "StructuredOutput"]
@@ -61,6 +62,10 @@ class StructuredCitationParser(PublicSerializable, RunnableSerializable[Any, Any
     embeddings: Any = Field(default=None, exclude=True)
     """An embedding model (LangChain ``Embeddings``) mixed into localisation and support; lexical if None."""
     name: str | None = "StructuredCitationParser"
+
+    def __init__(self, **kwargs: Any) -> None:
+        check_options("StructuredCitationParser", kwargs, field_names(type(self)))  # pydantic ignored them
+        super().__init__(**kwargs)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         return self._call_with_config(self._parse, input, config, run_type="parser")

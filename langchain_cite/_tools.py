@@ -17,7 +17,7 @@ import cite_core
 
 from ._answer import CitedRagAnswer, rag_answer
 from ._compat import content_helpers
-from ._documents import document_to_item
+from ._documents import document_to_item, has_text
 from ._messages import as_output, cut_off, message_parts
 
 __all__ = ["SESSION_CONFIG_KEY", "CitationSession", "create_cited_retriever_tool"]
@@ -51,8 +51,8 @@ class CitationSession(cite_core.CitationSession):
     def _number(self, documents: Sequence[Document]) -> list[tuple[Document, int]]:
         """Each non-empty document with the number it got."""
         numbered = []
-        for document in documents:
-            if not document.page_content.strip():
+        for index, document in enumerate(documents):
+            if not has_text(document, index):
                 continue
             [source] = self.add([document_to_item(document, zero_based_pages=self.zero_based_pages)])
             self._keep(source.number, document)

@@ -162,9 +162,14 @@ class CallPlan:
     def drop_rest(self) -> None:
         """Show no more sources: the rest are dropped."""
         if self.rest and self.mode != "single":  # single: cite_core logged it
-            numbers = ", ".join(str(source.number) for source in self.rest)
+            # one short line: 5,000 numbers written out made a 28 KB warning
+            numbers = ", ".join(str(source.number) for source in self.rest[:10])
+            more = f" and {len(self.rest) - 10} more" if len(self.rest) > 10 else ""
             logger.warning(
-                "token budget: %d source(s) not shown to the model (numbers %s)", len(self.rest), numbers
+                "token budget: %d source(s) not shown to the model (numbers %s%s)",
+                len(self.rest),
+                numbers,
+                more,
             )
         self.dropped += self.rest
         self.rest = []

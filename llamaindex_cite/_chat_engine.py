@@ -13,11 +13,12 @@ from llama_index.core.chat_engine.types import AgentChatResponse, StreamingAgent
 from llama_index.core.schema import NodeWithScore
 from llama_index.core.tools import ToolOutput
 
-from cite_core import ArgumentError
+from cite_core import ArgumentError, refuse_options
 
 from ._chat_stream import AnswerMemory, CitedChatStream, achat_stream, answer_message, chat_stream
 from ._conversation import Conversation, ConversationSynthesizer
 from ._named import NamedSources
+from ._options import ELSEWHERE
 
 __all__ = ["CiteChatEngine"]
 
@@ -82,6 +83,8 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         cls, retriever: Any, llm: Any = None, **kwargs: Any
     ) -> CiteChatEngine:
         """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
+        refused = ELSEWHERE["CiteChatEngine.from_defaults"]  # LlamaIndex's from_defaults ignores them
+        refuse_options("CiteChatEngine.from_defaults", kwargs, refused)
         _check_options(kwargs)
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
         engine = super().from_defaults(retriever, llm=llm, **kwargs)

@@ -14,7 +14,7 @@ from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources, 
 
 from ._images import caption_of, uncaptioned, with_image
 from ._options import CitedResponse
-from ._pages import in_document, physical_page
+from ._pages import file_name, in_document, metadata_text, physical_page
 
 __all__ = [
     "CITE_AS_KEY",
@@ -199,12 +199,12 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     extra["node_id"] = inner.node_id
     if doc is not None:
         extra["ref_doc_id"] = doc
-    path, page = _string(meta.get("file_path")), physical_page(meta, doc or inner.node_id)
+    path, page = metadata_text(meta.get("file_path")), physical_page(meta, doc or inner.node_id)
     item: dict[str, Any] = {
         "text": text,
-        "title": _string(meta.get("title") or meta.get("file_name")),
-        "url": _string(meta.get("url")),
-        "author": _string(meta.get("author")),
+        "title": metadata_text(meta.get("title")) or metadata_text(meta.get("file_name")) or file_name(path),
+        "url": metadata_text(meta.get("url")),
+        "author": metadata_text(meta.get("author")),
         "document_id": (path if page is not None else None) or doc or inner.node_id,
         "metadata": extra,
     }
@@ -222,10 +222,6 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
     if page is not None:
         item["page"] = page
     return (item if image is None else with_image(item, image)), problems
-
-
-def _string(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
 
 
 def annotate(

@@ -8,12 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.response.schema import Response
 
-from cite_core import ArgumentError
+from cite_core import ArgumentError, CitedAnswer, StreamClosedError, refuse_options
 
 if TYPE_CHECKING:
     from ._calls import ResponseMode
 
-__all__ = ["RESPONSE_MODES", "CitedResponse", "check_engine_options", "check_response_mode"]
+__all__ = [
+    "ELSEWHERE",
+    "RESPONSE_MODES",
+    "CitedResponse",
+    "check_engine_options",
+    "check_response_mode",
+    "refuse",
+    "stream_answer",
+]
 
 RESPONSE_MODES = ("compact", "refine", "single")
 """The ``response_mode`` values of ``CiteSynthesizer`` and ``CiteQueryEngine``."""
@@ -40,6 +48,47 @@ _ENGINE_OPTIONS = {
 does not take (they would otherwise reach ``index.as_retriever`` and vanish there), with the fix."""
 
 
+_ENGINE = "CiteQueryEngine.from_args(index, ...)"
+ELSEWHERE: dict[str, dict[str, str]] = {
+    "CitePostprocessor": {
+        "calibration": f"it goes to the engine that parses the answer: {_ENGINE} or CiteChatEngine",
+        "verify": f"{_ENGINE} or CiteSynthesizer(verify=True); the postprocessor only numbers the nodes",
+        "judge": f"{_ENGINE.removesuffix(')')}, verify=True, judge=...) or CiteSynthesizer(verify=judge)",
+        "streaming": "the engine streams (as_query_engine(streaming=True, node_postprocessors=[...])); "
+        "cite() takes a streaming response as it is",
+    },
+    "CiteChatEngine.from_defaults": {
+        "calibration": "pass unsupported_threshold=calibration.threshold_for(...) to "
+        "CiteChatEngine.from_defaults",
+        "verify": "a chat engine does not verify its answers: cite_core.verify(response.metadata"
+        '["cited_answer"], judge) checks one, or use CiteQueryEngine(verify=True)',
+        "judge": "judge= is the model of verify, which a chat engine does not run: "
+        'cite_core.verify(response.metadata["cited_answer"], judge)',
+        "streaming": "a chat engine streams per call: chat_engine.stream_chat(message)",
+    },
+    "CiteSynthesizer(output_cls=...)": {
+        "verify": "a structured answer is not verified: verify=True checks a text answer (no output_cls=)",
+        "judge": "judge= is the model of verify, which checks a text answer (no output_cls=)",
+    },
+    "CiteSynthesizer": {
+        "calibration": f"{_ENGINE.removesuffix(')')}, calibration=...), or make CiteSynthesizer("
+        "unsupported_threshold=calibration.threshold_for(...))",
+        "judge": "verify= takes the judge itself: CiteSynthesizer(verify=judge)",
+    },
+}
+"""The options each entry point is given by LlamaIndex users but does not apply, and where each goes
+(checked by ``cite_core.refuse_options``: an option is honoured or refused, never ignored)."""
+
+
+def refuse(entry: str, options: dict[str, Any]) -> None:
+    """``options`` given to ``entry`` that it does not apply: an ``ArgumentError`` naming where each
+    goes (``ELSEWHERE``), or, for a name it does not know at all, the ``TypeError`` Python would raise."""
+    refuse_options(entry, options, ELSEWHERE.get(entry, {}))
+    unknown = [name for name in options if name not in ELSEWHERE.get(entry, {})]
+    if unknown:
+        raise ArgumentError(f"{entry}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
+
+
 def check_response_mode(mode: Any) -> ResponseMode:
     """``mode`` as one of ``RESPONSE_MODES`` (LlamaIndex's ``ResponseMode`` enum values included), else
     an ``ArgumentError`` naming the valid ones."""
@@ -60,6 +109,15 @@ def check_engine_options(kwargs: dict[str, Any]) -> None:
     if known:
         fixes = "; ".join(f"{name}: {_ENGINE_OPTIONS[name]}" for name in known)
         raise ArgumentError(f"CiteQueryEngine.from_args does not take {', '.join(known)} ({fixes})")
+
+
+def stream_answer(answer: CitedAnswer | None, error: BaseException | None) -> CitedAnswer:
+    """The answer of a consumed stream; a ``StreamClosedError`` naming the cause when the stream failed
+    before its answer (``str(response)`` then raised a bare ``AssertionError``)."""
+    if answer is None:
+        what = f"{type(error).__name__}: {error}" if error is not None else "it ended without an answer"
+        raise StreamClosedError(f"the cited stream failed, so it has no answer ({what})") from error
+    return answer
 
 
 _STREAM_ATTRIBUTES = frozenset(("response_gen", "async_response_gen", "print_response_stream"))

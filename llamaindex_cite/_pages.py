@@ -1,13 +1,15 @@
 """Where a node is in its document: its physical page (what ``page_location`` carries; a printed label is
-only shown), and whether its offsets index its own text."""
+only shown), whether its offsets index its own text, and the text of its metadata (title, file name)."""
 
 from __future__ import annotations
 
+import math
+from pathlib import PurePath
 from typing import Any
 
 from cite_core import page_from_metadata
 
-__all__ = ["in_document", "physical_page"]
+__all__ = ["file_name", "in_document", "metadata_text", "physical_page"]
 
 _PAGE_KEYS = {"page_number": 1, "source": 1, "page": 0}
 """Node metadata read, in order, for the physical page, with the number it gives the first page (PyMuPDF
@@ -34,3 +36,17 @@ def in_document(start: int, end: Any, text: str) -> bool:
     Not when a postprocessor replaced the text and kept the offsets (``MetadataReplacementPostProcessor``
     puts a sentence window in place of the sentence): the citations then index the node's own text."""
     return not isinstance(end, int) or end - start == len(text)
+
+
+def metadata_text(value: Any) -> str | None:
+    """A metadata value as text: a number is written out (``title=1984`` is the title "1984"); a blank
+    string or anything else is no value."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def file_name(path: str | None) -> str | None:
+    """The file name of a loader's ``file_path`` (PyMuPDFReader writes no ``file_name``): a reference
+    never shows the absolute path of a file on the server."""
+    return PurePath(path.replace("\\", "/")).name or None if path and "://" not in path else None

@@ -21,6 +21,7 @@ from cite_core import (
     CitationPrompt,
     citation_instructions,
     parse_answer,
+    refuse_options,
     split_sentences,
 )
 
@@ -28,6 +29,7 @@ from ._budget import fitted_instructions
 from ._callers import check_postprocessor_caller
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
+from ._options import ELSEWHERE
 from ._reasoning import CUT_OFF
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._ticket_answers import answer_of, cut_off_of, openings, release, was_read
@@ -63,6 +65,12 @@ class CitePostprocessor(BaseNodePostprocessor):
         description="The engine's LLM: its context window bounds the instructions (default: Settings.llm "
         "when set; without either, cite_core's full instructions).",
     )
+
+    def __init__(self, **data: Any) -> None:
+        """Options of the engine (``calibration``, ``verify``, ``judge``, ``streaming``) raise an
+        ``ArgumentError`` naming where they go: pydantic would otherwise keep them and nothing read them."""
+        refuse_options("CitePostprocessor", data, ELSEWHERE["CitePostprocessor"])
+        super().__init__(**data)
 
     @classmethod
     def class_name(cls) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.response.schema import RESPONSE_TYPE
-from llama_index.core.bridge.pydantic import ConfigDict, Field
+from llama_index.core.bridge.pydantic import ConfigDict, Field, ValidationError
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.llms import LLM
@@ -17,11 +17,18 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, FlagCalibration, SourceError
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    ArgumentError,
+    CitationPrompt,
+    FlagCalibration,
+    SourceError,
+)
 
 from ._callers import check_engine_caller
 from ._convert import NumberedNodes
-from ._options import check_engine_options
+from ._options import check_engine_options, check_response_mode
+from ._structured import check_output_cls
 from ._synthesizer import CiteSynthesizer
 from ._tools import SessionSynthesizer
 from ._verify import verify_option
@@ -125,6 +132,24 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         "calls and tools; session.parse(final_answer) cites the agent's answer).",
     )
     callback_manager: CallbackManager = Field(default_factory=lambda: Settings.callback_manager, exclude=True)
+
+    def __init__(self, **data: Any) -> None:
+        """A wrong value is an ``ArgumentError`` naming the argument (pydantic's ``ValidationError`` named
+        the model); LlamaIndex's ``ResponseMode`` values are taken, its other modes named."""
+        if "response_mode" in data:
+            data["response_mode"] = check_response_mode(data["response_mode"])
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e.get('input')!r:.60})"
+                for e in exc.errors()
+            )
+            raise ArgumentError(f"CiteQueryEngine: {problems}") from None
+        if self.output_cls is not None:  # what a structured answer cannot be: said now, not at the query
+            check_output_cls(
+                self.output_cls, **{k: getattr(self, k) for k in ("streaming", "native", "verify", "judge")}
+            )
 
     @classmethod
     def class_name(cls) -> str:

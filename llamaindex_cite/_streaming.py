@@ -22,6 +22,7 @@ from cite_core import (
 
 from ._claude import ClaudeStream
 from ._convert import NumberedNodes, answer_metadata
+from ._options import stream_answer
 from ._reasoning import CUT_OFF
 from ._verify import averify_response, verify_response
 
@@ -123,6 +124,8 @@ class CitedStreamingResponse(StreamingResponse):
 
     citations: list[Citation] = field(default_factory=list)
     answer: CitedAnswer | None = None
+    error: BaseException | None = None
+    """What ended the stream before its answer (the model's connection, a callback), once it has."""
 
     @classmethod
     def start(
@@ -143,9 +146,13 @@ class CitedStreamingResponse(StreamingResponse):
         citer = _Citer(response, numbered, prompt, unsupported_threshold, stream, embeddings, numbering)
 
         def tokens() -> Generator[str, None, None]:
-            for delta in deltas:
-                yield from citer.feed(delta)
-            yield from citer.finish()
+            try:
+                for delta in deltas:
+                    yield from citer.feed(delta)
+                yield from citer.finish()
+            except Exception as exc:
+                response.error = exc
+                raise
             if judge is not None:  # after the last token: the answer has ended
                 verify_response(response, judge)
 
@@ -156,8 +163,7 @@ class CitedStreamingResponse(StreamingResponse):
         """Read the rest of the stream; returns the cited answer."""
         for _ in self.response_gen:
             pass
-        assert self.answer is not None
-        return self.answer
+        return stream_answer(self.answer, self.error)
 
     def __str__(self) -> str:
         self.consume()
@@ -179,6 +185,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
 
     citations: list[Citation] = field(default_factory=list)
     answer: CitedAnswer | None = None
+    error: BaseException | None = None
 
     @classmethod
     def start(
@@ -198,11 +205,15 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         citer = _Citer(response, numbered, prompt, unsupported_threshold, stream, embeddings, numbering)
 
         async def tokens() -> AsyncGenerator[str, None]:
-            async for delta in deltas:
-                for token in citer.feed(delta):
+            try:
+                async for delta in deltas:
+                    for token in citer.feed(delta):
+                        yield token
+                for token in citer.finish():
                     yield token
-            for token in citer.finish():
-                yield token
+            except Exception as exc:
+                response.error = exc
+                raise
             if judge is not None:
                 await averify_response(response, judge)
 
@@ -213,8 +224,7 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         """Read the rest of the stream; returns the cited answer."""
         async for _ in self._yield_response():
             pass
-        assert self.answer is not None
-        return self.answer
+        return stream_answer(self.answer, self.error)
 
     async def _yield_response(self) -> AsyncGenerator[str, None]:
         async with self._lock:

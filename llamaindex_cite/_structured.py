@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from cite_core import ArgumentError, CitationPrompt, Source, TokenBudgetError, build_prompt, cite_structured
 
 from ._convert import NumberedNodes
+from ._options import refuse
 
 if TYPE_CHECKING:
     from ._calls import Run
@@ -32,13 +33,16 @@ CITED_STRUCTURE_KEY = "cited_structure"
 """Response metadata: the ``CitedStructure`` (citations by path, references, invalid markers, views)."""
 
 
-def check_output_cls(output_cls: Any, *, streaming: bool, native: bool | None) -> type[BaseModel] | None:
+def check_output_cls(
+    output_cls: Any, *, streaming: bool, native: bool | None, verify: Any = False, judge: Any = None
+) -> type[BaseModel] | None:
     """``output_cls`` of a ``CiteSynthesizer`` (one call through ``llm.as_structured_llm(output_cls)``, its
     string fields cited); a clear error for what a structured answer cannot be."""
     if output_cls is None:
         return None
     if not (isinstance(output_cls, type) and issubclass(output_cls, BaseModel)):
         raise ArgumentError(f"output_cls must be a pydantic model class, got {output_cls!r}")
+    refuse("CiteSynthesizer(output_cls=...)", {"verify": verify, "judge": judge})
     if streaming:
         raise ArgumentError(
             "output_cls with streaming=True is not supported: a structured answer is cited when it is whole"

@@ -30,7 +30,7 @@ from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
 from ._convert import NumberedNodes, number_nodes
 from ._images import with_images
-from ._options import check_response_mode
+from ._options import check_response_mode, refuse
 from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
 
 __all__ = ["CiteSynthesizer"]
@@ -74,10 +74,12 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         output_cls: Any = None,
         verify: Any = False,
         multimodal: bool = False,
+        **refused: Any,
     ) -> None:
+        refuse("CiteSynthesizer", refused)  # calibration=, judge=: where they go
         self.response_mode = check_response_mode(response_mode)  # sources over calls; before Settings.llm
         super().__init__(llm=llm, callback_manager=callback_manager, streaming=streaming)
-        self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native)
+        self._output_cls = check_output_cls(output_cls, streaming=streaming, native=native, verify=verify)
         self.merge_chunks = merge_chunks
         """Give chunks of one document (same file_path or ref_doc_id) one number and one reference."""
         self.style = style

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._args import check_int, check_items, check_text
+from .._brackets import CLOSERS, TAG_CLOSER, TAG_OPENER
 from .._exceptions import PromptError
 from .._locate.scoring import ClaimTerms, TermStats, bm25, support
 from .._schema.models import Source
@@ -37,17 +38,11 @@ _TRAILING = re.compile(r"[.!?。！？…]+[\"'”’」』)）]*$")
 # Characters that would start markers, code or tags when the sentence is parsed back.
 _NEUTRAL = str.maketrans(
     {
-        "[": "(",
-        "]": ")",
-        "【": "(",
-        "】": ")",
-        "［": "(",
-        "］": ")",
-        "〔": "(",
-        "〕": ")",
+        **{opener[0]: "(" for opener in CLOSERS},
+        **{closer[0]: ")" for closer in CLOSERS.values()},
         "`": "'",
-        "<": "‹",
-        ">": "›",
+        TAG_OPENER: "‹",
+        TAG_CLOSER: "›",
     }
 )
 RELATIVE_CUTOFF = 0.6

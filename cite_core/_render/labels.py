@@ -74,6 +74,7 @@ LABELS: dict[str, dict[str, str]] = {
             "The model stopped while still reasoning, for example at its output token limit, before "
             "it finished answering."
         ),
+        "note_empty_answer": "The model gave no answer: its reply was empty.",
     },
     "es": {
         "references": "Referencias",
@@ -119,6 +120,7 @@ LABELS: dict[str, dict[str, str]] = {
             "El modelo se detuvo mientras aún razonaba, por ejemplo al llegar a su límite de tokens de "
             "salida, antes de terminar la respuesta."
         ),
+        "note_empty_answer": "El modelo no dio ninguna respuesta: su respuesta estaba vacía.",
     },
     "zh": {
         "references": "参考文献",
@@ -149,6 +151,7 @@ LABELS: dict[str, dict[str, str]] = {
         "verdict_contradicted": "与来源矛盾",
         "note_truncated": "回答在模型完成之前被截断（达到输出 token 上限或连接中断）。",
         "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
+        "note_empty_answer": "模型没有给出回答：它的回复是空的。",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
 }

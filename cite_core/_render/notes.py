@@ -2,7 +2,8 @@
 
 HTML, Markdown, the terminal and JSON all show the notes of :func:`answer_notes`: markers that pointed
 at no source, citations with weak support, a reference list the model wrote (removed), an extractive
-answer, sources left out by the token budget, and a model that stopped while still reasoning.
+answer, sources left out by the token budget, a model that stopped while still reasoning, and an empty
+answer.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ NoteKind = Literal[
     "stopped_in_reasoning",
     "truncated",
     "unverified",
+    "empty_answer",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -84,6 +86,9 @@ def answer_notes(
         notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))
     elif getattr(answer, "truncated", False):
         notes.append(Note(kind="truncated", text=labels["note_truncated"]))
+    elif not answer.text.strip():
+        # nothing to show and no other note would say why the page is blank
+        notes.append(Note(kind="empty_answer", text=labels["note_empty_answer"]))
     if extractive:
         notes.append(Note(kind="extractive", text=labels["note_extractive"]))
     if answer.invalid_markers:

@@ -24,6 +24,8 @@ import functools
 import re
 import unicodedata
 
+from .._brackets import KEYWORD_CLOSERS, MARKER_CLOSERS, OPENERS, TAG_CLOSER
+
 __all__ = ["MAX_BRACKET_CHARS", "reveal_invisible", "shown_as"]
 
 MAX_BRACKET_CHARS = 64
@@ -32,6 +34,9 @@ MAX_BRACKET_CHARS = 64
 _IN_BRACKETS_ONLY = frozenset(
     [0x200C, 0x200D, 0x200E, 0x200F, 0x061C, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0xE0020, 0xE0080)]
 )
+_OPEN = re.escape(OPENERS + "（")
+_CLOSE = re.escape(MARKER_CLOSERS + KEYWORD_CLOSERS + TAG_CLOSER + "）")
+"""A marker's or tag's brackets (``cite_core/_brackets.py``) and full-width parentheses."""
 _VISIBLE_FORMAT = frozenset(
     [*range(0x0600, 0x0606), 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD]
 )
@@ -58,9 +63,7 @@ def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     }
     any_hidden = f"[{_class(hidden)}]"
     inner = rf"[^\[\]<>()\n]{{0,{MAX_BRACKET_CHARS}}}"
-    bracket = re.compile(
-        rf"[\[<(（［〔【](?={inner}[\]>)）］〕】]){inner}?{any_hidden}{inner}?[\]>)）］〕】]"
-    )
+    bracket = re.compile(rf"[{_OPEN}](?={inner}[{_CLOSE}]){inner}?{any_hidden}{inner}?[{_CLOSE}]")
     return re.compile(f"[{_class(hidden - _IN_BRACKETS_ONLY)}]"), bracket, re.compile(any_hidden)
 
 

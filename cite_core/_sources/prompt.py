@@ -302,7 +302,7 @@ def build_prompt(
             "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
             max_tokens,
             len(dropped),
-            ", ".join(str(s.number) for s in dropped),
+            numbers_text([s.number for s in dropped]),
         )
     system = citation_instructions(len(shown), **instructions)
     shown_text = "\n\n".join(blocks) if shown else NO_SOURCES_TEXT
@@ -315,6 +315,20 @@ def build_prompt(
         token_count=total,
         style=style,
     )
+
+
+MAX_LOGGED_NUMBERS = 10
+"""A warning names at most this many source numbers (5,000 dropped sources made a 28 KB line)."""
+
+
+def numbers_text(numbers: Sequence[int]) -> str:
+    """Source numbers for one short log line: ``11-3000`` when consecutive, else the first
+    ``MAX_LOGGED_NUMBERS`` and how many more."""
+    if len(numbers) > 2 and list(numbers) == list(range(numbers[0], numbers[0] + len(numbers))):
+        return f"{numbers[0]}-{numbers[-1]}"
+    shown = ", ".join(str(n) for n in numbers[:MAX_LOGGED_NUMBERS])
+    more = len(numbers) - MAX_LOGGED_NUMBERS
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 _BLOCK_SEPARATOR_TOKENS = 2

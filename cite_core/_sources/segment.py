@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 
 from .._args import check_text
+from .._brackets import WIDE_CLOSERS, WIDE_OPENERS
 from .._text import CJK_WIDE
 
 __all__ = ["WRAP_MIN", "split_lines", "split_sentences"]
@@ -34,9 +35,9 @@ __all__ = ["WRAP_MIN", "split_lines", "split_sentences"]
 _LATIN_TERM = ".!?…"
 _CJK_TERM = "。！？"
 _TERM = _LATIN_TERM + _CJK_TERM
-_CLOSE = "\"'”’»」』）)\\]}》〉】"
+_CLOSE = "\"'”’»」』）)\\]}》〉" + WIDE_CLOSERS
 # Characters that may directly follow a Latin terminal without a space (CJK text and opening brackets).
-_CJK_NEXT = CJK_WIDE + "「『（《〈【"
+_CJK_NEXT = CJK_WIDE + "「『（《〈" + WIDE_OPENERS
 
 _TAIL = rf"(?:[{_CLOSE}]|\[\d+(?:,[ ]?\d+)*\])*"  # closing quotes/brackets and glued [1] or [2, 3]
 # Candidate boundaries. The pattern starts with one character class so that `re` can skip ahead to

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+from .._brackets import OPENERS, TAG_OPENER
 from .claims import JOINER_WORDS
 from .lexer_state import MAX_WS, TEXT_STOP, LexerState
 from .lexer_tokens import Kind, Mode, Token
@@ -26,7 +27,7 @@ __all__ = ["Lexer"]
 
 _Scan = Generator["Token", None, tuple[int, bool]]
 """A sub-scanner: yields tokens, returns the position reached and whether it needs more input."""
-_OPENERS = frozenset("[【［〔(<")
+_OPENERS = frozenset(OPENERS)
 _SEPARATORS = re.compile(r"[ \t,;，；、]*")
 _JOINER = re.compile(rf"(?:{JOINER_WORDS})[ \t]+[ \t,;，；、]*", re.IGNORECASE)
 """A word joining two marker groups into one (``[1] and [2]``, ``[1] o [2]``), after a separator."""
@@ -158,7 +159,7 @@ class Lexer(LexerState):
                     return pos, True
                 continue
             self.mode = Mode.TEXT
-            if char == "<" or char in _OPENERS:
+            if char in _OPENERS:
                 pos, need = yield from self._opener(buf, pos, eof)
                 if need:
                     return pos, True
@@ -191,7 +192,7 @@ class Lexer(LexerState):
 
     def _opener(self, buf: str, pos: int, eof: bool) -> _Scan:
         """A character that may open a thinking tag, a marker or a ``<CIT>`` tag."""
-        if buf[pos] == "<":
+        if buf[pos] == TAG_OPENER:
             think = match_think(buf, pos, eof)
             if think == NEED:
                 return pos, True

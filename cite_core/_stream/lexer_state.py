@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .._brackets import OPENERS
 from .lexer_tokens import Kind, Mode, Token
 from .match_types import Marker
 
@@ -20,7 +21,7 @@ __all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
 
-TEXT_STOP = re.compile(r"[\[【［〔(<`\n]")
+TEXT_STOP = re.compile(f"[{re.escape(OPENERS)}`\n]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
@@ -60,7 +61,7 @@ class LexerState:
         return len(self._buf) + len(self._held)
 
     def plain(self, chunk: str) -> tuple[str, ...] | None:
-        """``feed``'s fast path: a chunk of plain text (nothing pending; no ``[ 【 ［ 〔 ( <``, backtick or
+        """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
         its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
         otherwise."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from .._brackets import KEYWORD_OPENERS, MARKER_OPENERS
 from .markers import match_marker
 from .match_types import MAX_HOLD, NEED, Construct, Marker
 
@@ -67,6 +68,9 @@ _HEADING = re.compile(
 _BULLET = re.compile(r"[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)?")
 _BULLET_PREFIX = re.compile(r"[ \t]*(?:[-*+•][ \t]*|\d{1,3}(?:[.)][ \t]*)?)?")
 _HEADING_PREFIX_CHARS = re.compile(r"[ \t#*_]*")
+_LIST_FIRST = MARKER_OPENERS + KEYWORD_OPENERS + "-*•0123456789"
+"""What may follow ``Sources:`` on its line for the line to open a reference list: a marker, a bullet, a
+number (or a URL)."""
 
 
 def _is_heading_prefix(fragment: str) -> bool:
@@ -110,7 +114,7 @@ def match_line_start(
             if ended:
                 return "reflist"
             return None if known else NEED
-        if heading["colon"] and (rest[0] in "[【［(-*•0123456789" or rest.lower().startswith("http")):
+        if heading["colon"] and (rest[0] in _LIST_FIRST or rest.lower().startswith("http")):
             return "reflist"  # "Sources: [1] ..., [2] ..."
         if heading["colon"] and not known and "http".startswith(rest.lower()):
             return NEED  # "Sources: ht" may still become "Sources: https://..."
@@ -126,7 +130,7 @@ def _reference_entry(
     start = bullet.end() if bullet else pos
     if start >= line_end:
         return None
-    if text[start] not in "[【［":
+    if text[start] not in MARKER_OPENERS:
         return None
     line = text[start:line_end]
     marker = match_marker(line, 0, known)  # the window's end is the end when it is known

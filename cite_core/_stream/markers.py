@@ -1,14 +1,15 @@
 """Recognise a citation marker at a position of a partially received text.
 
-``[1]``, ``[1, 2]``, ``[1-3]``, ``【1】``, ``[^1]``, ``[Source 1]``, ``(Source 1)``, ``[2:1-3]``,
-``[1](https://...)``; at a ``<``, the tags of ``tags.py``. Answers a ``Marker``, a ``Tag``, ``None`` or
-``NEED`` as ``match_types.py`` says.
+``[1]``, ``[1, 2]``, ``[1-3]``, ``[^1]``, ``[Source 1]``, ``(Source 1)``, ``[2:1-3]``, ``[1](https://...)``,
+in every bracket of ``cite_core/_brackets.py``; at a ``<``, the tags of ``tags.py``. Answers a
+``Marker``, a ``Tag``, ``None`` or ``NEED`` as ``match_types.py`` says.
 """
 
 from __future__ import annotations
 
 import re
 
+from .._brackets import CLOSERS, KEYWORD_OPENERS, LINK_OPENERS, TAG_OPENER, alternation
 from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag
 from .tags import match_tag
 
@@ -25,17 +26,21 @@ _KW = (
 _RANGE = rf"{NUM}(?:\s*[-–—~]\s*{NUM})?"
 _ITEM = rf"(?:{_KW}\s*[:#：]?\s*)?{_RANGE}(?:\s*:\s*{_RANGE})?"
 _SEP = r"\s*(?:,|;|、|，|；|&|\band\b|\by\b|和)\s*"
+_OPEN = alternation("marker", 0)
+_CLOSE = alternation("marker", 1)
+_KEY_OPEN = alternation("keyword", 0)
+_KEY_CLOSE = alternation("keyword", 1)
 _BRACKET = Construct(
     re.compile(
-        rf"(?P<open>\[\[|\[|【|［|〔)\s*(?P<caret>\^)?\s*(?P<inner>{_ITEM}(?:{_SEP}{_ITEM})*)\s*"
-        r"(?P<close>\]\]|\]|】|］|〕)",
+        rf"(?P<open>{_OPEN})\s*(?P<caret>\^)?\s*(?P<inner>{_ITEM}(?:{_SEP}{_ITEM})*)\s*(?P<close>{_CLOSE})",
         re.IGNORECASE,
     ),
     MAX_HOLD,
 )
 _PAREN = Construct(
     re.compile(
-        rf"\(\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*\)",
+        rf"(?:{_KEY_OPEN})\s*(?P<inner>{_KW}\s*[:#：]?\s*{_RANGE}(?:{_SEP}(?:{_KW}\s*[:#：]?\s*)?{_RANGE})*)\s*"
+        rf"(?:{_KEY_CLOSE})",
         re.IGNORECASE,
     ),
     MAX_HOLD,
@@ -45,16 +50,15 @@ _ITEM_PARTS = re.compile(
 )
 _NUMS_PREFIX = r"[0-9０-９][\s0-9０-９,;、，；&:#：\-–—~A-Za-z\u4e00-\u9fff]*"
 _BRACKET_PREFIX = re.compile(
-    rf"(?:\[\[|\[|【|［|〔)\s*\^?\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*)?(?:{_NUMS_PREFIX})?",
+    rf"(?:{_OPEN})\s*\^?\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*)?(?:{_NUMS_PREFIX})?",
     re.IGNORECASE,
 )
 _PAREN_PREFIX = re.compile(
-    rf"\(\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE
+    rf"(?:{_KEY_OPEN})\s*(?:[A-Za-z\u4e00-\u9fff]{{1,12}}\s*[:#：]?\s*(?:{_NUMS_PREFIX})?)?", re.IGNORECASE
 )
 _LINK = Construct(re.compile(rf"\([^\s()]{{0,{MAX_URL}}}\)"), MAX_URL + 2)
 _LINK_PREFIX = re.compile(rf"\([^\s()]{{0,{MAX_URL}}}")
 _SIMPLE = re.compile(r"\[([0-9]{1,6})\]")
-_CLOSERS = {"[[": "]]", "[": "]", "【": "】", "［": "］", "〔": "〕"}
 
 
 def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
@@ -84,9 +88,9 @@ def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
 def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
     """The marker starting at ``text[pos]``, ``NEED``, or ``None``."""
     char = text[pos]
-    if char == "<":
+    if char == TAG_OPENER:
         return match_tag(text, pos, eof)
-    if char == "(":
+    if char in KEYWORD_OPENERS:
         m = _PAREN.match(text, pos)
         if m:
             if not _PAREN.final(m, text, eof):
@@ -102,15 +106,16 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         raw = m.group()
         return Marker(pos, m.end(), raw, (Item(int(m.group(1)), raw),))
     m = _BRACKET.match(text, pos)
-    if m and _CLOSERS[m["open"]] != m["close"] and m["open"] != "[[":
-        m = None  # 【1] and the like (mismatched brackets) are text
+    if m and CLOSERS[m["open"]] != m["close"] and m["open"] != "[[":
+        m = None  # opened and closed by brackets of different rows: text
     if m:
         if not _BRACKET.final(m, text, eof):
             return NEED
         if m["open"] == "[[" and m["close"] != "]]":
             return None  # "[[1]": the first "[" is text, "[1]" is the marker
         end = m.end()
-        if text.startswith("(", end) and m["open"] == "[":  # [1](https://...): the model's URL is dropped
+        # [1](https://...): the model's URL is dropped
+        if text.startswith("(", end) and m["open"] in LINK_OPENERS:
             link = _LINK.match(text, end)
             if link:
                 if not _LINK.final(link, text, eof):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._brackets import KEYWORD_CLOSERS, MARKER_CLOSERS
 from .._schema.citations import display_number
 from .._schema.models import Source
 from .._sources.analysis import first_sentences, source_units
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SentenceMap", "SentenceRange", "Statements", "per_segment", "sentence_ranges"]
 
-_CLOSE = re.compile(r"[\]】］〕)]")
+_CLOSE = re.compile(f"[{re.escape(MARKER_CLOSERS + KEYWORD_CLOSERS)}]")
 _RANGE = re.compile(r"([0-9０-９]{1,6})(?:\s*[-–—~]\s*([0-9０-９]{1,6}))?")
 
 

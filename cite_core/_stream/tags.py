@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .._brackets import MARKER_OPENERS, TAG_OPENER
 from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Tag, ThinkTag
 
 __all__ = ["MAX_THINK_TAG", "match_tag", "match_think"]
@@ -24,7 +25,7 @@ _STATEMENT_TAG = Construct(re.compile(r"<(/?)\s*(statement|cite)\s*>", re.IGNORE
 """A statement or cite tag is at most 24 characters (and an unfinished one held back that long)."""
 _STATEMENT_NAMES = ("statement", "cite")
 _CITE_LOOKAHEAD = Construct(re.compile(r"[ \t]*"), 16)
-_CITE_FOLLOWS = "[【［<"
+_CITE_FOLLOWS = MARKER_OPENERS + TAG_OPENER
 """``<cite>`` opens a citation only when one of these follows (after spaces): ``<cite>[2]``,
 ``<cite></cite>``; otherwise (``<cite>Title</cite>``, HTML) it is text."""
 

@@ -98,6 +98,7 @@ EXPECTED = [
     "parse_answer",
     "pdf_pages",
     "reference_entries",
+    "refuse_options",
     "render_html",
     "render_markdown",
     "render_terminal",

@@ -11,9 +11,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "cite_core"
 
 STAGES = ("_schema", "_sources", "_stream", "_locate", "_answer", "_render")
 """In pipeline order; ``_schema`` (the contract's data types) comes first because every stage builds them."""
-SHARED = ("_exceptions", "_args", "_text")
-"""Top-level modules every stage uses (the error tree, argument checks, character classes); they import
-only each other."""
+SHARED = ("_exceptions", "_args", "_text", "_brackets")
+"""Top-level modules every stage uses (the error tree, argument checks, character classes, the bracket
+table); they import only each other."""
 TOP_LEVEL_FILES = {"__init__.py", "py.typed", *(f"{name}.py" for name in SHARED)}
 
 ALLOWED_BACKWARD: dict[tuple[str, str], str] = {

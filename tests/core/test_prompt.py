@@ -18,6 +18,7 @@ from cite_core import (
     parse_answer,
     token_counter,
 )
+from cite_core._sources.prompt import numbers_text
 
 
 @pytest.fixture
@@ -87,6 +88,20 @@ def test_budget_drops_lowest_ranked_sources_and_numbering_matches(sources, caplo
     answer = parse_answer("Dogs bark [3]. Grass is green [1].", messages.sources)
     assert answer.invalid_markers == ["[3]"]
     assert [r.source.number for r in answer.references] == [1]
+
+
+def test_the_dropped_sources_warning_is_one_short_line_with_a_count(caplog) -> None:
+    """3,000 sources dropped wrote every number out: a 16-28 KB log line."""
+    many = number_sources([f"Fact {i} is one of many facts." for i in range(3_000)])
+    with caplog.at_level(logging.WARNING, logger="cite_core"):
+        prompt = build_prompt("Question?", many, max_tokens=400)
+    [record] = [r for r in caplog.records if "lowest-ranked" in r.getMessage()]
+    kept = len(prompt.sources)
+    assert record.getMessage() == (
+        f"token budget 400: dropped {3_000 - kept} lowest-ranked source(s) (numbers {kept + 1}-3000)"
+    )
+    assert numbers_text([3, 5, *range(7, 40)]) == "3, 5, 7, 8, 9, 10, 11, 12, 13, 14 and 25 more"
+    assert numbers_text([2, 4]) == "2, 4"
 
 
 def test_budget_too_small_for_instructions_or_top_source(sources) -> None:

@@ -153,3 +153,34 @@ def test_the_same_document_twice_is_one_source() -> None:
     sources, behind = number_documents([harbour, light, harbour, other])
     assert [(s.number, s.title) for s in sources] == [(1, "Harbour"), (2, "Light"), (3, "Other")]
     assert behind[1] == [harbour]
+
+
+def test_a_document_whose_page_content_is_not_text_is_a_source_error() -> None:
+    """``Document.model_construct(page_content=None)`` raised a bare AttributeError (``None.strip()``)."""
+    from cite_core import SourceError
+    from langchain_cite import CitationSession, documents_to_sources
+
+    broken = Document.model_construct(page_content=None, metadata={})
+    good = Document(page_content="The harbour was dredged in 1931.")
+    with pytest.raises(SourceError, match=r"item 1: Document.page_content must be a str, got NoneType"):
+        documents_to_sources([good, broken])
+    with pytest.raises(SourceError, match="page_content"):
+        CitationSession().add_documents([broken])
+
+
+def test_pymupdf_documents_are_titled_with_the_file_name() -> None:
+    """PyMuPDFLoader writes ``title=""`` beside the absolute ``file_path``/``source``: the blank title kept
+    the file name from being used, and no title was shown."""
+    from langchain_cite import documents_to_sources
+
+    meta = {"source": "/srv/data/report.pdf", "file_path": "/srv/data/report.pdf", "page": 0, "title": ""}
+    meta |= {"author": "", "subject": "", "total_pages": 3, "format": "PDF 1.7"}
+    [source] = documents_to_sources([Document(page_content="Gannets dive.", metadata=meta)])
+    assert source.title == "report.pdf" and source.author is None
+
+
+def test_a_numeric_title_is_kept_as_text() -> None:
+    from langchain_cite import documents_to_sources
+
+    [source] = documents_to_sources([Document(page_content="War is peace.", metadata={"title": 1984})])
+    assert source.title == "1984"

@@ -43,3 +43,24 @@ def test_features_needing_1x_name_the_version(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(MissingDependencyError, match=r"to_ai_message needs langchain-core>=1\.0"):
         to_ai_message(answer)
     assert answer.text.endswith("[2].")  # everything else works
+
+
+@pytest.mark.skipif(not _has_content_blocks(), reason="content blocks are already missing")
+def test_on_0_3_a_cited_answer_in_the_history_keeps_one_numbering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CitedAnswer in chat_history raised MissingDependencyError on 0.3 (it went through to_ai_message,
+    whose annotations need 1.x): the numbering across turns needs only its text and references."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from .test_lc_conversation_chain import REPLIES, SHOWN, ScriptedChatModel, retriever
+
+    def second_turn() -> str:
+        llm = ScriptedChatModel(replies=[AIMessage(content=r) for r in REPLIES[:2]])
+        answers = create_cited_rag_chain(retriever, llm)
+        first = answers.invoke("Moon?")
+        second = answers.invoke({"question": "Mars?", "chat_history": [HumanMessage("Moon?"), first]})
+        return second.text
+
+    with_blocks = second_turn()
+    monkeypatch.setitem(sys.modules, "langchain_core.messages.content", None)  # as on 0.3
+    monkeypatch.delattr(sys.modules["langchain_core.messages"], "content", raising=False)
+    assert second_turn() == with_blocks == SHOWN[1][0]

@@ -151,3 +151,14 @@ def test_when_nothing_fits_beside_the_answer_it_is_final_and_the_rest_dropped(ca
     assert [r.getMessage() for r in caplog.records if r.name == "llamaindex_cite"] == [
         "token budget: 4 source(s) not shown to the model (numbers 3, 4, 5, 6)"
     ]
+
+
+def test_the_not_shown_warning_is_one_short_line_with_a_count(caplog):
+    """Every number of thousands of sources not shown was written out: a 16-28 KB log line."""
+    long_answer = "Fact 0 holds [1]. " + " ".join(f"Detail{j} of fact zero." for j in range(150)) + " [2]"
+    texts = [f"Fact {i} holds: " + " ".join(f"word{i}x{j}" for j in range(60)) + "." for i in range(40)]
+    many = [NodeWithScore(node=TextNode(text=t, id_=f"m{i}"), score=1 - i / 100) for i, t in enumerate(texts)]
+    llm = ScriptedLLM(script=[long_answer, "never asked"])
+    CiteQueryEngine(retriever=ListRetriever(many), llm=llm, streaming=True).query("Facts?").get_response()
+    [message] = [r.getMessage() for r in caplog.records if r.name == "llamaindex_cite"]
+    assert message.endswith("(numbers 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 and 28 more)") and len(message) < 120

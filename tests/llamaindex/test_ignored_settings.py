@@ -46,7 +46,7 @@ def test_llama_index_response_mode_values_work(qdrant_index, llm):
 
 
 def test_an_engine_response_mode_that_is_not_a_citation_mode_raises(qdrant_index, llm):
-    with pytest.raises(ValueError, match="'compact', 'refine' or 'single'"):
+    with pytest.raises(ArgumentError, match="response_mode must be one of 'compact', 'refine', 'single'"):
         CiteQueryEngine.from_args(qdrant_index, llm=llm, response_mode="tree_summarize")
 
 

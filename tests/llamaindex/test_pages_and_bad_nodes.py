@@ -146,3 +146,23 @@ def test_without_a_position_a_roman_label_gives_no_page_and_character_locations(
     llm = ReplayLLM(default="The survey is covered [1].")
     response = CiteQueryEngine(retriever=ListRetriever(reader_nodes(False)), llm=llm).query("When?")
     assert not any(isinstance(c, PageLocation) for c in response.metadata["cited_answer"].citations)
+
+
+def test_a_numeric_title_is_kept_as_text_and_a_pymupdf_file_is_titled_by_its_name():
+    """``title=1984`` was dropped (the reference showed the node's UUID); PyMuPDFReader writes only the
+    absolute ``file_path`` (its ``source`` is the page number), which must not be shown as the title."""
+    nodes = [
+        NodeWithScore(node=TextNode(text="War is peace.", metadata={"title": 1984}), score=0.9),
+        NodeWithScore(
+            node=TextNode(
+                text="Gannets dive from thirty metres.",
+                metadata={"file_path": "/srv/app/data/seabirds.pdf", "source": "2", "total_pages": 5},
+            ),
+            score=0.8,
+        ),
+    ]
+    llm = ReplayLLM(default="War is peace [1]. Gannets dive [2].")
+    response = CiteQueryEngine(retriever=ListRetriever(nodes), llm=llm).query("What?")
+    answer = response.metadata["cited_answer"]
+    assert [r.source.title for r in answer.references] == ["1984", "seabirds.pdf"]
+    assert "/srv/app" not in answer.to_markdown()

@@ -264,3 +264,66 @@ def test_metadata_references_say_where_each_text_is(qdrant_index, llm):
     assert light["link"] == passage["link"] and passage["link"].startswith(
         "https://example.org/kessby-light#:~:text="
     )
+
+
+def test_from_args_names_a_wrong_response_mode_and_other_wrong_fields():
+    """``response_mode="tree_summarize"`` raised pydantic's ValidationError naming the model, not the fix."""
+    from llama_index.core.response_synthesizers import ResponseMode
+
+    from cite_core import ArgumentError
+
+    retriever, llm = ListRetriever(plain_nodes("The sky is blue.")), ReplayLLM(default="Blue [1].")
+    with pytest.raises(ArgumentError, match=r"response_mode must be one of .*got 'tree_summarize'"):
+        CiteQueryEngine.from_args(retriever, llm=llm, response_mode="tree_summarize")
+    with pytest.raises(ArgumentError, match=r"CiteQueryEngine: prompt_style: .*got 'cards'"):
+        CiteQueryEngine(retriever=retriever, llm=llm, prompt_style="cards")
+    assert (
+        CiteQueryEngine.from_args(retriever, llm=llm, response_mode=ResponseMode.REFINE).response_mode
+        == "refine"
+    )
+
+
+class _BrokenLLM(ReplayLLM):
+    """Streams a few characters, then the connection drops."""
+
+    def stream_complete(self, prompt, formatted=False, **kwargs):
+        def gen():
+            yield from list(super(_BrokenLLM, self).stream_complete(prompt, formatted, **kwargs))[:5]
+            raise ConnectionError("connection reset by peer")
+
+        return gen()
+
+
+def test_reading_a_failed_stream_says_it_failed_and_why():
+    """``str(response)`` after a stream that failed raised a bare AssertionError."""
+    from cite_core import StreamClosedError
+
+    engine = CiteQueryEngine(
+        retriever=ListRetriever(plain_nodes("The sky is blue.")),
+        llm=_BrokenLLM(default="Blue [1]."),
+        streaming=True,
+    )
+    response = engine.query(QUESTION)
+    with pytest.raises(ConnectionError):
+        "".join(response.response_gen)
+    with pytest.raises(
+        StreamClosedError, match=r"stream failed.*ConnectionError: connection reset by peer"
+    ) as info:
+        str(response)
+    assert isinstance(info.value.__cause__, ConnectionError)
+
+
+async def test_reading_a_failed_async_stream_says_it_failed_and_why():
+    from cite_core import StreamClosedError
+
+    engine = CiteQueryEngine(
+        retriever=ListRetriever(plain_nodes("The sky is blue.")),
+        llm=_BrokenLLM(default="Blue [1]."),
+        streaming=True,
+    )
+    response = await engine.aquery(QUESTION)
+    with pytest.raises(ConnectionError):
+        async for _ in response.async_response_gen():
+            pass
+    with pytest.raises(StreamClosedError, match="ConnectionError: connection reset by peer"):
+        await response.consume()

@@ -75,3 +75,18 @@ def test_notes_default_to_the_answers_language_as_the_renderers_labels_do() -> N
     english = parse_answer("The sky is blue because of Rayleigh scattering [1].", number_sources(["x"]))
     assert answer_notes(english, extractive=True)[0].text.startswith("Extractive answer")
     assert answer_notes(answer, "en", extractive=True)[0].text.startswith("Extractive answer")
+
+
+@pytest.mark.parametrize("text", ["", "  \n", "<think>The user asks about grass.</think>"])
+def test_an_empty_answer_gets_a_note_in_every_format(text: str) -> None:
+    """A model that answered nothing left a blank page and no note saying why."""
+    from cite_core import render_html, render_markdown, render_terminal
+
+    sources = number_sources(["The grass is green."])
+    answer = parse_answer(text, sources)
+    [note] = answer_notes(answer)
+    assert note.kind == "empty_answer" and note.text == LABELS["en"]["note_empty_answer"]
+    assert answer_notes(answer, "zh")[0].text == LABELS["zh"]["note_empty_answer"]
+    for rendered in (render_markdown(answer), render_html(answer), render_terminal(answer)):
+        assert "The model gave no answer" in rendered
+    assert answer_notes(parse_answer("The grass is green [1].", sources)) == []

@@ -19,6 +19,7 @@ from cite_core import (
     CitationStream,
     build_messages,
     extractive_answer,
+    number_sources,
     parse_answer,
     render_html,
     render_markdown,
@@ -197,3 +198,45 @@ def _extracted(text: str) -> object:
 def test_the_extractive_answer_is_linear(shape: str) -> None:
     """The offline answerer reads the sources' Markdown structure (``prose_blocks``) in one pass."""
     _assert_linear(_extracted, MARKDOWN_SHAPES[shape])
+
+
+def _numbering_ratio(run: Callable[[list[object]], object], make: Callable[[int], list[object]]) -> float:
+    small, large = make(1_000), make(2_000)
+    run(small)  # warm-up
+    best_small = best_large = float("inf")
+    for _ in range(3):
+        start = time.thread_time()
+        run(small)
+        best_small = min(best_small, time.thread_time() - start)
+        start = time.thread_time()
+        run(large)
+        best_large = min(best_large, time.thread_time() - start)
+    return best_large / best_small
+
+
+def _distinct_items(n: int) -> list[object]:
+    return [
+        {"text": f"Chunk {i} says one thing.", "title": f"Doc {i}", "document_id": f"d{i}"} for i in range(n)
+    ]
+
+
+def test_numbering_is_linear() -> None:
+    ratios = [_numbering_ratio(number_sources, _distinct_items) for _ in range(3)]
+    assert min(ratios) < MAX_RATIO, f"2,000 items took {min(ratios):.1f} times as long as 1,000 ({ratios})"
+
+
+def test_numbering_langchain_documents_is_linear() -> None:
+    """The duplicate check compared each Document with every one before it: 4,000 took 6.3 s."""
+    documents = pytest.importorskip("langchain_core.documents")
+    from langchain_cite import documents_to_sources
+
+    def make(n: int) -> list[object]:
+        return [
+            documents.Document(page_content=f"Chunk {i} says one thing.", metadata={"source": f"/d/{i}.txt"})
+            for i in range(n)
+        ]
+
+    ratios = [_numbering_ratio(documents_to_sources, make) for _ in range(3)]
+    assert min(ratios) < MAX_RATIO, (
+        f"2,000 Documents took {min(ratios):.1f} times as long as 1,000 ({ratios})"
+    )

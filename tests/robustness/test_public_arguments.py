@@ -102,6 +102,11 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
         {"metadata": {"page": 1}, "keys": {"page": 1}},
     ),
     "pdf_pages": (c.pdf_pages, ["pdf"], {"pdf": b"%PDF-1.4"}),
+    "refuse_options": (
+        c.refuse_options,
+        ["entry", "given", "elsewhere"],
+        {"entry": "CitePostprocessor", "given": {"verify": True}, "elsewhere": {"judge": "the engine"}},
+    ),
     "parse_answer": (
         c.parse_answer,
         [
