@@ -22,7 +22,7 @@ such a citation becomes the ``char_location`` of those blocks in the source of t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from .._args import check_flag, check_items, check_number, check_text, shown
 from .._exceptions import ArgumentError, StreamClosedError
@@ -396,7 +396,7 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
     return _find(source.text, cited, lo, hi) or fallback or (lo, hi)
 
 
-def _is_index(value: Any) -> bool:
+def _is_index(value: Any) -> TypeGuard[int]:
     """An index as JSON gives one: an ``int``, not a ``bool`` (``true`` is not 1)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
