@@ -17,7 +17,9 @@ from ._exceptions import ArgumentError, CiteError
 from ._text import has_surrogate
 
 __all__ = [
+    "MAX_NUMBER",
     "check_callable",
+    "check_choice",
     "check_flag",
     "check_instance",
     "check_int",
@@ -29,6 +31,10 @@ __all__ = [
     "check_texts",
     "shown",
 ]
+
+MAX_NUMBER = 10**9
+"""The largest source number, count or display number an argument may give: anything larger cannot be
+a real source list and would not even print (``int`` to ``str`` refuses more than 4,300 digits)."""
 
 _SHOWN_CHARS = 40
 """At most this many characters of a str or bytes value appear in an error message."""
@@ -117,6 +123,13 @@ def check_int(
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"at least {low}" if high is None else f"between {low} and {high}"
         raise ArgumentError(f"{name} must be {bounds}, got {_got(value)}")
+    return value
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """One of the ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ArgumentError(f"{name} must be one of {', '.join(map(repr, choices))}, got {_got(value)}")
     return value
 
 

@@ -172,7 +172,7 @@ class AnthropicCitationStream:
         self._show = display  # emit DisplayDelta events
         self._held = ""  # the open block's trailing whitespace, shown after its markers
         self._finished: CitedAnswer | None = None
-        self._search_blocks = search_result_blocks
+        self._search_blocks = _check_search_blocks(search_result_blocks)
         self._strict = strict
 
     def feed(self, event: Any) -> list[StreamEvent]:
@@ -192,7 +192,9 @@ class AnthropicCitationStream:
             if btype != "text":
                 if not self._strict:
                     return []
-                raise ArgumentError(f"expected text content from the model, got a {btype!r} content block")
+                raise ArgumentError(
+                    f"expected text content from the model, got a {shown(btype)} content block"
+                )
             self._open(event.get("index"))
             self._add_text(self._text_of(block, "text"))
             self._raw.extend(
@@ -394,6 +396,32 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
     else:
         return None  # web search results and other locations do not point into a source
     return _find(source.text, cited, lo, hi) or fallback or (lo, hi)
+
+
+def _check_search_blocks(value: Any) -> list[list[tuple[int, int]]] | None:
+    """``search_result_blocks`` as lists of ``(start, end)`` pairs of ints, ``0 <= start <= end``
+    (``ArgumentError`` naming the first wrong entry), or None."""
+    if value is None:
+        return None
+    results = check_items(value, "search_result_blocks", what="lists of (start, end) spans")
+    checked = []
+    for i, spans in enumerate(results):
+        name = f"search_result_blocks[{i}]"
+        pairs = []
+        for j, span in enumerate(check_items(spans, name, what="(start, end) spans")):
+            if (
+                isinstance(span, (str, bytes))
+                or not isinstance(span, Sequence)
+                or len(span) != 2
+                or not all(_is_index(x) for x in span)
+                or not 0 <= span[0] <= span[1]
+            ):
+                raise ArgumentError(
+                    f"{name}[{j}] must be a (start, end) pair of ints 0 <= start <= end, got {shown(span)}"
+                )
+            pairs.append((span[0], span[1]))
+        checked.append(pairs)
+    return checked
 
 
 def _is_index(value: Any) -> TypeGuard[int]:

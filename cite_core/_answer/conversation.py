@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._args import check_items, check_text
+from .._args import check_items, check_text, shown
 from .._exceptions import ArgumentError, PromptError
 from .._sources.delimiters import clean_text
 from .._stream.lexer import Lexer
@@ -46,7 +46,7 @@ def condense_question_messages(question: str, history: Sequence[Mapping[str, str
     messages (other roles are left out).
     """
     if not isinstance(question, str) or not question.strip():
-        raise PromptError(f"question must be a non-empty string, got {question!r}")
+        raise PromptError(f"question must be a non-empty string, got {shown(question)}")
     check_text(question, "question")
     history = check_items(history, "history", Mapping, "messages (dicts with role and content)")
     lines = []

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .._args import check_int, check_items, check_text
+from .._args import check_int, check_items, check_text, shown
 from .._exceptions import PromptError
 from .._locate.scoring import ClaimTerms, TermStats, bm25, support
 from .._schema.models import Source
@@ -83,7 +83,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     ``number_sources`` numbers them). When nothing matches, a plain statement says so.
     """
     if not isinstance(question, str) or not question.strip():
-        raise PromptError(f"question must be a non-empty string, got {question!r}")
+        raise PromptError(f"question must be a non-empty string, got {shown(question)}")
     check_text(question, "question")
     check_int(max_sentences, "max_sentences", low=1)
     items = check_items(sources, "sources")

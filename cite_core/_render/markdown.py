@@ -33,7 +33,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from .._args import check_flag, check_text
+from .._args import check_choice, check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import cited_pages, detect_lang, labels_for, one_line, short
 from .notes import Note, answer_notes, check_render_args
@@ -120,6 +120,7 @@ def render_markdown(
     check_text(heading, "heading", optional=True)
     check_flag(quotes, "quotes")
     check_flag(safe, "safe")
+    check_choice(style, "style", ("links", "footnotes", "plain"))  # anything else rendered as plain
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes
