@@ -83,6 +83,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "CIT tags": _repeat("<CIT chunk_id='1' sentences='1-2'>x</CIT>"),
     "thinking tags": _repeat("<think>"),
     "a long claim": lambda n: _repeat("grass green ")(n - 4) + "[1].",
+    # markers separated by text without letters: each waits for its claim (the assembler scanned the
+    # whole waiting text for a letter at each marker and line end: x3.5-3.9 per doubling)
+    "markers and newlines": _repeat("[1]\n"),
+    "markers and numbers": _repeat("[1] 42 "),
+    "markers and dashes": _repeat("[1] - "),
+    "a claim, then markers and newlines": lambda n: "The grass is green. " + _repeat("[1]\n")(n - 20),
 }
 
 
