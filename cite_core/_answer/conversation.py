@@ -101,8 +101,11 @@ def renumber_markers(text: str, numbers: Mapping[int, int]) -> str:
     return "".join(out)
 
 
-_SOURCE_BLOCK = re.compile(r'<source number="(\d{1,6})"((?: \w+="[^"\n]*")*)>\n(.*?)\n</source>', re.DOTALL)
-"""A block as ``format_sources`` writes it: attribute values hold no double quote, but may hold ``>``."""
+_SOURCE_HEADER = re.compile(r'<source number="(\d{1,6})"((?: \w+="[^"\n]*")*)>\n')
+"""The first line of a block as ``format_sources`` writes it: attribute values hold no double quote, but
+may hold ``>``. The block runs to the next ``\n</source>``, found with one ``str.find`` (a lazy ``.*?``
+after each header rescanned the rest of the text for every unclosed header: quadratic)."""
+_SOURCE_END = "\n</source>"
 _ATTRIBUTE = re.compile(r'(title|url|author)="([^"\n]*)"')
 _SKIPPED_LINE = re.compile(r"\[page \d+\]|…|Context: .*|\[\d+\] .*")
 
@@ -111,9 +114,14 @@ def read_source_blocks(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The ``<source number="n" ...>`` blocks of a tool result (``format_sources``' markers style) as
     ``(n, item)`` pairs: the text and metadata the model was shown, for a reloaded conversation."""
     found = []
-    for match in _SOURCE_BLOCK.finditer(text):
+    at = 0
+    while (match := _SOURCE_HEADER.search(text, at)) is not None:
+        end = text.find(_SOURCE_END, match.end())
+        if end < 0:
+            break  # no block after this header is closed
+        at = end + len(_SOURCE_END)
         item: dict[str, Any] = {k: html.unescape(v) for k, v in _ATTRIBUTE.findall(match.group(2))}
-        lines = [line for line in match.group(3).split("\n") if not _SKIPPED_LINE.fullmatch(line)]
+        lines = [line for line in text[match.end() : end].split("\n") if not _SKIPPED_LINE.fullmatch(line)]
         body = "\n".join(lines).strip()
         if body:
             found.append((int(match.group(1)), {**item, "text": body}))
