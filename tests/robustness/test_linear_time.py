@@ -26,6 +26,7 @@ from cite_core import (
     render_markdown,
     render_terminal,
     split_sentences,
+    verify,
 )
 from tests.core.test_properties import SOURCES
 
@@ -209,3 +210,21 @@ def _collector_paused(run: Callable[[object], object]) -> Callable[[object], obj
 def test_session_restore_is_linear(unit: str) -> None:
     """Many unclosed ``<source>`` headers: each rescanned the rest of the text for its end (x4)."""
     _assert_linear(lambda text: CitationSession().restore(text), _repeat(unit))
+
+
+_CITED = parse_answer("The grass is green [1]. The sky is blue [1].", SOURCES)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "```json\n" + "\n" * (n - 11) + "```",  # the fence pattern was cubic on this (x8)
+        lambda n: "```\n{" + " \n" * (n // 2 - 4) + "}\n```",
+        _repeat("{"),
+        _repeat("}{"),
+    ],
+    ids=["a fence and newlines", "a fence around spaces and newlines", "open braces", "brace pairs"],
+)
+def test_judge_replies_are_read_in_linear_time(make: Callable[[int], str]) -> None:
+    """Each reply is read twice (the retry gets the same reply) and ends as ``Verification.problem``."""
+    _assert_linear(lambda reply: verify(_CITED, lambda prompt: reply), make)
