@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from cite_core import (
     CitationStream,
     build_messages,
     cite_structured,
+    number_sources,
     parse_answer,
     render_html,
     render_markdown,
@@ -96,14 +98,14 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
-def _time(run: Callable[[str], object], text: str, loops: int) -> float:
+def _time(run: Callable[[Any], object], text: Any, loops: int) -> float:
     start = time.thread_time()  # CPU time: the time the machine's other work takes is not counted
     for _ in range(loops):
         run(text)
     return time.thread_time() - start
 
 
-def _ratio(run: Callable[[str], object], make: Callable[[int], str]) -> float:
+def _ratio(run: Callable[[Any], object], make: Callable[[int], Any]) -> float:
     small, large = make(SMALL), make(LARGE)
     loops, elapsed = 1, _time(run, small, 1)  # also a warm-up: first-use caches are not the pattern's cost
     while elapsed < 0.02:  # fast shapes: enough calls per measure that the timer's grain does not matter
@@ -127,7 +129,7 @@ def _streamed(text: str) -> object:
     return stream.finish()
 
 
-def _assert_linear(run: Callable[[str], object], make: Callable[[int], str]) -> None:
+def _assert_linear(run: Callable[[Any], object], make: Callable[[int], Any]) -> None:
     ratios = []
     for _ in range(3):  # measured again before failing: one busy moment is not a quadratic pattern
         ratios.append(_ratio(run, make))
@@ -228,3 +230,17 @@ _CITED = parse_answer("The grass is green [1]. The sky is blue [1].", SOURCES)
 def test_judge_replies_are_read_in_linear_time(make: Callable[[int], str]) -> None:
     """Each reply is read twice (the retry gets the same reply) and ends as ``Verification.problem``."""
     _assert_linear(lambda reply: verify(_CITED, lambda prompt: reply), make)
+
+
+def _paged_answer(n: int) -> object:
+    """A source of ``n // 60`` pages, each cited once: every page is a segment of the rendered source."""
+    pages = [f"Page sentence number {i} is here. Another fact {i} is stated." for i in range(n // 60)]
+    sources = number_sources([{"pages": pages, "title": "Book"}])
+    return parse_answer(
+        "".join(f"Page sentence number {i} is here [1]. " for i in range(len(pages))), sources
+    )
+
+
+def test_rendering_a_paged_source_with_many_cited_passages_is_linear() -> None:
+    """Every span was looked at for every page and every piece of the source panel (x3.8)."""
+    _assert_linear(render_html, _paged_answer)
