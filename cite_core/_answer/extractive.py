@@ -31,7 +31,10 @@ NO_ANSWER = {
 """What the answerer writes when no sentence shares a term with the question."""
 
 _CJK = CJK_RE
-_TRAILING = re.compile(r"[.!?。！？…]+[\"'”’」』)）]*$")
+_END_PUNCT = ".!?。！？…"
+_END_QUOTES = "\"'”’」』)）"
+"""A sentence's final punctuation: a run of ``_END_PUNCT`` and then of ``_END_QUOTES`` at its end (found
+with two ``rstrip``: the pattern ``[.!?…]+["')]*$`` searched a long run of dots at every position)."""
 # Characters that would start markers, code or tags when the sentence is parsed back.
 _NEUTRAL = str.maketrans(
     {
@@ -149,8 +152,9 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 def _with_marker(sentence: str, number: int) -> str:
     """``sentence`` with ``[number]`` before its final punctuation (added when it has none)."""
-    m = _TRAILING.search(sentence)
-    body, end = (sentence[: m.start()], m.group()) if m else (sentence, "")
+    unquoted = sentence.rstrip(_END_QUOTES)
+    cut = len(unquoted.rstrip(_END_PUNCT))
+    body, end = (sentence[:cut], sentence[cut:]) if cut < len(unquoted) else (sentence, "")
     cjk = bool(_CJK.search(body[-1:])) if body else False
     if not end:
         end = "。" if cjk else "."

@@ -22,6 +22,7 @@ from cite_core import (
     CitationStream,
     build_messages,
     cite_structured,
+    extractive_answer,
     number_sources,
     parse_answer,
     render_html,
@@ -244,3 +245,18 @@ def _paged_answer(n: int) -> object:
 def test_rendering_a_paged_source_with_many_cited_passages_is_linear() -> None:
     """Every span was looked at for every page and every piece of the source panel (x3.8)."""
     _assert_linear(render_html, _paged_answer)
+
+
+@pytest.mark.parametrize(
+    ("run", "make"),
+    [
+        (split_sentences, lambda n: "A line.\nB" + " " * (n - 11) + "c"),  # spaces before no line break
+        (split_sentences, lambda n: "A line.\nB" + " \t" * (n // 2 - 6) + "c"),
+        (lambda text: extractive_answer("dots?", [text]), lambda n: "Dots here" + "." * (n - 10) + "x"),
+        (_whole, lambda n: "[1]" + " ," * (n // 2 - 4) + "x [1]."),  # separators between two groups
+    ],
+    ids=["spaces in a line", "spaces and tabs in a line", "a run of dots", "separators between markers"],
+)
+def test_the_patterns_the_regex_audit_rewrote_are_linear(run: Callable[[Any], object], make: Any) -> None:
+    """Each shape made one of the audited patterns of tests/robustness/test_regex_audit.py quadratic."""
+    _assert_linear(run, make)
