@@ -1,19 +1,22 @@
 """Payloads x Markdown renderers that run script: ``to_markdown()`` through each renderer into chromium.
 
-Each payload of the XSS corpus (tests/render/xss_corpus.py: PAYLOADS, MARKDOWN_PAYLOADS and
-MARKDOWN_PAYLOADS_2) goes into the answer text and every metadata field of a one-source answer, and
-into the title of a source that has nothing else (no url, author or quote: the ``footnotes`` style's
-hardest case); ``answer.to_markdown(style=...)`` of each is rendered by markdown-it-py (CommonMark
-preset), python-markdown (defaults, and with its footnotes extension) and cmark-gfm (GFM: autolinks,
-footnotes, unsafe option: raw HTML kept), loaded in headless chromium with alert/confirm/prompt
-trapped, and every link that does not go to http(s) is clicked. A payload "executed" when script ran
-or a live handler or a javascript:/data:/vbscript: URL is left in the page; "non-http" counts pages
-with any link or image whose target is neither an absolute http(s) URL nor a ``#fragment``.
+Each payload of the XSS corpus (tests/render/xss_corpus.py: PAYLOADS, MARKDOWN_PAYLOADS,
+MARKDOWN_PAYLOADS_2 and ATTRIBUTE_PAYLOADS) goes into the answer text and every metadata field of a
+one-source answer, and into the title of a source that has nothing else (no url, author or quote: the
+``footnotes`` style's hardest case); ``answer.to_markdown(style=...)`` of each is rendered by
+markdown-it-py (CommonMark preset), python-markdown (defaults, with its footnotes extension, and with
+extra, attr_list, toc and md_in_html), markdown-it with linkify, attrs and the mdit-py-plugins that add
+syntax, and cmark-gfm (GFM: autolinks, footnotes, unsafe option: raw HTML kept; and with smart
+punctuation), loaded in headless chromium with alert/confirm/prompt trapped, and every link that does
+not go to http(s) is clicked. A payload "executed" when script ran or a live handler or a
+javascript:/data:/vbscript: URL is left in the page; "non-http" counts pages with any link or image
+whose target is neither an absolute http(s) URL nor a ``#fragment``.
 
     python -m bench.markdown_xss                       # this tree, every style
     PYTHONPATH=/path/to/older/tree python bench/markdown_xss.py   # an older cite_core, same corpus
 
-Needs /usr/bin/chromium, chromedriver, selenium, markdown-it-py, markdown and cmarkgfm.
+Needs /usr/bin/chromium, chromedriver, selenium, markdown-it-py, mdit-py-plugins, linkify-it-py,
+markdown and cmarkgfm.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ sys.path.insert(0, str(HERE))
 
 from markdown_renderers import TRAP, audit, executed, non_http_links, renderers  # noqa: E402
 from xss_corpus import (  # noqa: E402
+    ATTRIBUTE_PAYLOADS,
     MARKDOWN_PAYLOADS,
     MARKDOWN_PAYLOADS_2,
     PAYLOADS,
@@ -63,7 +67,7 @@ def main() -> None:
 
     styles = args.style or ["links", "footnotes", "plain"]
     found = renderers()
-    payloads = PAYLOADS + MARKDOWN_PAYLOADS + MARKDOWN_PAYLOADS_2
+    payloads = PAYLOADS + MARKDOWN_PAYLOADS + MARKDOWN_PAYLOADS_2 + ATTRIBUTE_PAYLOADS
     profile = tempfile.mkdtemp(prefix="md-xss-profile-")
     browser = _browser(profile)
     tmp = Path(tempfile.mkdtemp(prefix="md-xss-"))

@@ -17,7 +17,9 @@ from ._exceptions import ArgumentError, CiteError
 from ._text import has_surrogate
 
 __all__ = [
+    "MAX_NUMBER",
     "check_callable",
+    "check_choice",
     "check_flag",
     "check_instance",
     "check_int",
@@ -28,15 +30,43 @@ __all__ = [
     "check_text",
     "check_texts",
     "refuse_options",
+    "shown",
 ]
+
+MAX_NUMBER = 10**9
+"""The largest source number, count or display number an argument may give: anything larger cannot be
+a real source list and would not even print (``int`` to ``str`` refuses more than 4,300 digits)."""
+
+_SHOWN_CHARS = 40
+"""At most this many characters of a str or bytes value appear in an error message."""
+_SHOWN_DIGITS = 30
+"""An int with more digits is shown by its size (``int`` to ``str`` refuses more than 4,300 digits)."""
+
+
+def shown(value: object) -> str:
+    """A short repr of ``value`` for an error message, bounded whatever the value: the first characters
+    of a str or bytes, an int by its size when it is long, a float or bool as it is, anything else (a
+    list nested 5,000 deep, a cyclic dict, an object whose ``__repr__`` raises) by its type name only.
+    Every message that shows a value the caller or a model gave goes through here."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (str, bytes, bytearray)):
+        cut = value[:_SHOWN_CHARS]
+        return repr(cut) + ("…" if len(value) > _SHOWN_CHARS else "")
+    if isinstance(value, int):
+        if value.bit_length() > _SHOWN_DIGITS * 3:  # about 0.3 digits per bit: cheap, never int -> str
+            return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+        return repr(int(value))
+    if isinstance(value, float):
+        return repr(float(value))
+    return type(value).__name__
 
 
 def _got(value: object) -> str:
     """How an argument is described in an error: its type, and a short repr of simple values."""
     kind = type(value).__name__
     if isinstance(value, (str, bytes, int, float)) and not isinstance(value, bool):
-        shown = repr(value[:40] if isinstance(value, (str, bytes)) else value)
-        return f"{kind} {shown[:60]}"
+        return f"{kind} {shown(value)}"
     return kind
 
 
@@ -77,9 +107,9 @@ def check_number(value: Any, name: str, *, low: float | None = None, high: float
     except OverflowError:  # an int too large for a float
         raise ArgumentError(f"{name} must be a finite number, got {_got(value)}") from None
     if not math.isfinite(number):
-        raise ArgumentError(f"{name} must be a finite number, got {value!r}")
+        raise ArgumentError(f"{name} must be a finite number, got {shown(value)}")
     if (low is not None and number < low) or (high is not None and number > high):
-        raise ArgumentError(f"{name} must be between {low} and {high}, got {value!r}")
+        raise ArgumentError(f"{name} must be between {low} and {high}, got {shown(value)}")
     return number
 
 
@@ -94,6 +124,13 @@ def check_int(
     if (low is not None and value < low) or (high is not None and value > high):
         bounds = f"at least {low}" if high is None else f"between {low} and {high}"
         raise ArgumentError(f"{name} must be {bounds}, got {_got(value)}")
+    return value
+
+
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+    """One of the ``choices`` (strings)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ArgumentError(f"{name} must be one of {', '.join(map(repr, choices))}, got {_got(value)}")
     return value
 
 

@@ -22,9 +22,9 @@ such a citation becomes the ``char_location`` of those blocks in the source of t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
-from .._args import check_flag, check_items, check_number, check_text
+from .._args import check_flag, check_items, check_number, check_text, shown
 from .._exceptions import ArgumentError, StreamClosedError
 from .._locate.localize import Corpus
 from .._locate.scoring import ClaimTerms, support
@@ -172,7 +172,7 @@ class AnthropicCitationStream:
         self._show = display  # emit DisplayDelta events
         self._held = ""  # the open block's trailing whitespace, shown after its markers
         self._finished: CitedAnswer | None = None
-        self._search_blocks = search_result_blocks
+        self._search_blocks = _check_search_blocks(search_result_blocks)
         self._strict = strict
 
     def feed(self, event: Any) -> list[StreamEvent]:
@@ -192,7 +192,9 @@ class AnthropicCitationStream:
             if btype != "text":
                 if not self._strict:
                     return []
-                raise ArgumentError(f"expected text content from the model, got a {btype!r} content block")
+                raise ArgumentError(
+                    f"expected text content from the model, got a {shown(btype)} content block"
+                )
             self._open(event.get("index"))
             self._add_text(self._text_of(block, "text"))
             self._raw.extend(
@@ -318,12 +320,13 @@ class AnthropicCitationStream:
         if raw.get("type") == "search_result_location" and self._search_blocks is not None:
             raw = _search_result_chars(raw, self.sources, self._search_blocks)
         index = raw.get("document_index")
-        if not isinstance(index, int) or not 0 <= index < len(self.sources):
-            self._invalid.append(f"[{index + 1 if isinstance(index, int) else index}]")
+        if not _is_index(index) or not 0 <= index < len(self.sources):
+            # a JSON ``true`` is no index (not 1); the marker shows what was sent, bounded in length
+            self._invalid.append(f"[{shown(index + 1 if _is_index(index) else index)}]")
             return None
         source = self.sources[index]
         span = _span(source, raw)
-        if span is None:  # pages or blocks the source does not have: reported, never guessed
+        if span is None:  # pages, blocks or characters the source does not have: reported, never guessed
             self._invalid.append(f"[{index + 1}]")
             return None
         start, end = span
@@ -353,12 +356,12 @@ def _search_result_chars(
     index = raw.get("search_result_index")
     mapped: dict[str, Any] = {"type": "char_location", "document_index": index}
     mapped["cited_text"] = raw.get("cited_text") or ""
-    if not isinstance(index, int) or not 0 <= index < min(len(sources), len(blocks)):
+    if not _is_index(index) or not 0 <= index < min(len(sources), len(blocks)):
         return mapped
     spans = blocks[index]
     first, end = raw.get("start_block_index"), raw.get("end_block_index")
-    if isinstance(first, int) and 0 <= first < len(spans):
-        last = min(end, len(spans)) - 1 if isinstance(end, int) and end > first else first
+    if _is_index(first) and 0 <= first < len(spans):
+        last = min(end, len(spans)) - 1 if _is_index(end) and end > first else first
         start, stop = spans[first][0], spans[last][1]
         text = sources[index].text
         mapped.update(start_char_index=start, end_char_index=stop, cited_text=text[start:stop])
@@ -371,29 +374,62 @@ def _span(source: Source, raw: Mapping[str, Any]) -> tuple[int, int] | None:
     segments = source.segments
     fallback: tuple[int, int] | None = None
     if kind == "char_location":
-        lo, hi = 0, len(source.text)
         start, end = raw.get("start_char_index"), raw.get("end_char_index")
-        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= hi:
+        if _is_index(start) and _is_index(end) and 0 <= start < end <= len(source.text):
             if not cited or source.text[start:end] == cited:
                 return start, end
             fallback = (start, end)
+        # indices outside the document and a ``cited_text`` it does not hold point at nothing in it:
+        # an invalid marker, never the whole source
+        return _find(source.text, cited, 0, len(source.text)) or fallback
     elif kind == "page_location":
         p0, p1 = raw.get("start_page_number"), raw.get("end_page_number")
-        p0 = p0 if isinstance(p0, int) else -1
-        p1 = p1 if isinstance(p1, int) and p1 > p0 else p0 + 1
+        p0 = p0 if _is_index(p0) else -1
+        p1 = p1 if _is_index(p1) and p1 > p0 else p0 + 1
         chosen = [s for s in segments if s.page is not None and p0 <= s.page < p1]
         if not chosen:  # pages the source does not have
             return None
         lo, hi = chosen[0].start, chosen[-1].end
     elif kind == "content_block_location":
         b0, b1 = raw.get("start_block_index"), raw.get("end_block_index")
-        if not isinstance(b0, int) or not 0 <= b0 < len(segments):
+        if not _is_index(b0) or not 0 <= b0 < len(segments):
             return None
-        b1 = b1 if isinstance(b1, int) and b1 > b0 else b0 + 1
+        b1 = b1 if _is_index(b1) and b1 > b0 else b0 + 1
         lo, hi = segments[b0].start, segments[min(b1, len(segments)) - 1].end
     else:
         return None  # web search results and other locations do not point into a source
     return _find(source.text, cited, lo, hi) or fallback or (lo, hi)
+
+
+def _check_search_blocks(value: Any) -> list[list[tuple[int, int]]] | None:
+    """``search_result_blocks`` as lists of ``(start, end)`` pairs of ints, ``0 <= start <= end``
+    (``ArgumentError`` naming the first wrong entry), or None."""
+    if value is None:
+        return None
+    results = check_items(value, "search_result_blocks", what="lists of (start, end) spans")
+    checked = []
+    for i, spans in enumerate(results):
+        name = f"search_result_blocks[{i}]"
+        pairs = []
+        for j, span in enumerate(check_items(spans, name, what="(start, end) spans")):
+            if (
+                isinstance(span, (str, bytes))
+                or not isinstance(span, Sequence)
+                or len(span) != 2
+                or not all(_is_index(x) for x in span)
+                or not 0 <= span[0] <= span[1]
+            ):
+                raise ArgumentError(
+                    f"{name}[{j}] must be a (start, end) pair of ints 0 <= start <= end, got {shown(span)}"
+                )
+            pairs.append((span[0], span[1]))
+        checked.append(pairs)
+    return checked
+
+
+def _is_index(value: Any) -> TypeGuard[int]:
+    """An index as JSON gives one: an ``int``, not a ``bool`` (``true`` is not 1)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _find(text: str, cited: str, lo: int, hi: int) -> tuple[int, int] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._args import MAX_NUMBER, shown
 from .._exceptions import ArgumentError
 
 __all__ = ["brief_citation_instructions"]
@@ -15,6 +16,6 @@ _BRIEF = (
 def brief_citation_instructions(count: int) -> str:
     """``citation_instructions(count)`` in one sentence pair (about 40 tokens instead of about 140):
     cite with ``[n]`` markers, only numbers 1..``count``, no reference list."""
-    if type(count) is not int or count < 1:
-        raise ArgumentError(f"count must be an int of at least 1, got {count!r}")
+    if type(count) is not int or not 1 <= count <= MAX_NUMBER:
+        raise ArgumentError(f"count must be an int of at least 1 (at most {MAX_NUMBER}), got {shown(count)}")
     return _BRIEF.format(count=count)

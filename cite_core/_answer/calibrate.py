@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .._args import shown
 from .._exceptions import ArgumentError
 from .._schema.support import SUPPORT_THRESHOLD as DEFAULT_UNSUPPORTED_THRESHOLD
 from .._sources.numbering import number_sources
@@ -122,7 +123,7 @@ def _example(item: Any, index: int) -> tuple[str, list[str], bool]:
             f"examples[{index}]: the source must be a str or a list of str, got {source!r:.60}"
         )
     if not isinstance(label, bool):
-        raise ArgumentError(f"examples[{index}]: supported? must be True or False, got {label!r}")
+        raise ArgumentError(f"examples[{index}]: supported? must be True or False, got {shown(label)}")
     return claim, list(sources), label
 
 
@@ -179,11 +180,11 @@ def calibrate_flag(
     most 8.66% flagged on them, so that new claims stay within 10%); ``folds``-fold cross-validation
     (stratified by label, in the examples' order) estimates the rates on examples it was not chosen on."""
     if isinstance(max_false_flags, bool) or not isinstance(max_false_flags, (int, float)):
-        raise ArgumentError(f"max_false_flags must be a number in 0..1, got {max_false_flags!r}")
+        raise ArgumentError(f"max_false_flags must be a number in 0..1, got {shown(max_false_flags)}")
     if not 0.0 <= max_false_flags < 1.0:
-        raise ArgumentError(f"max_false_flags must be in 0..1 (0.10: 10%), got {max_false_flags!r}")
+        raise ArgumentError(f"max_false_flags must be in 0..1 (0.10: 10%), got {shown(max_false_flags)}")
     if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise ArgumentError(f"folds must be an int of at least 2, got {folds!r}")
+        raise ArgumentError(f"folds must be an int of at least 2, got {shown(folds)}")
     if isinstance(examples, (str, bytes, Mapping)) or not isinstance(examples, Iterable):
         raise ArgumentError(f"examples must be a list of examples, got {type(examples).__name__}")
     pos: list[float] = []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._args import check_int, check_items, check_text
+from .._args import check_int, check_items, check_text, shown
 from .._brackets import CLOSERS, TAG_CLOSER, TAG_OPENER
 from .._exceptions import PromptError
 from .._locate.scoring import ClaimTerms, TermStats, bm25, support
@@ -34,7 +34,10 @@ NO_ANSWER = {
 """What the answerer writes when no sentence shares a term with the question."""
 
 _CJK = CJK_RE
-_TRAILING = re.compile(r"[.!?。！？…]+[\"'”’」』)）]*$")
+_END_PUNCT = ".!?。！？…"
+_END_QUOTES = "\"'”’」』)）"
+"""A sentence's final punctuation: a run of ``_END_PUNCT`` and then of ``_END_QUOTES`` at its end (found
+with two ``rstrip``: the pattern ``[.!?…]+["')]*$`` searched a long run of dots at every position)."""
 # Characters that would start markers, code or tags when the sentence is parsed back.
 _NEUTRAL = str.maketrans(
     {
@@ -105,7 +108,7 @@ def extractive_answer(question: str, sources: Sequence[Any], *, max_sentences: i
     When nothing matches, a plain statement says so.
     """
     if not isinstance(question, str) or not question.strip():
-        raise PromptError(f"question must be a non-empty string, got {question!r}")
+        raise PromptError(f"question must be a non-empty string, got {shown(question)}")
     check_text(question, "question")
     check_int(max_sentences, "max_sentences", low=1)
     items = check_items(sources, "sources")
@@ -250,8 +253,9 @@ def _with_marker(sentence: str, number: int, units: tuple[int, int]) -> str:
     """``sentence`` with ``[number]`` before its final punctuation (added when it has none); a sentence
     over several units (a line wrapped in its source) names them, ``[number:a-b]``, so that its citation
     covers it whole rather than the one line that matches best."""
-    m = _TRAILING.search(sentence)
-    body, end = (sentence[: m.start()], m.group()) if m else (sentence, "")
+    unquoted = sentence.rstrip(_END_QUOTES)
+    cut = len(unquoted.rstrip(_END_PUNCT))
+    body, end = (sentence[:cut], sentence[cut:]) if cut < len(unquoted) else (sentence, "")
     cjk = bool(_CJK.search(body[-1:])) if body else False
     if not end:
         end = "。" if cjk else "."

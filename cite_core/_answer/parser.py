@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .._args import check_flag, check_items, check_iterable, check_number, check_text
+from .._args import check_flag, check_items, check_iterable, check_number, check_text, shown
 from .._exceptions import ArgumentError, StreamClosedError
 from .._locate.localize import Corpus
 from .._schema.citations import DisplayNumbers, check_display_numbers
@@ -60,7 +60,7 @@ class CitationStream:
         check_display_numbers(display_numbers, first_new)
         unsupported_threshold = resolve_threshold(unsupported_threshold, calibration)
         if not isinstance(style, str) or style not in PROMPT_STYLES:
-            raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
+            raise ArgumentError(f"style must be 'markers', 'sentences' or 'statements', got {shown(style)}")
         items = check_items(sources, "sources")
         check_number(unsupported_threshold, "unsupported_threshold")
         check_flag(display, "display")

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .._args import shown
 from .._schema.verdicts import VERDICT_LEVELS, Verdict
 from .._sources.delimiters import clean_attribute, clean_text
 
@@ -71,7 +72,8 @@ def verify_messages(claims: Sequence[ClaimToCheck]) -> list[dict[str, str]]:
 
 _LEADING = ".,;:!?。，；：！？"
 """Punctuation a claim's block can start with (the stop after the previous claim's markers)."""
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*)\n\s*```\s*$", re.S)
+_MAX_ID_DIGITS = 9
+"""An id written as a string is read only when it is at most this many ASCII digits."""
 
 
 def _level(value: Any, index: int) -> str:
@@ -80,25 +82,30 @@ def _level(value: Any, index: int) -> str:
     level = re.sub(r"[\s-]+", "_", value.strip().lower())
     if level not in VERDICT_LEVELS:
         raise MalformedReply(
-            f"entry {index} has the verdict {value!r}, not one of {', '.join(VERDICT_LEVELS)}"
+            f"entry {index} has the verdict {shown(value)}, not one of {', '.join(VERDICT_LEVELS)}"
         )
     return level
+
+
+def _is_number(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` accepts ``²``, which ``int`` refuses), and few of them."""
+    return 0 < len(text) <= _MAX_ID_DIGITS and text.isascii() and text.isdigit()
 
 
 def parse_verdicts(reply: str, count: int) -> list[Verdict]:
     """The verdicts of a reply, one per claim in id order; ``MalformedReply`` when it is not exactly
     one valid entry per claim (a missing, repeated or unknown id, an unknown verdict, no JSON)."""
-    text = reply.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1)
-    start, end = text.find("{"), text.rfind("}")
+    # the object is read from the first "{" to the last "}": a ``` fence around it (or any other text)
+    # holds no brace, so it needs no pattern (the fence pattern was cubic on a run of newlines)
+    start, end = reply.find("{"), reply.rfind("}")
     if start < 0 or end < start:
         raise MalformedReply("no JSON object in the reply")
     try:
-        data = json.loads(text[start : end + 1])
-    except ValueError as error:
-        raise MalformedReply(f"invalid JSON ({error})") from None
+        data = json.loads(reply[start : end + 1])
+    except ValueError as error:  # the message of json and of int(), bounded
+        raise MalformedReply(f"invalid JSON ({str(error)[:120]})") from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise MalformedReply("invalid JSON (nested too deep)") from None
     entries = data.get("claims") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise MalformedReply('no "claims" list in the JSON object')
@@ -107,10 +114,10 @@ def parse_verdicts(reply: str, count: int) -> list[Verdict]:
         if not isinstance(entry, dict):
             raise MalformedReply(f"entry {index} is not an object")
         ident = entry.get("id")
-        if isinstance(ident, str) and ident.strip().isdigit():
+        if isinstance(ident, str) and _is_number(ident.strip()):
             ident = int(ident)
         if isinstance(ident, bool) or not isinstance(ident, int) or not 1 <= ident <= count:
-            raise MalformedReply(f"entry {index} has the id {ident!r}, not a claim number 1..{count}")
+            raise MalformedReply(f"entry {index} has the id {shown(ident)}, not a claim number 1..{count}")
         if ident in verdicts:
             raise MalformedReply(f"claim {ident} has two entries")
         reason = entry.get("reason", "")

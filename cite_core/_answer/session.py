@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._args import check_flag, check_int, check_items
+from .._args import MAX_NUMBER, check_flag, check_int, check_items, check_iterable, check_text, shown
 from .._exceptions import ArgumentError, SourceError
 from .._schema.models import CitedAnswer, Source
 from .._sources.numbering import number_sources
@@ -37,6 +37,21 @@ sources only from tool results that carry it (or from tools named as the project
 
 def _text_key(source: Source) -> str:
     return "text:" + hashlib.sha1(source.text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _references(references: Any) -> list[tuple[int, str]]:
+    """``{"number": n, "key": k}`` entries as ``(n, k)`` pairs; ``ArgumentError`` naming a wrong one."""
+    pairs = []
+    for i, ref in enumerate(check_iterable(references, "references", "{'number', 'key'} mappings")):
+        number, key = (ref.get("number"), ref.get("key")) if isinstance(ref, Mapping) else (None, None)
+        if not isinstance(key, str) or isinstance(number, bool) or not isinstance(number, int):
+            raise ArgumentError(
+                f"references[{i}] must be a mapping with an int number and a str key, got {shown(ref)}"
+            )
+        if not 1 <= number <= MAX_NUMBER:
+            raise ArgumentError(f"references[{i}] has the number {shown(number)}, not one in 1..{MAX_NUMBER}")
+        pairs.append((number, key))
+    return pairs
 
 
 def source_key(source: Source) -> str:
@@ -140,7 +155,9 @@ class CitationSession:
         check_int(number, "number")
         with self._lock:
             if number not in self._members:
-                raise SourceError(f"the session has no source {number} (it holds 1..{len(self._sources)})")
+                raise SourceError(
+                    f"the session has no source {shown(number)} (it holds 1..{len(self._sources)})"
+                )
             return [self._items[i] for i in self._members[number]]
 
     def format(self, sources: Sequence[Source], *, style: PromptStyle = "markers") -> str:
@@ -206,17 +223,13 @@ class CitationSession:
     def remember(self, references: Iterable[Mapping[str, Any]]) -> None:
         """Keep the numbers an earlier answer gave its sources (``{"number": n, "key": ...}`` entries, as
         in a cited message's metadata), so a source seen again gets the same number. A key or number
-        the session already gives another source is left as it is (the first meaning wins)."""
+        the session already gives another source is left as it is (the first meaning wins). An entry
+        that is not such a mapping is an ``ArgumentError`` naming it."""
+        entries = _references(references)
         with self._lock:
             taken = {*self._by_key.values(), *self._sources}
-            for ref in references:
-                number, key = ref.get("number"), ref.get("key")
-                if (
-                    isinstance(number, int)
-                    and isinstance(key, str)
-                    and key not in self._by_key
-                    and number not in taken
-                ):
+            for number, key in entries:
+                if key not in self._by_key and number not in taken:
                     self._by_key[key] = number
                     taken.add(number)
 
@@ -224,6 +237,7 @@ class CitationSession:
         """For one call whose sources are numbered 1..N (a chain's prompt): source number -> the number
         the conversation gave it before, for the sources it has seen (``parse_answer(display_numbers=)``,
         with ``first_new=session.next_number``)."""
+        sources = check_items(sources, "sources", Source, "sources (Source objects)")
         with self._lock:
             found: dict[int, int] = {}
             for source in sources:
@@ -243,12 +257,10 @@ class CitationSession:
         sources ``references`` name, as in its message metadata) becomes the number of the same source
         among ``sources``, or is removed when that source is not among them or is unknown. The model
         then never reads ``[k]`` meaning one source above ``<source number="k">`` meaning another."""
-        by_key = {self.key(s): s.number for s in reversed(list(sources))}
-        numbers: dict[int, int] = {}
-        for ref in references:
-            number, key = ref.get("number"), ref.get("key")
-            if isinstance(number, int) and isinstance(key, str) and key in by_key:
-                numbers[number] = by_key[key]
+        check_text(text, "text")
+        sources = check_items(sources, "sources", Source, "sources (Source objects)")
+        by_key = {self.key(s): s.number for s in reversed(sources)}
+        numbers = {number: by_key[key] for number, key in _references(references) if key in by_key}
         return renumber_markers(text, numbers)
 
     def record(self, sources: Sequence[Source]) -> list[dict[str, Any]]:
@@ -274,6 +286,7 @@ class CitationSession:
         tool result's ``record``): only blocks whose number it names are read, under its key; None
         trusts every block (text the project wrote itself, e.g. from a tool you name). Blocks whose
         number the session already gives another source are skipped. Returns the sources restored."""
+        check_text(text, "text")
         keys = None if record is None else _record_keys(record)
         pairs = [(n, item) for n, item in read_source_blocks(text) if keys is None or n in keys]
         return self.restore_items(pairs, keys)
@@ -317,7 +330,11 @@ class CitationSession:
         any other tool's text is never read as sources."""
         names = check_names(tool_names)
         session = cls(**options)
-        for message in messages:
+        for i, message in enumerate(check_iterable(messages, "messages", "message dicts")):
+            if not isinstance(message, Mapping):
+                raise ArgumentError(
+                    f"messages[{i}] must be a message dict (role, content), got {shown(message)}"
+                )
             content = message.get("content")
             if message.get("role") == "tool" and isinstance(content, str):
                 record = message.get(SOURCES_RECORD_KEY)

@@ -73,43 +73,76 @@ def _is_text(value: Any) -> bool:
     return isinstance(value, str) and not isinstance(value, Enum)
 
 
+_LEAVE = object()
+"""On ``string_fields``' stack: every child of the container (whose id is beside it) has been walked."""
+
+
+def path_of(node: Any, prefix: str = "") -> str:
+    """The JSON path of ``node``, a ``(parent node, key)`` chain from the root (None), under ``prefix``:
+    as ``child_path`` writes it, built once where a string field is read (the path of every container
+    on the way, built level by level, was quadratic in the depth)."""
+    keys: list[str | int] = []
+    while node is not None:
+        node, key = node
+        keys.append(key)
+    parts = [prefix]
+    for key in reversed(keys):
+        if isinstance(key, int):
+            parts.append(f"[{key}]")
+        elif _IDENTIFIER.fullmatch(key):
+            parts.append(f".{key}" if prefix or len(parts) > 1 else key)
+        else:
+            parts.append(f"[{json.dumps(key, ensure_ascii=False)}]")
+    return "".join(parts)
+
+
 def string_fields(obj: Any) -> Iterator[tuple[str, str]]:
     """``(path, text)`` of every string field of ``obj``, depth first in field order."""
-    stack: list[tuple[str, Any, set[int]]] = [("", obj, set())]
-    while stack:  # iterative: any depth, and a container holding itself is an error, not a hang
-        path, value, open_ = stack.pop()
+    # iterative: any depth, and a container holding itself is an error, not a hang; the containers
+    # open on the current path are one set, left by a marker on the stack (a copy per level was
+    # quadratic in the depth)
+    stack: list[tuple[Any, Any]] = [(None, obj)]
+    open_: set[int] = set()
+    while stack:
+        node, value = stack.pop()
+        if value is _LEAVE:
+            open_.discard(node)
+            continue
         if _is_text(value):
-            yield path, value
+            yield path_of(node), value
             continue
         children = _children(value)
         if children is None:
             continue
         if id(value) in open_:
-            raise ArgumentError(f"cite_structured: the object contains itself at {path or 'the root'}")
-        inner = open_ | {id(value)}
-        stack.extend((child_path(path, key), child, inner) for key, child in reversed(children))
+            raise ArgumentError(
+                f"cite_structured: the object contains itself at {path_of(node) or 'the root'}"
+            )
+        open_.add(id(value))
+        stack.append((id(value), _LEAVE))
+        stack.extend(((node, key), child) for key, child in reversed(children))
 
 
 def replace_texts(obj: Any, path: str, texts: Mapping[str, Any], *, as_data: bool = False) -> Any:
     """``obj`` with each string field at a path of ``texts`` replaced by its value there (other values
     as they are; models copied, never mutated). ``as_data``: models become dicts."""
-    frames: list[tuple[Any, str, list[tuple[str | int, Any]], list[Any]]] = []
+    frames: list[tuple[Any, Any, list[tuple[str | int, Any]], list[Any]]] = []
 
-    def enter(value: Any, at: str) -> tuple[bool, Any]:
+    def enter(value: Any, at: Any) -> tuple[bool, Any]:
         if _is_text(value):
-            return True, texts.get(at, value)
+            return True, texts.get(path_of(at, path), value)
         children = _children(value)
         if children is None:
             return True, value
         frames.append((value, at, children, []))
         return False, None
 
-    done, result = enter(obj, path)
+    done, result = enter(obj, None)
     while frames:  # iterative, as string_fields: any depth
         value, at, children, built = frames[-1]
         if len(built) < len(children):
             key, child = children[len(built)]
-            done, new = enter(child, child_path(at, key))
+            done, new = enter(child, (at, key))
             if done:
                 built.append(new)
             continue

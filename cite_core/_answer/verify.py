@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import math
-from collections.abc import Generator
+from collections.abc import Generator, Iterable, Mapping
 from typing import Any
 
+from .._args import shown
 from .._exceptions import ArgumentError
 from .._schema.models import CitedAnswer
 from .._schema.verdicts import Verdict, Verification
@@ -89,11 +90,9 @@ def _text(reply: Any) -> str:
         content = getattr(reply, "text", None)
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(
-            b if isinstance(b, str) else str(b.get("text", "")) if isinstance(b, dict) else ""
-            for b in content
-        )
+    if isinstance(content, list):  # text blocks: only their str texts (a huge int would not print)
+        texts = (b if isinstance(b, str) else b.get("text") if isinstance(b, dict) else "" for b in content)
+        return "".join(t for t in texts if isinstance(t, str))
     raise MalformedReply(f"the judge returned a {type(reply).__name__}, not text or a message")
 
 
@@ -129,7 +128,16 @@ def _conversation(claims: list[ClaimToCheck]) -> Reply:
 
 
 def _probabilities(row: Any) -> list[float]:
-    values = [float(v) for v in (row if isinstance(row, (list, tuple)) else [row])]
+    """A row's scores as probabilities; ``MalformedReply`` when it is not a row of finite numbers."""
+    items = row if isinstance(row, (list, tuple)) else [row]
+    if not items or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items):
+        raise MalformedReply("a row that is not numbers")
+    try:
+        values = [float(v) for v in items]
+    except OverflowError:  # an int too large for a float
+        raise MalformedReply("a score too large for a float") from None
+    if not all(math.isfinite(v) for v in values):
+        raise MalformedReply("a score that is not finite")
     if len(values) > 1 and not (all(0 <= v <= 1 for v in values) and abs(sum(values) - 1) < 1e-3):
         top = max(values)
         exps = [math.exp(v - top) for v in values]
@@ -169,13 +177,36 @@ def _nli_pairs(claims: list[ClaimToCheck]) -> list[tuple[str, str]]:
     return [(" ".join(cited for _, cited in passages), claim.strip()) for claim, passages in claims]
 
 
+def _listed(rows: Any) -> list[Any] | None:
+    """What a cross-encoder returned as a list (a numpy array's ``tolist()``), or None when it is not
+    a sequence of rows (None, a number, a str, a dict, an object whose iteration fails)."""
+    try:
+        rows = rows.tolist() if hasattr(rows, "tolist") else rows
+        if not isinstance(rows, (str, bytes, Mapping)) and isinstance(rows, Iterable):
+            return list(rows)
+    except (TypeError, ValueError, AttributeError, RecursionError):
+        pass
+    return None
+
+
 def _nli_result(judge: Any, rows: Any, count: int) -> tuple[list[Verdict] | None, int, str | None]:
-    rows = rows.tolist() if hasattr(rows, "tolist") else list(rows)
+    """The verdicts of a cross-encoder's scores, or the problem when they are not ``count`` rows of
+    finite numbers (one row's width for all): never a built-in error from what the model returned."""
+    listed = _listed(rows)
+    if listed is None:
+        return None, 1, f"the cross-encoder returned {shown(rows)}, not rows of scores; no claim was verified"
+    rows = listed
     if len(rows) != count:
         return None, 1, f"the cross-encoder returned {len(rows)} scores for {count} claims; none was verified"
     first = rows[0] if rows else []
-    labels = _nli_labels(judge, len(first) if isinstance(first, (list, tuple)) else 1)
-    return [_nli_verdict(row, labels) for row in rows], 1, None
+    width = len(first) if isinstance(first, (list, tuple)) else 1
+    try:
+        if any((len(row) if isinstance(row, (list, tuple)) else 1) != width for row in rows):
+            raise MalformedReply("rows of different widths")
+        labels = _nli_labels(judge, width)
+        return [_nli_verdict(row, labels) for row in rows], 1, None
+    except ValueError as problem:  # MalformedReply, or int() of a label id in the model's config
+        return None, 1, f"the cross-encoder returned {problem}; no claim was verified"
 
 
 def _check(answer: Any) -> CitedAnswer:

@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from itertools import repeat
 from typing import Any
 
-from .._exceptions import CiteError
 from .._sources.cache import VECTORS
-from .rescore import embed_function
+from .rescore import embed_function, model_vectors
 
 __all__ = ["DenseModel", "cosine"]
 
@@ -79,9 +78,7 @@ class DenseModel:
         missing = list(dict.fromkeys(t for t, v in zip(texts, found) if v is None))
         if missing:
             self.calls += 1
-            got = list(self._batch(missing))
-            if len(got) != len(missing):
-                raise CiteError(f"the embedding model returned {len(got)} vectors for {len(missing)} texts")
+            got = model_vectors(self._batch(missing), len(missing))
             new = {t: VECTORS.put((token, t), _unit(v)) for t, v in zip(missing, got)}
             found = [v if v is not None else new[t] for t, v in zip(texts, found)]
         return found  # type: ignore[return-value]

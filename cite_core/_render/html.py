@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from typing import TYPE_CHECKING
 
-from .._args import check_flag, check_text, check_texts
+from .._args import check_flag, check_text, check_texts, shown
 from .._exceptions import CiteError
 from .html_builders import CitationIds, esc, markers_html, panel_html, references_html
 from .labels import detect_lang, labels_for, one_line, short
@@ -80,7 +80,7 @@ def content_security_policy(*, script: bool = True, extra_styles: Iterable[str] 
 def _prefix(answer: CitedAnswer, id_prefix: str | None) -> str:
     if id_prefix is not None:
         if not _PREFIX.fullmatch(id_prefix):
-            raise RenderError(f"id_prefix must match {_PREFIX.pattern}, got {id_prefix!r}")
+            raise RenderError(f"id_prefix must match {_PREFIX.pattern}, got {shown(id_prefix)}")
         return id_prefix
     digest = hashlib.sha1(answer.model_dump_json().encode("utf-8")).hexdigest()[:8]
     return f"cite-{digest}"

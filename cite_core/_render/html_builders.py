@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -217,25 +218,51 @@ def references_html(
 
 
 def _source_body(source: Source, spans: list[tuple[int, int, int]], labels: dict[str, str]) -> str:
-    """The whole source text, cited spans wrapped in ``<mark data-c="ids">`` (overlaps split)."""
+    """The whole source text, cited spans wrapped in ``<mark data-c="ids">`` (overlaps split).
+
+    One sweep over the pieces in text order (the spans that have started and not ended, found through
+    the spans sorted by start), not every span for every segment and piece: a paged source with many
+    cited passages was quadratic."""
     out = []
+    bounds = sorted(x for _, s, e in spans for x in (s, e))
+    order = sorted(range(len(spans)), key=lambda i: spans[i][1])  # span indices by start
+    sweep = _Sweep(spans, order)
     for index, seg in enumerate(source.segments):
         if seg.page is not None:
             text = page_text((seg.page, seg.page), labels, _printed(source))
             out.append(f'<span class="cite-page-label">{esc(text)}</span>')
         elif index:
             out.append('<span class="cite-page-label">…</span>')
-        cuts = {seg.start, seg.end}
-        for _, s, e in spans:
-            cuts.update(x for x in (s, e) if seg.start < x < seg.end)
-        points = sorted(cuts)
+        inside = bounds[bisect_right(bounds, seg.start) : bisect_left(bounds, seg.end)]
+        points = sorted({seg.start, seg.end, *inside})
         for a, b in zip(points, points[1:]):
             piece = esc(source.text[a:b])
-            cids = [str(cid) for cid, s, e in spans if s < b and e > a and s < e]
+            cids = sweep.covering(a, b)
             out.append(f'<mark data-c="{" ".join(cids)}">{piece}</mark>' if cids else piece)
         if index < len(source.segments) - 1 and seg.page is None:
             out.append("\n")
     return "".join(out)
+
+
+class _Sweep:
+    """The ids of the spans covering pieces asked in increasing order (in the spans' own order)."""
+
+    def __init__(self, spans: list[tuple[int, int, int]], order: list[int]) -> None:
+        self.spans, self.order = spans, order
+        self.next = 0  # in ``order``: the first span not yet started
+        self.active: set[int] = set()
+        self.last = -1
+
+    def covering(self, a: int, b: int) -> list[str]:
+        if a < self.last:  # segments out of text order: start again
+            self.next, self.active = 0, set()
+        self.last = a
+        spans, order = self.spans, self.order
+        while self.next < len(order) and spans[order[self.next]][1] < b:
+            self.active.add(order[self.next])
+            self.next += 1
+        self.active = {i for i in self.active if spans[i][2] > a} if self.active else self.active
+        return [str(spans[i][0]) for i in sorted(self.active) if spans[i][1] < spans[i][2]]
 
 
 def panel_html(

@@ -7,14 +7,17 @@ constructs one by one, every character that could open a link, an image, a refer
 definition, raw HTML or an autolink is written as a character reference (``&#91;``), which every one of
 them shows as the character itself and none reads as syntax:
 
-- in the model's text: every ``[`` and ``]``; ``<`` unless a space or ``=`` follows; the ``:`` of
-  ``scheme://`` for any scheme but http(s) (GFM links ``ftp://``); a ``!`` or ``\\`` just before one
+- in the model's text: every ``[``, ``]``, ``{`` and ``}`` (attribute lists: python-markdown's
+  ``attr_list``, part of ``extra``, and markdown-it's ``attrs`` put ``{: onclick=...}`` on elements);
+  ``<`` unless a space or ``=`` follows; the ``:`` of ``scheme://`` for any scheme but http(s) (GFM
+  links ``ftp://``); the first ``/`` of ``//host`` (markdown-it's ``linkify`` makes it a
+  protocol-relative link); a ``!`` or ``\\`` just before one
   of our markers and a ``(`` or ``:`` just after one (``[1](javascript:...)``, ``[1]: ...``). One
   construct is kept: a link ``[text](URL)`` whose URL ``safe_url`` accepts is rebuilt from its parts
   (text escaped as above, URL %-encoded);
 - in metadata (titles, authors, cited passages, notes, the heading), which is one line and never
-  starts one: every ``\\ ` * _ [ ] < > ( ) { } ^ | & ~``, the ``.`` of ``www.`` and a ``:`` before
-  ``/`` (GFM autolinks ``https://``);
+  starts one: every ``\\ ` * _ [ ] < > ( ) { } ^ | & ~``, the ``.`` of ``www.``, a ``:`` before
+  ``/`` (GFM autolinks ``https://``) and a ``/`` before ``/`` (linkify's protocol-relative ``//host``);
 - in the ``footnotes`` style, every entry ends in `` &#160;`` (a no-break space), so that a renderer
   without footnotes cannot read ``[^1]: //evil.example`` or ``[^1]: x "y"`` as a link definition for
   our ``[^1]``: a definition's destination and title must end the line.
@@ -33,7 +36,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from .._args import check_flag, check_text
+from .._args import check_choice, check_flag, check_text
 from .blocks import citations_by_reference, walk
 from .labels import cited_pages, detect_lang, labels_for, one_line, short
 from .location import reference_link, source_path
@@ -47,11 +50,18 @@ if TYPE_CHECKING:
 __all__ = ["escape_metadata_markdown", "escape_model_markdown", "render_markdown"]
 
 _META = {ord(c): f"&#{ord(c)};" for c in "\\`*_[]<>(){}^|&~"}
-_META_IN_CONTEXT = re.compile(r"(?<=www)\.|:(?=/)", re.IGNORECASE)
+_META_IN_CONTEXT = re.compile(r"(?<=www)\.|:(?=/)|(?<!:)/(?=/)", re.IGNORECASE)
 _SAFE_LINK = re.compile(
     r"(?<![!\\])\[([^\[\]\n\\`<>]{1,300})\]\((https?://[^\s()<>\[\]\"'`\\]{1,2000})\)", re.IGNORECASE
 )
-_MODEL = re.compile(r"[\[\]]|<(?![ \t\r\n=]|$)|(?<![Hh][Tt][Tt][Pp])(?<![Hh][Tt][Tt][Pp][Ss])(?<=\w):(?=//)")
+_MODEL = re.compile(
+    r"[\[\]{}]|<(?![ \t\r\n=]|$)|(?<![Hh][Tt][Tt][Pp])(?<![Hh][Tt][Tt][Pp][Ss])(?<=\w):(?=//)"
+    r"|(?<![:/])/(?=/[^\W_])"
+)
+"""What opens a construct in model text: ``[ ]``; ``{ }`` (attribute lists of python-markdown's
+``attr_list``/``extra`` and markdown-it's ``attrs``: ``{: onclick=...}``, ``*x*{onmouseover=...}``); ``<``
+before a tag; the ``:`` of a non-http ``scheme://``; the first ``/`` of a protocol-relative ``//host``
+(markdown-it's ``linkify`` links it)."""
 
 
 def _entity(match: re.Match[str]) -> str:
@@ -125,6 +135,7 @@ def render_markdown(
     check_flag(quotes, "quotes")
     check_flag(safe, "safe")
     check_flag(file_links, "file_links")
+    check_choice(style, "style", ("links", "footnotes", "plain"))  # anything else rendered as plain
     lang = lang or detect_lang(answer.plain_text)
     labels = labels_for(lang)
     notes = answer_notes(answer, lang) if notes is None else notes

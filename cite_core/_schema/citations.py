@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from .._args import MAX_NUMBER, shown
 from .._exceptions import ArgumentError
 from .events import char_location
 from .models import (
@@ -54,16 +55,17 @@ def check_display_numbers(fixed: Any, first_new: Any) -> None:
             raise ArgumentError(f"display_numbers must be a mapping, got {type(fixed).__name__}")
         for key, value in fixed.items():
             for number in (key, value):
-                if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+                if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_NUMBER:
                     raise ArgumentError(
-                        f"display_numbers must map ints >= 1 to ints >= 1, got {key!r}: {value!r}"
+                        f"display_numbers must map ints >= 1 to ints >= 1 (at most {MAX_NUMBER}), "
+                        f"got {shown(key)}: {shown(value)}"
                     )
         if len(set(fixed.values())) != len(fixed):
             raise ArgumentError("display_numbers gives two sources the same number")
     if first_new is not None and (
-        isinstance(first_new, bool) or not isinstance(first_new, int) or first_new < 1
+        isinstance(first_new, bool) or not isinstance(first_new, int) or not 1 <= first_new <= MAX_NUMBER
     ):
-        raise ArgumentError(f"first_new must be an int >= 1, got {first_new!r}")
+        raise ArgumentError(f"first_new must be an int >= 1 (at most {MAX_NUMBER}), got {shown(first_new)}")
 
 
 def display_number(numbers: dict[int, int], number: int) -> int:

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from .._args import shown
 from .._text import SURROGATE_RE, has_surrogate
 
 __all__ = [
@@ -103,7 +104,7 @@ def metadata_problem(metadata: dict[Any, Any]) -> str | None:
     than ``MAX_METADATA_SIZE`` values and characters written out, a lone surrogate in a string), or None."""
     for key in metadata:
         if not isinstance(key, str):
-            return f"metadata keys must be strings, got {type(key).__name__} {key!r}"
+            return f"metadata keys must be strings, got {type(key).__name__} {shown(key)}"
     if type(metadata) is dict and all(type(v) in _SCALARS for v in metadata.values()):
         return _flat_problem(metadata)
     sizes: dict[int, int] = {}  # id -> size written out, once per object

@@ -1,14 +1,21 @@
-"""Keep untrusted text inside the prompt's ``<source ...>`` delimiters (issue 16 item 6).
+"""Keep untrusted text inside the delimiters of every prompt the project builds (issues 16 and 33).
+
+``DELIMITERS`` is the one table of the tags a prompt frames untrusted text with: ``<source>`` (the
+citation prompt and tool results), ``<passage>`` and ``<claim>`` (the judge prompt of ``verify``),
+``<message>`` (the conversation of a condense prompt), ``<Cn>``, ``<statement>`` and ``<cite>`` (the
+``statements`` style). ``clean_text`` is the one function every prompt passes untrusted text through
+(source text, claims, passages, history), ``clean_attribute`` the one for attribute values (titles).
 
 What the model sees only: ``Source.text`` and every offset are untouched.
 
 - Format characters (Unicode category Cf: zero-width space U+200B, soft hyphen U+00AD, bidi
   controls, tag characters U+E0000..) are removed from source text and attributes, except the
   zero-width joiner and non-joiner that emoji and Persian or Indic words need.
-- A tag-like ``<source`` or ``</source`` is neutralised by writing its bracket as ``&lt;``. It is found
+- A tag-like opening or closing of any delimiter (``<source``, ``</passage``, ``</claim``, ``<C7``...) is
+  neutralised by writing its bracket as ``&lt;``. It is found
   on a skeleton of the text: each character NFKC-normalised (fullwidth ``＜/ｓｏｕｒｃｅ＞``, math
   letters), lookalikes mapped to the Latin letter they imitate (every confusable Unicode's UTS #39 data
-  gives for ``<``, ``/`` and the letters of ``source``: Cyrillic ``е`` in ``sourcе``, Cherokee ``Ꮪ``,
+  gives for ``<``, ``/`` and the letters of the delimiters: Cyrillic ``е`` in ``sourcе``, Cherokee ``Ꮪ``,
   ``ʂ``), combining marks, joiners, format and control characters (NUL, C1) skipped, case folded.
   The text itself is not NFKC-normalised (that would turn ``10²`` into ``102``); only the bracket of a
   lookalike tag changes.
@@ -25,7 +32,12 @@ from functools import lru_cache
 
 from .confusables import CONFUSABLES
 
-__all__ = ["clean_attribute", "clean_text"]
+__all__ = ["DELIMITERS", "clean_attribute", "clean_text"]
+
+DELIMITERS: tuple[str, ...] = ("source", "passage", "claim", "message", "statement", "cite", "c#")
+"""The tag names prompts frame untrusted text with (``#``: a digit, as in ``<C3>``). A ``<`` (or a
+lookalike) followed by one of them, with or without ``/``, in any case, spacing or lookalike letters, is
+neutralised in every text a prompt frames. ``confusables.py`` holds the lookalikes of their letters."""
 
 
 _BRACKETS = "".join(
@@ -40,7 +52,7 @@ _CONTROLS = dict.fromkeys([*range(32), 127])
 
 _LOOKALIKES = str.maketrans(
     {
-        # every character Unicode's confusables give for a letter of "source" or for "/" (the
+        # every character Unicode's confusables give for a letter of a delimiter or for "/" (the
         # Cherokee letters, ``ʂ`` (an ``s`` with a hook), Lisu, Old Italic, mathematical letters, ...)
         # and their other cases (Cherokee folds small letters to capitals, Greek lunate sigma ``ϲ``/``Ϲ``)
         **{
@@ -89,9 +101,42 @@ _LOOKALIKES = str.maketrans(
     }
 )
 
-_TAG_AFTER_BRACKET = re.compile(r"\s*(?:/\s*)?source")
+
+def _read_as() -> dict[str, set[str]]:
+    """Each delimiter letter -> what the skeleton may show in its place: the letter, the letters a
+    lookalike of it may have been mapped to instead (Cyrillic ``і`` and Greek ``ι`` look like both ``i``
+    and ``l``; the map keeps one, the pattern accepts both), and its ASCII lookalikes, which the
+    skeleton keeps as they are (``1`` and ``|`` for ``l``)."""
+    targets: dict[str, set[str]] = {}
+    for target, chars in CONFUSABLES.items():
+        for char in chars:
+            for case in (char, char.upper(), char.lower(), char.casefold()):
+                targets.setdefault(case, set()).add(target)
+    read_as: dict[str, set[str]] = {}
+    for char, letters in targets.items():
+        for letter in letters:
+            read_as.setdefault(letter, {letter}).update(letters)
+            if char.isascii():
+                read_as[letter].add(char)
+    return read_as
+
+
+def _name_pattern(name: str, read_as: dict[str, set[str]]) -> str:
+    parts = []
+    for letter in name:
+        letters = read_as.get(letter, {letter})
+        if letter == "#":  # a digit; the skeleton reads 0 as o, so "o" not followed by a letter too
+            parts.append(r"(?:\d|o(?![a-z]))")
+        else:
+            parts.append(letter if len(letters) == 1 else f"[{re.escape(''.join(sorted(letters)))}]")
+    return "".join(parts)
+
+
+_TAG_AFTER_BRACKET = re.compile(
+    r"\s*(?:/\s*)?(?:" + "|".join(_name_pattern(name, _read_as()) for name in DELIMITERS) + ")"
+)
 _WINDOW = 48
-"""Characters after a bracket that are read to decide (``<`` + spaces + ``/`` + ``source``, with room for
+"""Characters after a bracket that are read to decide (``<`` + spaces + ``/`` + a name, with room for
 combining marks and joiners between them)."""
 
 _BRACKET = re.compile(f"[{_BRACKETS}]")

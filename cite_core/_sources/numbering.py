@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._args import check_flag, check_instance, check_items, check_text
-from .._exceptions import SourceError
+from .._args import MAX_NUMBER, check_flag, check_instance, check_items, check_text, shown
+from .._exceptions import ArgumentError, SourceError
 from .._schema.metadata import metadata_int, metadata_problem, surrogate_problem
 from .._schema.models import Segment, Source, SourceKind
 
@@ -60,8 +60,8 @@ def number_sources(items: Iterable[Any], *, merge: bool = True, start: int = 1) 
     given (a session continuing after the sources it already holds).
     """
     items = check_items(items, "items", error=SourceError)
-    if isinstance(start, bool) or not isinstance(start, int) or start < 1:
-        raise SourceError(f"start must be an integer >= 1, got {start!r}")
+    if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= MAX_NUMBER:
+        raise SourceError(f"start must be an integer >= 1 (at most {MAX_NUMBER}), got {shown(start)}")
     check_flag(merge, "merge")
     parsed = [_parse_item(i, item) for i, item in enumerate(items)]
     groups: list[_Item] = []
@@ -135,7 +135,7 @@ def _field(value: Any, name: str, index: int) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise SourceError(f"'{name}' must be a string, got {type(value).__name__}", index=index)
     if isinstance(value, float) and not math.isfinite(value):
-        raise SourceError(f"'{name}' must be a string, got {value!r}", index=index)
+        raise SourceError(f"'{name}' must be a string, got {shown(value)}", index=index)
     text = str(value).strip()
     problem = surrogate_problem(text, f"'{name}'")
     if problem:
@@ -146,10 +146,18 @@ def _field(value: Any, name: str, index: int) -> str | None:
 def _int(value: Any, name: str, index: int, minimum: int) -> int:
     number = metadata_int(value)
     if number is None:
-        raise SourceError(f"'{name}' must be an integer, got {value!r}", index=index)
+        raise SourceError(f"'{name}' must be an integer, got {shown(value)}", index=index)
     if number < minimum:
         raise SourceError(f"'{name}' must be >= {minimum}, got {number}", index=index)
     return number
+
+
+def _finite(number: float) -> bool:
+    """Whether ``number`` is a finite float or an int a float can hold (``2**4000`` cannot)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return False
 
 
 def _check_one_content(data: dict[str, Any], index: int) -> None:
@@ -180,9 +188,9 @@ def _from_dict(index: int, item: Mapping[str, Any]) -> _Item:
     fields = {name: _field(data.pop(name, nested.pop(name, None)), name, index) for name in _FIELDS}
     score = data.pop("score", None)
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
-        raise SourceError(f"'score' must be a number, got {score!r}", index=index)
-    if score is not None and not math.isfinite(score):
-        raise SourceError(f"'score' must be a finite number, got {score!r}", index=index)
+        raise SourceError(f"'score' must be a number, got {shown(score)}", index=index)
+    if score is not None and not _finite(score):
+        raise SourceError(f"'score' must be a finite number, got {shown(score)}", index=index)
     _check_one_content(data, index)
     if "pages" in data:
         pages = data.pop("pages")
@@ -234,7 +242,7 @@ def _block_text(block: Any, index: int, number: int) -> str:
     if isinstance(block, Mapping):
         if block.get("type", "text") != "text":
             raise SourceError(
-                f"content block {number} has type {block.get('type')!r}; only text blocks can be cited",
+                f"content block {number} has type {shown(block.get('type'))}; only text blocks can be cited",
                 index=index,
             )
         block = block.get("text")
@@ -266,7 +274,8 @@ def _from_document_block(index: int, item: Mapping[str, Any]) -> _Item:
             raise SourceError(f"source.data is not valid base64: {exc}", index=index) from exc
         return _Item(index, "pages", pdf_pages(raw), fields, {})
     raise SourceError(
-        f"unsupported document source type {stype!r} (use 'text', 'content' or base64 'application/pdf')",
+        f"unsupported document source type {shown(stype)} "
+        "(use 'text', 'content' or base64 'application/pdf')",
         index=index,
     )
 
@@ -286,6 +295,8 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
     check_instance(pdf, "pdf", (bytes, bytearray, str), "the bytes of a PDF or its path (str)")
     if isinstance(pdf, str):
         check_text(pdf, "pdf")  # a path: a lone surrogate names no file
+        if "\x00" in pdf:  # nor does a NUL (open() raises ValueError)
+            raise ArgumentError("pdf is a path holding a NUL character, which names no file")
     pypdf = require("pypdf", "pdf", "Reading PDF files")
     import io
 
@@ -294,7 +305,7 @@ def pdf_pages(pdf: bytes | str) -> list[str]:
             reader = pypdf.PdfReader(stream)
             pages = [page.extract_text() or "" for page in reader.pages]
     except (OSError, pypdf.errors.PdfReadError) as exc:
-        raise SourceError(f"cannot read PDF: {exc}") from exc
+        raise SourceError(f"cannot read PDF: {str(exc)[:200]}") from exc
     if not any(p.strip() for p in pages):
         raise SourceError("the PDF has no extractable text (scanned images need OCR first)")
     return pages

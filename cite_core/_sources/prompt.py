@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from .._args import check_flag, check_int, check_items, check_text
+from .._args import MAX_NUMBER, check_flag, check_int, check_items, check_text, shown
 from .._exceptions import PromptError, TokenBudgetError
 from .._schema.models import Source
 from .analysis import first_sentences, source_units
@@ -121,10 +121,10 @@ def citation_instructions(
     """The system instructions telling a model to cite ``count`` sources with markers; with ``schema``
     (a pydantic model class, TypedDict or JSON schema dict), inside the string fields of a structured
     answer (``show_schema``: the JSON schema written out too, for JSON mode)."""
-    check_int(count, "count", low=0)
+    check_int(count, "count", low=0, high=MAX_NUMBER)
     check_text(template, "template", optional=True)
     if not isinstance(style, str) or style not in PROMPT_STYLES:
-        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
+        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {shown(style)}")
     if count == 0:
         rules = _NO_SOURCE_RULES
     else:
@@ -140,7 +140,7 @@ def format_sources(sources: Sequence[Source], *, style: PromptStyle = "markers")
     """The numbered sources as the model sees them, with their metadata."""
     sources = check_items(sources, "sources", Source, "sources (Source objects)")
     if not isinstance(style, str) or style not in PROMPT_STYLES:
-        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {style!r}")
+        raise PromptError(f"style must be 'markers', 'sentences' or 'statements', got {shown(style)}")
     if not sources:
         return NO_SOURCES_TEXT
     return "\n\n".join(_source_blocks(sources, style)[0])
@@ -193,9 +193,6 @@ def _numbered_sentences(source: Source) -> list[str]:
     return lines
 
 
-_CHUNK_TAG = re.compile(r"<(?=\s*/?\s*(?:C\d|statement|cite))", re.IGNORECASE)
-
-
 def _statement_lines(source: Source, first: int) -> list[str]:
     """The source's units as ``<Ci>text``: units of one line joined by a space, a line per line break."""
     lines, line, segment, end = [], list[str](), -1, 0
@@ -211,8 +208,8 @@ def _statement_lines(source: Source, first: int) -> list[str]:
                 elif segment >= 0:
                     lines.append("…")
                 segment = unit.segment
-        text = _CHUNK_TAG.sub("&lt;", " ".join(source.text[unit.start : unit.end].split()))
-        line.append(f"<C{number}>{clean_text(text)}")
+        text = " ".join(source.text[unit.start : unit.end].split())
+        line.append(f"<C{number}>{clean_text(text)}")  # a forged <C7>, <statement> or <cite> neutralised
         end = unit.end
     if line:
         lines.append(" ".join(line))
@@ -264,10 +261,10 @@ def build_prompt(
     into the instructions (JSON mode). Both count in the budget.
     """
     if not isinstance(question, str) or not question.strip():
-        raise PromptError(f"question must be a non-empty string, got {question!r}")
+        raise PromptError(f"question must be a non-empty string, got {shown(question)}")
     check_text(question, "question")
     if on_overflow not in ("drop", "truncate"):
-        raise PromptError(f"on_overflow must be 'drop' or 'truncate', got {on_overflow!r}")
+        raise PromptError(f"on_overflow must be 'drop' or 'truncate', got {shown(on_overflow)}")
     check_text(system_template, "system_template", optional=True)
     check_text(user_template, "user_template", optional=True)
     check_flag(warn_dropped, "warn_dropped")
@@ -280,10 +277,10 @@ def build_prompt(
     if schema is not None:
         instructions.update(schema=schema, show_schema=show_schema)
     blocks, firsts = _source_blocks(numbered, style)
-    shown, truncated, total = numbered, list[Source](), None
+    fitted, truncated, total = numbered, list[Source](), None
     if max_tokens is not None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-            raise PromptError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+            raise PromptError(f"max_tokens must be a positive integer, got {shown(max_tokens)}")
         count = token_counter(encoding)
         fixed = count(citation_instructions(len(numbered), **instructions))
         fixed += count(_format(user_template, "user template", sources="", question=question))
@@ -292,11 +289,11 @@ def build_prompt(
             raise TokenBudgetError(
                 f"the instructions and question alone take {fixed} tokens, more than max_tokens={max_tokens}"
             )
-        shown, blocks, truncated, total = _fit(
+        fitted, blocks, truncated, total = _fit(
             numbered, blocks, count, max_tokens - fixed, style, on_overflow, firsts
         )
         total += fixed
-    dropped = numbered[len(shown) :]
+    dropped = numbered[len(fitted) :]
     if dropped and warn_dropped:
         logger.warning(
             "token budget %d: dropped %d lowest-ranked source(s) (numbers %s)",
@@ -304,12 +301,12 @@ def build_prompt(
             len(dropped),
             numbers_text([s.number for s in dropped]),
         )
-    system = citation_instructions(len(shown), **instructions)
-    shown_text = "\n\n".join(blocks) if shown else NO_SOURCES_TEXT
+    system = citation_instructions(len(fitted), **instructions)
+    shown_text = "\n\n".join(blocks) if fitted else NO_SOURCES_TEXT
     user = _format(user_template, "user template", sources=shown_text, question=question)
     return CitationPrompt(
         messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-        sources=shown,
+        sources=fitted,
         dropped=dropped,
         truncated=truncated,
         token_count=total,
@@ -356,17 +353,17 @@ def _fit(
         def fits(part: Source, left: int = left, first: int = firsts[kept]) -> bool:
             return count(_format_source(part, style, first)) + _BLOCK_SEPARATOR_TOKENS <= left
 
-        whole, part, shown = numbered[kept], None, ""
+        whole, part, how = numbered[kept], None, ""
         if on_overflow == "drop" and len(whole._segment_items) > 1:  # whole chunks (pages) that fit
             part = best_chunks(whole, fits)
             if part is not None:
-                shown = f"{len(part.segments)} of its {len(whole.segments)} chunks"
+                how = f"{len(part.segments)} of its {len(whole.segments)} chunks"
         elif on_overflow == "truncate":  # the longest prefix that fits
             part = _longest_prefix(whole, fits)
             if part is not None:
-                shown = f"{len(part.text)} of {len(whole.text)} characters"
+                how = f"{len(part.text)} of {len(whole.text)} characters"
         if part is not None:
-            logger.warning("token budget: source %d shown in part (%s)", part.number, shown)
+            logger.warning("token budget: source %d shown in part (%s)", part.number, how)
             block = _format_source(part, style, firsts[kept])
             used += count(block) + _BLOCK_SEPARATOR_TOKENS
             return [*numbered[:kept], part], [*blocks[:kept], block], [whole], used

@@ -209,7 +209,9 @@ WRAP_MIN = 50
 """A line at least this long that runs on into a lowercase line is a wrapped line of a paragraph;
 shorter lines (headlines, menu entries, list items, table rows, dates) are units of their own."""
 
-_NEWLINE = re.compile(r"[^\S\n]*\n\s*")
+_NEWLINE = re.compile(r"\n\s*")
+"""A line break and the blank space after it; the spaces before it are found by ``rstrip`` (a leading
+``[^\\S\\n]*`` was tried at every space of a long run without a line break: quadratic)."""
 _CONTINUES = (",", ";", "-", "–", "(", "/", "&")
 """A line ending with one of these goes on in the next line (a URL ending in ``/`` excepted)."""
 _URL_END = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
@@ -221,16 +223,18 @@ def split_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     lowercase line."""
     if "\n" not in text[start:end]:
         return [(start, end)]
-    pieces, cursor = [], start
+    pieces, cursor, after = [], start, start
     for m in _NEWLINE.finditer(text, start, end):
-        line = text[cursor : m.start()]
+        line_end = after + len(text[after : m.start()].rstrip())  # the spaces before the break
+        after = m.end()
+        line = text[cursor:line_end]
         if m.end() >= end or not line:
             continue
         if (line.endswith(_CONTINUES) and not (line[-1] == "/" and _URL_END.search(line))) or (
             len(line) >= WRAP_MIN and text[m.end()].islower()
         ):
             continue  # a wrapped line: the sentence goes on
-        pieces.append((cursor, m.start()))
+        pieces.append((cursor, line_end))
         cursor = m.end()
     pieces.append((cursor, end))
     return pieces

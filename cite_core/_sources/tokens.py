@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .._args import check_text
+from .._args import check_text, shown
 from .._exceptions import TokenizerUnavailableError
 
 __all__ = ["TokenCounter", "clear_counts", "get_encoding", "token_counter"]
@@ -68,7 +68,7 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> Any:
         raise TokenizerUnavailableError("tiktoken is not installed: pip install tiktoken") from exc
     if name not in tiktoken.list_encoding_names():
         raise TokenizerUnavailableError(
-            f"unknown tiktoken encoding {name!r}; known: {', '.join(tiktoken.list_encoding_names())}"
+            f"unknown tiktoken encoding {shown(name)}; known: {', '.join(tiktoken.list_encoding_names())}"
         )
     tried: list[str] = []
     with _LOCK:
@@ -98,7 +98,7 @@ def get_encoding(name: str = DEFAULT_ENCODING) -> Any:
         except Exception as exc:
             where = "; ".join(tried) or "no local tiktoken cache found"
             raise TokenizerUnavailableError(
-                f"cannot load the tiktoken encoding {name!r}: it is not cached locally ({where}) and "
+                f"cannot load the tiktoken encoding {shown(name)}: it is not cached locally ({where}) and "
                 f"downloading it failed ({type(exc).__name__}: {exc}). Set TIKTOKEN_CACHE_DIR to a folder "
                 "holding its BPE file, install llama-index-core (which ships cl100k_base and o200k_base), "
                 "or pass token_counter= / encoding= yourself."

@@ -7,6 +7,7 @@ own comes before it, the claim that follows it (a forward marker, resolved at th
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Protocol
 
@@ -25,6 +26,8 @@ __all__ = ["Assembler"]
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
+_LAST_LETTER = re.compile(r".*([^\W\d_])", re.S)
+"""The last letter of a text: ``.*`` runs to the end and backs off to it (linear)."""
 
 
 class _Group:
@@ -99,6 +102,8 @@ class Assembler:
         self._tail: list[str] = []
         self._tail_start = 0
         self._forward: list[_Group] = []
+        self._last_letter = -1  # the plain offset of the last letter: whether a claim has a word is
+        # asked for each marker and line end while forward markers wait, and was a scan back each time
         self._prev_char = ""
         self.stopped_in_reasoning = False
         self.truncated = False
@@ -188,6 +193,7 @@ class Assembler:
             self._tag_text.append(text)
         if self._forward:
             self._check_forward(text)
+        self._note_letter(text)
         self._prev_char = text[-1]
 
     def plain(self, texts: tuple[str, ...]) -> list[StreamEvent]:
@@ -208,6 +214,7 @@ class Assembler:
             self._tail.append(text)
             self._plain_len += len(text)
             self._group = None
+            self._note_letter(text)
             self._prev_char = text[-1]
             return [text_delta(text)]
         for text in texts:
@@ -235,6 +242,12 @@ class Assembler:
         self._flush_text()
         events, self._events = self._events, []
         return events
+
+    def _note_letter(self, text: str) -> None:
+        """Keep the offset of the last letter, ``text`` having just been added to the plain text."""
+        last = _LAST_LETTER.match(text)
+        if last is not None:
+            self._last_letter = self._plain_len - len(text) + last.start(1)
 
     def _tail_text(self) -> str:
         if len(self._tail) != 1:
@@ -288,8 +301,10 @@ class Assembler:
         self._groups.append(group)
         if self._forward:
             start = self._forward[0].start
-            between = self._tail_text()[self._after_lead() - self._tail_start :]
-            if _LETTER.search(between) and not joins_markers(between):
+            after = self._after_lead()
+            if self._last_letter >= after and not joins_markers(
+                self._tail_text()[after - self._tail_start :]
+            ):
                 # "[1] The grass is green [2]." - both groups cite the same claim
                 group.start, group.end, group.claim = self._resolve_forward(self._plain_len)
                 group.resolved = True
@@ -326,18 +341,27 @@ class Assembler:
     def _check_forward(self, text: str) -> None:
         offset = self._plain_len - len(text)
         probe = self._prev_char + text
+        word_from = self._first_letter(text, offset)
         for m in _FORWARD_END.finditer(probe):
             if m.start() < len(self._prev_char) and m.group() in "\n。！？":
                 continue  # a line or CJK sentence end already seen with the previous text
             end = offset - len(self._prev_char) + m.end()
             if m.group() == "\n":
                 end -= 1
-            after = self._after_lead() - self._tail_start
-            if end > self._forward[0].start and _LETTER.search(
-                self._tail_text()[after : end - self._tail_start]
-            ):
+            if end > self._forward[0].start and word_from < end:
                 self._resolve_forward(end)
                 return
+
+    def _first_letter(self, text: str, offset: int) -> float:
+        """The plain offset of the first letter after the lead of the first waiting forward marker, in
+        the text so far and ``text`` (at ``offset``, just added); infinity when there is none. From the
+        last letter seen before ``text`` and one search of ``text``: never a scan of the whole tail,
+        which grows while markers wait for their claim (``[1] - [1] - ...`` was quadratic)."""
+        after = self._after_lead()
+        if self._last_letter >= after:
+            return after  # some letter lies in after..offset: any end past ``offset`` has one before it
+        found = _LETTER.search(text, max(0, after - offset))
+        return offset + found.start() if found is not None else math.inf
 
     def _after_lead(self) -> int:
         """Where the text after the first pending forward marker starts: its claim needs a word there

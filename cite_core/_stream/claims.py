@@ -35,7 +35,9 @@ _SOURCE_SUBJECT = re.compile(
 JOINER_WORDS = "and|or|&|y|e|o|u"
 """The words that join two marker groups into one (``[1] and [2]``, ``[1] o [2]``): a regex alternation,
 read here and by the lexer."""
-_JOINER = re.compile(rf"[\s,;]*(?:{JOINER_WORDS})?[\s,;]*", re.IGNORECASE)
+_JOINER = re.compile(rf"[\s,;]*+(?:{JOINER_WORDS})?[\s,;]*+", re.IGNORECASE)
+"""Possessive: a run of separators is never given back (no joiner word starts with one), so a long run
+that does not end the text fails in one pass, not one per character."""
 """What may stand between the marker groups of one lead-in: ``According to [1] and [2], ...``."""
 _LIST_NUMBER = re.compile(r"\(?(?:\d{1,3}|[A-Za-z]|[IVXivx]{1,5})[.)]")
 """A list number before a marker (``1. [2] Mix the flour.``)."""

@@ -46,14 +46,97 @@ def _gfm() -> Callable[[str], str]:
     return render
 
 
-RENDERER_NAMES = ("markdown-it", "python-markdown", "python-markdown+footnotes", "gfm")
+def _python_markdown_extra() -> Callable[[str], str]:
+    import markdown
+
+    def render(text: str) -> str:  # the set-up of many static sites and chat UIs: attribute lists on
+        return markdown.markdown(text, extensions=["extra", "attr_list", "toc", "md_in_html"])
+
+    return render
+
+
+def _markdown_it_plugins() -> Callable[[str], str]:
+    """markdown-it with linkify, attributes and every plugin of mdit-py-plugins that adds syntax."""
+    import linkify_it  # noqa: F401 - linkify needs it; missing, this set-up is left out
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.amsmath import amsmath_plugin
+    from mdit_py_plugins.anchors import anchors_plugin
+    from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
+    from mdit_py_plugins.colon_fence import colon_fence_plugin
+    from mdit_py_plugins.container import container_plugin
+    from mdit_py_plugins.deflist import deflist_plugin
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    from mdit_py_plugins.field_list import fieldlist_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+    from mdit_py_plugins.subscript import sub_plugin
+    from mdit_py_plugins.superscript import superscript_plugin
+    from mdit_py_plugins.tasklists import tasklists_plugin
+
+    md = MarkdownIt("commonmark", {"linkify": True}).enable(["linkify", "table", "strikethrough"])
+    for plugin in (
+        attrs_plugin,
+        attrs_block_plugin,
+        admon_plugin,
+        amsmath_plugin,
+        anchors_plugin,
+        colon_fence_plugin,
+        deflist_plugin,
+        dollarmath_plugin,
+        fieldlist_plugin,
+        footnote_plugin,
+        front_matter_plugin,
+        myst_block_plugin,
+        myst_role_plugin,
+        sub_plugin,
+        superscript_plugin,
+        tasklists_plugin,
+    ):
+        md.use(plugin)
+    md.use(container_plugin, name="note")
+    return md.render
+
+
+def _gfm_extensions() -> Callable[[str], str]:
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    def render(text: str) -> str:  # every GFM extension cmark-gfm has, raw HTML kept
+        options = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES | Options.CMARK_OPT_SMART
+        return cmarkgfm.github_flavored_markdown_to_html(text, options=options)
+
+    return render
+
+
+RENDERER_NAMES = (
+    "markdown-it",
+    "python-markdown",
+    "python-markdown+footnotes",
+    "gfm",
+    "python-markdown+extra,attr_list,toc,md_in_html",
+    "markdown-it+linkify,attrs,plugins",
+    "gfm+smart",
+)
 
 
 def renderers() -> dict[str, Callable[[str], str]]:
     """The installed renderers by name (``markdown-it`` (CommonMark), ``python-markdown`` with and
-    without its footnotes extension, ``gfm`` (cmark-gfm with autolinks and footnotes))."""
+    without its footnotes extension, ``gfm`` (cmark-gfm with autolinks and footnotes)), and the
+    extensions people use: python-markdown's ``extra``, ``attr_list``, ``toc`` and ``md_in_html``;
+    markdown-it with ``linkify``, ``attrs`` and the mdit-py-plugins that add syntax."""
     found = {}
-    makers = (_markdown_it, _python_markdown, _python_markdown_footnotes, _gfm)
+    makers = (
+        _markdown_it,
+        _python_markdown,
+        _python_markdown_footnotes,
+        _gfm,
+        _python_markdown_extra,
+        _markdown_it_plugins,
+        _gfm_extensions,
+    )
     for name, make in zip(RENDERER_NAMES, makers):
         try:
             found[name] = make()

@@ -11,9 +11,16 @@ from cite_core import number_sources, parse_answer, render_markdown
 from cite_core._render.markdown import escape_model_markdown
 
 from .markdown_renderers import TRAP, audit, executed, non_http_links, renderers
-from .xss_corpus import MARKDOWN_PAYLOADS, MARKDOWN_PAYLOADS_2, PAYLOADS, payload_answer, title_only_answer
+from .xss_corpus import (
+    ATTRIBUTE_PAYLOADS,
+    MARKDOWN_PAYLOADS,
+    MARKDOWN_PAYLOADS_2,
+    PAYLOADS,
+    payload_answer,
+    title_only_answer,
+)
 
-ALL = PAYLOADS + MARKDOWN_PAYLOADS + MARKDOWN_PAYLOADS_2
+ALL = PAYLOADS + MARKDOWN_PAYLOADS + MARKDOWN_PAYLOADS_2 + ATTRIBUTE_PAYLOADS
 RENDERERS = renderers()
 needs_renderer = pytest.mark.skipif(
     not RENDERERS, reason="no Markdown renderer installed (the test extra has them)"
@@ -211,3 +218,12 @@ def test_with_file_links_every_link_is_http_a_local_file_or_ours(name: str) -> N
     others = [t for t in parser.targets if not t.startswith(("file:///", "#"))]
     assert all(re.match(r"https?://[^/\s]", t) for t in others), others
     assert "script" not in parser.tags and "img" not in parser.tags
+
+
+def test_attribute_lists_and_protocol_relative_targets_are_escaped() -> None:
+    """``{`` and ``}`` open attribute lists (python-markdown's attr_list, markdown-it's attrs), ``//host``
+    is a protocol-relative link under markdown-it's linkify: written as character references."""
+    escaped = escape_model_markdown("*x*{: onclick=alert(1) } see //evil.example/x, https://ok.example/a")
+    assert "{" not in escaped and "}" not in escaped and "&#123;: onclick=alert(1) &#125;" in escaped
+    assert "&#47;/evil.example/x" in escaped and "https://ok.example/a" in escaped
+    assert escape_model_markdown("a // comment") == "a // comment"  # no host after it: kept

@@ -178,6 +178,32 @@ MARKDOWN_PAYLOADS_2: list[str] = [
 """More Markdown payloads: the families an attack run found (a target after a marker, definitions in
 containers, GFM autolinks, titles as destinations) and neighbours of each."""
 
+ATTRIBUTE_PAYLOADS: list[str] = [
+    # attribute lists (python-markdown's attr_list, part of extra; markdown-it's attrs), with autofocus
+    # on a focusable element so that the handler runs on load
+    "x {: onclick=window.__xss=1 }\n\nnext",
+    "x {: tabindex=1 autofocus onfocus=window.__xss=1 }\n\nnext",
+    "# Heading {#id tabindex=1 autofocus onfocus=window.__xss=1}\n\nnext",
+    "*x*{onmouseover=window.__xss=1}",
+    "*x*{: tabindex=1 autofocus onfocus=window.__xss=1 }",
+    '`code`{onclick="window.__xss=1" tabindex=1 autofocus onfocus="window.__xss=1"}',
+    "[1]{: tabindex=1 autofocus onfocus=window.__xss=1 }",  # right after our own marker link
+    "[1]{#i tabindex=1 autofocus onfocus=window.__xss=1}",
+    '{onclick="window.__xss=1" tabindex=1 autofocus onfocus="window.__xss=1"}\n# Heading',
+    "[x](https://ok.example){href=javascript:window.__xss=1 tabindex=1 autofocus onfocus=window.__xss=1}",
+    "![i](https://ok.example/i.png){onerror=window.__xss=1 src=x}",
+    '<div markdown="1">\n*x*{: tabindex=1 autofocus onfocus=window.__xss=1 }\n</div>',
+    "::: note\n{tabindex=1 autofocus onfocus=window.__xss=1}\ntext\n:::",
+    "Term\n: {#i tabindex=1 autofocus onfocus=window.__xss=1} definition",
+    "x\n{: .cls #i tabindex=1 autofocus onfocus=window.__xss=1 }",
+    # linkify: a protocol-relative target, and neighbours
+    "//evil.example/x",
+    "see //evil.example/x now",
+    "(//evil.example/x)",
+    "javascript://evil.example/%0aalert(1)",
+]
+"""Attribute syntax and linkify targets: the families of the third attack run (issue 33)."""
+
 SCRIPTY = ("__xss", "alert", "confirm", "prompt")
 
 

@@ -5,7 +5,6 @@ built from a misread argument (a ``str`` as ``sources`` read as one source per c
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import time
 from collections.abc import Callable
@@ -222,6 +221,21 @@ WRONG = st.one_of(
 lone surrogates, objects."""
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+CYCLIC: list[Any] = []
+CYCLIC.append(CYCLIC)
+CYCLIC_DICT: dict[str, Any] = {}
+CYCLIC_DICT["a"] = CYCLIC_DICT
+MAX_MESSAGE = 400
+"""An error message never formats an unbounded value (the bounded repr of ``cite_core._args.shown``)."""
+
+
 def _call(name: str, argument: str, value: Any) -> None:
     function, _, valid = PUBLIC[name]
     result = function(**{**valid, argument: value})
@@ -254,14 +268,39 @@ def test_every_public_function_that_takes_arguments_is_covered() -> None:
 @example(value=b"x")
 @example(value=[None])
 def test_a_wrong_argument_raises_only_cite_errors(name: str, argument: str, value: Any) -> None:
+    _only_cite_errors(name, argument, value)
+
+
+UNBOUNDED = {
+    "an int of 5,000 digits": 10**5000,  # int -> str refuses more than 4,300 digits
+    "a negative int of 6,000 digits": -(2**20000),
+    "2**4000": 2**4000,  # a float cannot hold it
+    "a list holding a huge int": [10**5000],
+    "a dict holding a huge int": {"a": 10**5000},
+    "a str of 100,000 characters": "x" * 100_000,
+    "a list nested 5,000 deep": _nested(5_000),  # repr() of it raises RecursionError
+    "a cyclic list": CYCLIC,
+    "a cyclic dict": CYCLIC_DICT,
+}
+"""Values no error message may format whole (plain parameters: hypothesis would try to print them)."""
+
+
+@pytest.mark.parametrize("value", UNBOUNDED.values(), ids=UNBOUNDED.keys())
+@pytest.mark.parametrize(("name", "argument"), CASES)
+def test_a_huge_deep_or_cyclic_argument_raises_only_cite_errors(name: str, argument: str, value: Any) -> None:
+    _only_cite_errors(name, argument, value)
+
+
+def _only_cite_errors(name: str, argument: str, value: Any) -> None:
     try:
         _call(name, argument, value)
-    except ArgumentError as exc:
+    except CiteError as exc:
+        assert len(str(exc)) < MAX_MESSAGE, f"{name}({argument}=...): a message of {len(str(exc))} characters"
+        if not isinstance(exc, ArgumentError):
+            return  # SourceError, PromptError... (e.g. a list of one None as sources: "item 0: ...")
         # names the argument, or the part of it that is wrong (a content block, a citation)
         named = (argument, "style", "content block", "citation", "event")
         assert any(n in str(exc) for n in named), f"{name}: {exc}"
-    except CiteError:
-        pass  # SourceError, PromptError... (e.g. a list of one None as sources: "item 0: ...")
 
 
 def _session() -> c.CitationSession:
@@ -283,6 +322,30 @@ METHODS: dict[str, Callable[[Any], Any]] = {
     "AnthropicCitationStream.feed(citation)": lambda v: c.AnthropicCitationStream(SOURCES).feed(
         {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": v}}
     ),
+    "CitationSession.remember": lambda v: _session().remember(v),
+    "CitationSession.remember(entry)": lambda v: _session().remember([v]),
+    "CitationSession.remember(number)": lambda v: _session().remember([{"number": v, "key": "k"}]),
+    "CitationSession.rewrite": lambda v: _session().rewrite("A [1].", v, SOURCES),
+    "CitationSession.rewrite(sources)": lambda v: _session().rewrite("A [1].", [], v),
+    "CitationSession.display_numbers": lambda v: _session().display_numbers(v),
+    "CitationSession.restore": lambda v: _session().restore(v),
+    "CitationSession.from_messages": c.CitationSession.from_messages,
+    "CitationSession.from_messages(message)": lambda v: c.CitationSession.from_messages([v]),
+    "CitedAnswer.to_markdown(style)": lambda v: ANSWER.to_markdown(style=v),
+    "search_result_blocks": lambda v: c.from_anthropic_content(CONTENT, SOURCES, search_result_blocks=v),
+    "search_result_blocks[0]": lambda v: c.from_anthropic_content(CONTENT, SOURCES, search_result_blocks=[v]),
+    "search_result_blocks[0][0]": lambda v: c.from_anthropic_content(
+        CONTENT, SOURCES, search_result_blocks=[[v]]
+    ),
+    "number_sources(score)": lambda v: c.number_sources([{"text": "a", "score": v}]),
+    "embeddings returning": lambda v: c.parse_answer(
+        "The grass is green [1].", SOURCES, embeddings=lambda t: v
+    ),
+    "embeddings returning rows": lambda v: c.parse_answer(
+        "The grass is green [1].", SOURCES, embeddings=lambda texts: [v for _ in texts]
+    ),
+    "embedding_scorer returning": lambda v: c.embedding_scorer(lambda t: v)([("a claim", "a text")]),
+    "rescore scorer returning": lambda v: c.rescore(ANSWER, lambda pairs: v, threshold=0.5),
 }
 
 
@@ -290,8 +353,20 @@ METHODS: dict[str, Callable[[Any], Any]] = {
 @settings(max_examples=30)
 @given(value=WRONG)
 def test_a_wrong_argument_to_a_method_raises_only_cite_errors(method: str, value: Any) -> None:
-    with contextlib.suppress(CiteError):  # any other error (TypeError, AttributeError...) fails the test
+    _method_only_cite_errors(method, value)
+
+
+@pytest.mark.parametrize("value", UNBOUNDED.values(), ids=UNBOUNDED.keys())
+@pytest.mark.parametrize("method", METHODS)
+def test_a_huge_deep_or_cyclic_argument_to_a_method_raises_only_cite_errors(method: str, value: Any) -> None:
+    _method_only_cite_errors(method, value)
+
+
+def _method_only_cite_errors(method: str, value: Any) -> None:
+    try:  # any other error (TypeError, AttributeError...) fails the test
         METHODS[method](value)
+    except CiteError as exc:
+        assert len(str(exc)) < MAX_MESSAGE
 
 
 @pytest.mark.parametrize("sources", ["Thegrass", "x" * 1_000_000, b"The grass", {"text": "The grass"}])
@@ -335,3 +410,41 @@ def test_model_text_never_makes_the_parser_raise(text: str) -> None:
     stream = c.CitationStream(SOURCES)
     stream.feed(text)
     stream.finish()
+
+
+def test_the_bounded_repr_of_what_an_error_shows() -> None:
+    from cite_core._args import shown
+
+    assert shown(10**5000) == "an int of about 5001 digits" and shown(-(10**40)).startswith("an int of about")
+    assert shown(12) == "12" and shown(True) == "True" and shown(1.5) == "1.5"
+    assert shown("x" * 1000) == repr("x" * 40) + "…" and shown(b"ab") == "b'ab'"
+    assert shown(_nested(5_000)) == "list" and shown(CYCLIC_DICT) == "dict"
+
+
+def test_the_wrong_arguments_the_attack_run_found_are_named() -> None:
+    with pytest.raises(
+        c.SourceError, match="'score' must be a finite number, got an int of about 1205 digits"
+    ):
+        c.number_sources([{"text": "a", "score": 2**4000}])
+    with pytest.raises(
+        ArgumentError, match="style must be one of 'links', 'footnotes', 'plain', got str 'bogus'"
+    ):
+        ANSWER.to_markdown(style="bogus")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match=r"references\[0\] must be a mapping"):
+        _session().remember([5])  # type: ignore[list-item]
+    with pytest.raises(ArgumentError, match=r"references\[0\] has the number an int of about"):
+        _session().remember([{"number": 10**5000, "key": "k"}])
+    with pytest.raises(ArgumentError, match=r"search_result_blocks\[0\]\[0\] must be a \(start, end\) pair"):
+        c.from_anthropic_content(CONTENT, SOURCES, search_result_blocks=[[(-5, "a")]])  # type: ignore[list-item]
+    with pytest.raises(CiteError, match="the embedding model returned 5, not a list of vectors"):
+        c.parse_answer("The grass is green [1].", SOURCES, embeddings=lambda texts: 5)
+    with pytest.raises(CiteError, match="the embedding model's vector 0 holds other than numbers"):
+        c.parse_answer("The grass is green [1].", SOURCES, embeddings=lambda texts: [["a"] for _ in texts])
+    with pytest.raises(CiteError, match="vectors differ in length"):
+        c.parse_answer(
+            "The grass is green [1].",
+            SOURCES,
+            embeddings=lambda texts: [[1.0] * (i + 1) for i in range(len(texts))],
+        )
+    with pytest.raises(CiteError, match="the scorer returned 5, not a list of scores"):
+        c.rescore(ANSWER, lambda pairs: 5, threshold=0.5)  # type: ignore[arg-type,return-value]
