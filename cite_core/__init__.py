@@ -27,6 +27,7 @@ from ._exceptions import (
     ArgumentError,
     CiteError,
     MissingDependencyError,
+    NativeError,
     PromptError,
     SourceError,
     StreamClosedError,
@@ -81,7 +82,7 @@ from ._sources.prompt import (
     citation_instructions,
     format_sources,
 )
-from ._sources.segment import split_sentences
+from ._sources.segmenter import split_sentences
 from ._sources.terms import analyze
 from ._sources.tokens import get_encoding, token_counter
 
@@ -112,6 +113,7 @@ __all__ = [
     "MarkerGroup",
     "Messages",
     "MissingDependencyError",
+    "NativeError",
     "Note",
     "OverflowPolicy",
     "PageLocation",

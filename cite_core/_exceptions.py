@@ -9,7 +9,8 @@ Hierarchy::
     ├── ArgumentError          an argument has the wrong type or value (also a TypeError and a ValueError)
     ├── StreamClosedError      a stream was fed after finish() (also a RuntimeError)
     ├── TokenizerUnavailableError   no tiktoken encoding could be loaded (offline, unknown name)
-    └── MissingDependencyError      an optional extra is not installed (also an ImportError)
+    ├── MissingDependencyError      an optional extra is not installed (also an ImportError)
+    └── NativeError            the compiled extension failed: a bug, reported (also a RuntimeError)
 
 Each also subclasses the built-in exception that callers caught before it existed, so ``except
 ValueError`` keeps working. Model output never raises: whatever a model writes, ``parse_answer``
@@ -22,6 +23,7 @@ __all__ = [
     "ArgumentError",
     "CiteError",
     "MissingDependencyError",
+    "NativeError",
     "PromptError",
     "SourceError",
     "StreamClosedError",
@@ -69,6 +71,11 @@ class TokenizerUnavailableError(CiteError, RuntimeError):
 
 class MissingDependencyError(CiteError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+class NativeError(CiteError, RuntimeError):
+    """The compiled extension ``cite_core._native`` failed (a panic in its Rust code: a bug, to be
+    reported with the input); ``CITE_PURE_PYTHON=1`` runs the Python implementation instead."""
 
 
 def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-def]

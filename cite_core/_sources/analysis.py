@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .._schema.source import ChunkAnalysis, Source, SourceAnalysis, Unit, analysis_of
 from .cache import CHUNK_CACHE_MAX_CHARS, CHUNKS
-from .segment import split_lines, split_sentences
+from .segmenter import split_units
 from .terms import _analyze, ascii_separated, term_of
 
 __all__ = [
@@ -70,12 +70,7 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
     if blocks:
         spans = [(0, len(text))]
     else:
-        spans = [
-            piece
-            for a, b in split_sentences(text) or [(0, len(text))]
-            # the common one-line sentence skips split_lines' call
-            for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
-        ]
+        spans = split_units(text)
     lowered = text.lower()
     # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
     # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words

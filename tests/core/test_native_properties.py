@@ -1,0 +1,136 @@
+"""The compiled segmenter (cite_core._native, native/src/segment.rs) against the Python reference
+(cite_core/_sources/segment.py): the same spans for generated text built from every character the rules
+look at, random Unicode, hostile runs and the shared corpora. Skipped where the extension is not built.
+
+Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from cite_core import NativeError
+from cite_core._accel import native_module
+from cite_core._sources import segment
+from cite_core._sources.segmenter import NativeSegmenter, PythonSegmenter
+
+NATIVE = native_module() or pytest.importorskip("cite_core._native")  # also under CITE_PURE_PYTHON=1
+RUST = NativeSegmenter(NATIVE)
+PYTHON = PythonSegmenter()
+
+# every character a rule of segment.py tests for, and a few of each class it asks about
+PIECES = [
+    *"abcxyzABCXYZ019 \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000",
+    *".!?…。！？",
+    *"\"'”’»」』）)]}》〉】\\",
+    *"“‘«([{¿¡—–-",
+    *"「『（《〈【",
+    *"#*+•◦▪‣●○■",
+    *",;/&:：_",
+    *"ñáúºßİıſKΣσςǅ²٣१Ⅳ½",
+    *"中文日本語한국어",
+    "\U0001f600",
+    "\U00010400",  # DESERET CAPITAL LONG I: an astral uppercase letter
+    "\U0001d7ce",  # MATHEMATICAL BOLD DIGIT ZERO: an astral decimal
+    "\ud800",
+    "\udfff",
+    *(" Dr.", " dr.", "Fig.", " No.", " e.g.", " Sra.", "Dña.", "nº.", "núm.", "pág.", " J.", " I."),
+    *(" 1.", "\n1. ", "\n- ", "\n# ", "\n## ", "\na) ", "\nIV.", " iv.", "\n\n", " \n \n"),
+    *("[1]", "[1, 2]", "[1,2]", ".[3]", "...", "..", "?!", "。」", ".'", ".’", " '", "'s", "O'N"),
+    *("http://x/", "HTTPS://a.b/", "www.", "WWW.", "httpſ://", " word", " Word", " WORD"),
+]
+
+TEXT = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+
+
+def _same(text: str) -> None:
+    expected = PYTHON.sentences(text)
+    assert RUST.sentences(text) == expected
+    for a, b in expected:
+        assert RUST.lines(text, a, b) == PYTHON.lines(text, a, b)
+    assert RUST.units(text) == PYTHON.units(text)
+
+
+@given(TEXT)
+@example("Dr. Smith arrived. He sat.\nA title\nnext line here. 1. one\n2. two")
+@example("Warner Bros.' 2020 film. 'Quoted.' Next")
+@example("他说「你好。」然后走了。《标题。内容》结束。")
+@example("¿Qué pasa? ¡Nada! Sr. Pérez llegó. Fig. 3 muestra")
+@example("a line that is long enough to wrap around the width of the page here,\nnext")
+@example("see https://example.org/\nNext line")
+@example("x.\n1. ")
+@example(". ")
+@example("a\n\ud800 b. \udfff")
+def test_rust_segments_as_python(text: str) -> None:
+    _same(text)
+
+
+@given(st.text(max_size=200))
+def test_rust_segments_random_unicode_as_python(text: str) -> None:
+    _same(text)
+
+
+@given(st.text(alphabet=st.sampled_from(".!?…。！？\n \"')]『」[1,2]《》'#-aA1"), max_size=300))
+def test_rust_segments_punctuation_runs_as_python(text: str) -> None:
+    _same(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "." * 5000,
+        ". " * 5000,
+        "\n" * 5000,
+        " \n" * 5000,
+        "[1" * 3000,
+        "[1, " * 3000,
+        "'" * 5000,
+        " '.'" * 2000,
+        "《" * 3000 + "。" * 3000,
+        "a" * 70 + "\n" + "b" * 70 + ",\n" * 2000,
+        "Dr." * 3000,
+    ],
+)
+def test_rust_segments_hostile_runs_as_python(text: str) -> None:
+    _same(text)
+
+
+def test_rust_segments_the_shared_corpora_as_python() -> None:
+    root = Path(__file__).resolve().parents[2]
+    texts = [p.read_text(encoding="utf-8") for p in sorted((root / "docs").glob("*.md"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted((root / "tests").rglob("*.txt"))[:50]]
+    assert texts
+    for text in texts:
+        _same(text)
+
+
+def test_a_panic_in_the_extension_is_a_native_error_not_an_abort() -> None:
+    # every call of the native segmenter goes through NativeSegmenter.call, which maps the panic
+    with pytest.raises(NativeError, match="CITE_PURE_PYTHON"):
+        RUST.call(lambda _text: NATIVE._panic(), "text")
+
+
+def test_the_reference_is_the_python_module() -> None:
+    assert PYTHON.sentences("One. Two.") == segment.split_sentences("One. Two.") == [(0, 4), (5, 9)]
+
+
+def test_cite_pure_python_chooses_the_python_segmenter() -> None:
+    import subprocess
+    import sys
+
+    code = "from cite_core._sources.segmenter import SEGMENTER; print(type(SEGMENTER).__name__)"
+    root = str(Path(__file__).resolve().parents[2])
+
+    def chosen(value: str) -> str:
+        env = {**os.environ, "CITE_PURE_PYTHON": value, "PYTHONPATH": root}
+        return subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    assert chosen("1") == "PythonSegmenter\n"
+    assert chosen("0") == chosen("") == "NativeSegmenter\n"
