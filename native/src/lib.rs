@@ -7,6 +7,7 @@
 
 pub mod chars;
 pub mod segment;
+pub mod terms;
 
 #[cfg(feature = "python")]
 mod python;

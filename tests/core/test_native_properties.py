@@ -18,10 +18,15 @@ from cite_core import NativeError
 from cite_core._accel import native_module
 from cite_core._sources import segment
 from cite_core._sources.segmenter import NativeSegmenter, PythonSegmenter
+from cite_core._sources.stopwords import STOP, SUFFIXES
+from cite_core._sources.term_analyser import NativeTermAnalyser, PythonTermAnalyser
+from cite_core._sources.terms import ascii_separated
 
 NATIVE = native_module() or pytest.importorskip("cite_core._native")  # also under CITE_PURE_PYTHON=1
 RUST = NativeSegmenter(NATIVE)
 PYTHON = PythonSegmenter()
+RUST_TERMS = NativeTermAnalyser(NATIVE)
+PYTHON_TERMS = PythonTermAnalyser()
 
 # every character a rule of segment.py tests for, and a few of each class it asks about
 PIECES = [
@@ -134,3 +139,41 @@ def test_cite_pure_python_chooses_the_python_segmenter() -> None:
 
     assert chosen("1") == "PythonSegmenter\n"
     assert chosen("0") == chosen("") == "NativeSegmenter\n"
+
+
+# words the stemmer treats each its own way: stop words, every suffix, short words, digits
+WORDS = sorted(STOP)[:40] + [f"{stem}{suffix}" for stem in ("x", "ab", "abc", "abcd") for suffix in SUFFIXES]
+WORDS = [w for w in WORDS if w.isascii()]  # a separated text is ASCII
+WORDS += ["ies", "pies", "ponies", "tied", "studied", "s", "ss", "bus", "is", "3d", "2024", "covid19", "a1b2"]
+
+
+def _same_terms(separated: str, spans: list[tuple[int, int]]) -> None:
+    assert RUST_TERMS.unit_terms(separated, spans) == PYTHON_TERMS.unit_terms(separated, spans)
+
+
+@given(
+    st.lists(st.sampled_from(WORDS) | st.from_regex(r"[a-z0-9]{1,12}", fullmatch=True), max_size=80),
+    st.data(),
+)
+def test_rust_terms_as_python(words: list[str], data: st.DataObject) -> None:
+    separated = " ".join(words)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(separated)), max_size=8)))
+    spans = list(zip([0, *cuts], [*cuts, len(separated)]))
+    _same_terms(separated, spans)
+
+
+@given(st.text(alphabet=st.characters(codec="ascii") | st.sampled_from("—“”’é"), max_size=300))
+def test_rust_terms_of_separated_text_as_python(text: str) -> None:
+    lowered = text.lower()
+    separated = ascii_separated(lowered)
+    if separated is not None:
+        _same_terms(separated, PYTHON.units(text) if text.strip() else [(0, len(text))])
+
+
+def test_rust_terms_share_one_object_per_term_and_reject_bad_input() -> None:
+    terms, _, _ = RUST_TERMS.unit_terms("cats run cats", [(0, 8), (9, 13)])
+    assert terms == [("cat", "run"), ("cat",)] and terms[0][0] is terms[1][0]
+    with pytest.raises(ValueError, match="ASCII"):
+        RUST_TERMS.unit_terms("caf\xe9", [(0, 4)])
+    with pytest.raises(ValueError, match="outside"):
+        RUST_TERMS.unit_terms("cats", [(2, 9)])
