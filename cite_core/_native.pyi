@@ -18,5 +18,20 @@ def split_lines(piece: str, offset: int) -> list[tuple[int, int]]:
 def split_units(text: str) -> list[tuple[int, int]]:
     """The sentences of ``text`` cut at their line breaks (the units of a chunk)."""
 
+class TermTable:
+    """Word -> term, remembered (``terms.py``'s word table for the ASCII path of a chunk's analysis)."""
+
+    def __init__(self, stop: list[str], suffixes: list[str], max_words: int) -> None: ...
+    def units(
+        self, separated: str, spans: list[tuple[int, int]]
+    ) -> tuple[list[tuple[str, ...]], list[dict[str, int]], list[int]]:
+        """Each span's terms, term counts (in order of first occurrence) and number of terms; a
+        ``ValueError`` for a non-ASCII text or a span outside it."""
+
+    def clear(self) -> None:
+        """Forget every word's term."""
+
+    def __len__(self) -> int: ...
+
 def _panic() -> None:
     """Panics (for the test that a panic becomes an exception, never an abort)."""

@@ -177,3 +177,16 @@ def test_rust_terms_share_one_object_per_term_and_reject_bad_input() -> None:
         RUST_TERMS.unit_terms("caf\xe9", [(0, 4)])
     with pytest.raises(ValueError, match="outside"):
         RUST_TERMS.unit_terms("cats", [(2, 9)])
+
+
+def test_long_texts_segment_alike_from_several_threads() -> None:
+    """Past 64 K characters the extension segments with the GIL released: threads at once still get
+    the reference's spans (astral characters and a lone surrogate included)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    text = "Dr. Smith arrived. \U0001f600 He sat.\nA title\n1. one\n\ud800 ¿Qué? 他来了。" * 2000
+    assert len(text) > 1 << 16
+    expected = PYTHON.sentences(text), PYTHON.units(text)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: (RUST.sentences(text), RUST.units(text)), range(4)))
+    assert all(result == expected for result in results)
