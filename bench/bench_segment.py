@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
-from cite_core._sources.segment import split_sentences  # noqa: E402
+from cite_core._sources.segmenter import SEGMENTER, split_sentences  # noqa: E402
 
 Splitter = Callable[[str], list[str]]
 
@@ -104,6 +104,7 @@ def main() -> None:
 
     elapsed = best_time(split_sentences, corpus, args.repeat)
     ours_mbs = mb / elapsed
+    print(f"segmenter in use: {type(SEGMENTER).__name__}")
     print(
         f"cite_core split_sentences: {ours_mbs:8.2f} MB/s  ({elapsed * 1000:.1f} ms best of {args.repeat}, "
         f"{len(split_sentences(corpus)):,} sentences)"

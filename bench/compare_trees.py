@@ -1,8 +1,11 @@
 """Source analysis and whole parse of the first 100 ExpertQA answers, for several trees, alternating.
 
     python bench/compare_trees.py DIR_A DIR_B [--rounds 6] [--best 5]
+    python bench/compare_trees.py . .:pure      # this tree with and without the compiled hot path
 
-Each DIR holds a ``cite_core`` package (``git archive <commit> cite_core | tar -x -C DIR``). Each round
+Each DIR holds a ``cite_core`` package (``git archive <commit> cite_core | tar -x -C DIR``); ``DIR:pure``
+runs that tree with ``CITE_PURE_PYTHON=1`` (the Python implementation, even where the extension is
+built). Each round
 runs one fresh process per tree in turn; a process times, in CPU time (``time.process_time``), the
 parses of the 100 answers on fresh sources with the caches cleared, best of ``--best``: once with the
 answer ``x [1].`` (source analysis, one citation) and once with the real answers (whole parse). The
@@ -63,7 +66,10 @@ def main() -> None:
         runs: dict[str, list[dict[str, float]]] = {tree: [] for tree in args.trees}
         for _ in range(args.rounds):
             for tree in args.trees:
-                env = dict(os.environ, PYTHONPATH=str(Path(tree).resolve()))
+                folder, _, mode = tree.partition(":")
+                env = dict(os.environ, PYTHONPATH=str(Path(folder).resolve()))
+                if mode == "pure":
+                    env["CITE_PURE_PYTHON"] = "1"
                 command = [sys.executable, __file__, "--worker", str(data), "--best", str(args.best)]
                 out = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, check=True)
                 runs[tree].append(json.loads(out.stdout))

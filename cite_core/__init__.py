@@ -29,6 +29,7 @@ from ._exceptions import (
     ArgumentError,
     CiteError,
     MissingDependencyError,
+    NativeError,
     PromptError,
     SourceError,
     StreamClosedError,
@@ -88,7 +89,7 @@ from ._sources.prompt import (
     citation_instructions,
     format_sources,
 )
-from ._sources.segment import split_sentences
+from ._sources.segmenter import split_sentences
 from ._sources.terms import analyze
 from ._sources.tokens import get_encoding, token_counter
 
@@ -122,6 +123,7 @@ __all__ = [
     "MarkerGroup",
     "Messages",
     "MissingDependencyError",
+    "NativeError",
     "Note",
     "OverflowPolicy",
     "PageLocation",

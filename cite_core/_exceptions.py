@@ -10,7 +10,8 @@ Hierarchy::
     ├── StreamClosedError      a stream was fed after finish(), or read after it failed (a RuntimeError)
     ├── TruncatedOutputError   a structured answer was cut off before it was complete (also a ValueError)
     ├── TokenizerUnavailableError   no tiktoken encoding could be loaded (offline, unknown name)
-    └── MissingDependencyError      an optional extra is not installed (also an ImportError)
+    ├── MissingDependencyError      an optional extra is not installed (also an ImportError)
+    └── NativeError            the compiled extension failed: a bug, reported (also a RuntimeError)
 
 Each also subclasses the built-in exception that callers caught before it existed, so ``except
 ValueError`` keeps working. Model output never raises: whatever a model writes, ``parse_answer``
@@ -23,6 +24,7 @@ __all__ = [
     "ArgumentError",
     "CiteError",
     "MissingDependencyError",
+    "NativeError",
     "PromptError",
     "SourceError",
     "StreamClosedError",
@@ -72,6 +74,11 @@ class TokenizerUnavailableError(CiteError, RuntimeError):
 
 class MissingDependencyError(CiteError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+class NativeError(CiteError, RuntimeError):
+    """The compiled extension ``cite_core._native`` failed (a panic in its Rust code: a bug, to be
+    reported with the input); ``CITE_PURE_PYTHON=1`` runs the Python implementation instead."""
 
 
 def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from .._locate.localize import Corpus
 from .._schema.models import CitedAnswer, Source
 from .._schema.support import ATTRIBUTION_THRESHOLD
 from .._sources.numbering import number_sources
-from .._sources.segment import split_sentences
+from .._sources.segmenter import split_sentences
 from .._sources.terms import analyze
 from .parser import parse_answer
 

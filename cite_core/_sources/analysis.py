@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from .._schema.source import ChunkAnalysis, Source, SourceAnalysis, Unit, analysis_of
 from .cache import CHUNK_CACHE_MAX_CHARS, CHUNKS
-from .segment import split_lines, split_sentences
-from .terms import _analyze, ascii_separated, term_of
+from .segmenter import split_units
+from .term_analyser import TERM_ANALYSER, counts_of
+from .terms import _analyze, ascii_separated
 
 __all__ = [
     "chunk_of",
@@ -70,31 +71,18 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
     if blocks:
         spans = [(0, len(text))]
     else:
-        spans = [
-            piece
-            for a, b in split_sentences(text) or [(0, len(text))]
-            # the common one-line sentence skips split_lines' call
-            for piece in (split_lines(text, a, b) if text.find("\n", a, b) >= 0 else ((a, b),))
-        ]
+        spans = split_units(text)
     lowered = text.lower()
     # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
     # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words
     separated = ascii_separated(lowered) if len(lowered) == len(text) else None
     if separated is not None:
-        term = term_of()  # "" (a stop word's term) is dropped
-        terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
+        terms, counts, lengths = TERM_ANALYSER.unit_terms(separated, spans)
     else:
         terms = [_analyze(text[a:b]) for a, b in spans]
+        counts, lengths = [counts_of(t) for t in terms], [len(t) for t in terms]
     units = tuple([Unit(a, b, 0, t) for (a, b), t in zip(spans, terms)])
-    return ChunkAnalysis(units, [_counts(t) for t in terms], [len(t) for t in terms])
-
-
-def _counts(terms: tuple[str, ...]) -> dict[str, int]:
-    """Term -> count, in order of first occurrence (a plain dict: one per unit of every source kept)."""
-    counts: dict[str, int] = {}
-    for term in terms:
-        counts[term] = counts.get(term, 0) + 1
-    return counts
+    return ChunkAnalysis(units, counts, lengths)
 
 
 def unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:

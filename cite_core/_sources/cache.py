@@ -21,6 +21,7 @@ from typing import Generic, TypeVar
 from .._schema.source import ChunkAnalysis
 from . import terms as _terms
 from . import tokens as _tokens
+from .term_analyser import TERM_ANALYSER
 
 __all__ = [
     "CHUNKS",
@@ -131,4 +132,4 @@ def clear() -> None:
     """Forget every analysed chunk, sentence and word, every vector and every remembered token count
     (to measure first sight, or to give the memory back in a long-running process)."""
     forget_chunks()
-    _terms.clear_terms()
+    TERM_ANALYSER.clear()  # the word tables: Python's, and the extension's when it is in use

@@ -15,7 +15,7 @@ from .._schema.citations import DisplayNumbers, build_answer, display_number
 from .._schema.events import citations_delta, display_delta, text_delta, thinking_delta
 from .._schema.models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from .._sources.analysis import source_units
-from .._sources.segment import split_sentences
+from .._sources.segmenter import split_sentences
 from .blocks import blocks_with_markers, claim_spans, marker_groups
 from .claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from .match_types import Item, Marker, Tag

@@ -19,6 +19,7 @@ from cite_core._sources import terms as _terms
 from cite_core._sources.analysis import source_units
 from cite_core._sources.cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._sources.stopwords import SUFFIXES
+from cite_core._sources.term_analyser import counts_of
 from cite_core._stream import markers as _markers
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
@@ -160,7 +161,7 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
     stats = _scoring.TermStats.from_units(units)
     claim_terms = _scoring.ClaimTerms.of(claim, stats)
     weights = claim_terms.weights
-    counts = [_analysis._counts(tuple(u)) for u in units]
+    counts = [counts_of(tuple(u)) for u in units]
     lengths = [len(u) for u in units]
     expected = []  # BM25 summed unit by unit over every claim term, as it was before postings
     k1, b = _scoring.BM25_K1, _scoring.BM25_B

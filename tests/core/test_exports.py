@@ -47,6 +47,7 @@ EXPECTED = [
     "MarkerGroup",
     "Messages",
     "MissingDependencyError",
+    "NativeError",
     "Note",
     "OverflowPolicy",
     "PageLocation",
@@ -156,6 +157,7 @@ def test_every_error_is_a_cite_error_and_keeps_its_builtin_base() -> None:
         "TokenizerUnavailableError": RuntimeError,
         "TruncatedOutputError": ValueError,
         "MissingDependencyError": ImportError,
+        "NativeError": RuntimeError,
     }
     errors = [n for n in EXPECTED if isinstance(getattr(cite_core, n), type) and n.endswith("Error")]
     assert sorted(errors) == sorted([*expected_bases, "CiteError"])
@@ -267,10 +269,14 @@ def test_every_name_the_docs_use_from_cite_core_is_exported() -> None:
 def test_py_typed_ships_in_the_wheel_configuration(package: str) -> None:
     assert (ROOT / package / "py.typed").is_file()
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    packages = re.search(
-        r"\[tool\.hatch\.build\.targets\.wheel\][^\[]*packages\s*=\s*\[([^\]]*)\]", pyproject
-    )
-    assert packages and f'"{package}"' in packages.group(1)  # hatch ships every file of a listed package
+    maturin = re.search(r"^\[tool\.maturin\]\n(.*?)^\[", pyproject, re.M | re.S)
+    assert maturin, "maturin builds the wheel"
+    # maturin ships every file of the extension's package (module-name's first part, under python-source)
+    # and of each listed python-package
+    module = re.search(r'module-name = "([^".]+)\.', maturin.group(1))
+    packages = re.search(r"python-packages = \[([^\]]*)\]", maturin.group(1))
+    assert module and packages
+    assert package == module.group(1) or f'"{package}"' in packages.group(1)
     strict = re.search(r"module = \[([^\]]*)\]\n# strict", pyproject)
     assert strict and f'"{package}.*"' in strict.group(1)  # mypy checks it as strictly as the core
 

@@ -18,7 +18,7 @@ from cite_core._schema.events import char_location, citations_delta, display_del
 from cite_core._schema.models import CharLocation, CitationsDelta, DisplayDelta, TextDelta, ThinkingDelta
 from cite_core._schema.source import Unit
 from cite_core._sources.analysis import _analyse_segment, source_terms, source_units
-from cite_core._sources.segment import split_lines
+from cite_core._sources.segmenter import split_lines
 from cite_core._sources.stopwords import CJK_STOP, STOP, SUFFIXES
 from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._stream.blocks import blocks_with_markers

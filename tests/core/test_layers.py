@@ -11,10 +11,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "cite_core"
 
 STAGES = ("_schema", "_sources", "_stream", "_locate", "_answer", "_render")
 """In pipeline order; ``_schema`` (the contract's data types) comes first because every stage builds them."""
-SHARED = ("_exceptions", "_args", "_text", "_brackets")
+SHARED = ("_exceptions", "_args", "_text", "_brackets", "_accel")
 """Top-level modules every stage uses (the error tree, argument checks, character classes, the bracket
-table); they import only each other."""
-TOP_LEVEL_FILES = {"__init__.py", "py.typed", *(f"{name}.py" for name in SHARED)}
+table, the choice of the compiled or the Python implementation); they import only each other."""
+TOP_LEVEL_FILES = {"__init__.py", "py.typed", "_native.pyi", *(f"{name}.py" for name in SHARED)}
+"""Also allowed: the built extension ``_native.*.so`` / ``.pyd`` (from native/, not in git)."""
 
 ALLOWED_BACKWARD: dict[tuple[str, str], str] = {
     ("_schema.models", "_render"): "CitedAnswer.to_markdown()/to_html()/to_terminal() are conveniences of "
@@ -87,7 +88,11 @@ def _backward() -> dict[tuple[str, str], bool]:
 
 
 def test_every_module_sits_in_a_stage_or_is_shared() -> None:
-    loose = sorted(p.name for p in PACKAGE.iterdir() if p.is_file() and p.name not in TOP_LEVEL_FILES)
+    loose = sorted(
+        p.name
+        for p in PACKAGE.iterdir()
+        if p.is_file() and p.name not in TOP_LEVEL_FILES and not p.name.startswith("_native.")
+    )
     assert loose == [], f"put these in a stage folder ({', '.join(STAGES)}): {loose}"
     folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
     assert folders == sorted(STAGES)

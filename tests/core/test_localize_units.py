@@ -7,7 +7,7 @@ from __future__ import annotations
 from cite_core import number_sources, parse_answer
 from cite_core._locate.localize import FRAGMENT_WEIGHT, _pick
 from cite_core._sources.analysis import source_units
-from cite_core._sources.segment import split_lines
+from cite_core._sources.segmenter import split_lines
 
 
 def _cite(text: str, claim: str) -> str:

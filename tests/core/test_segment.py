@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.eval._data import find_data_dir
-from cite_core._sources.segment import split_sentences
+from cite_core._sources.segmenter import split_sentences
 
 CASES_PATH = (
     find_data_dir() or Path(__file__).resolve().parents[3] / "shared" / "data"

@@ -1,0 +1,13 @@
+//! The compiled hot path of cite-anything, imported as `cite_core._native`.
+//!
+//! The pure-Rust core (`chars`, `segment`) builds without Python (`cargo test --no-default-features`,
+//! the fuzz targets); `python` holds the PyO3 bindings. The Python implementation in `cite_core` is the
+//! reference: every function here returns exactly what its Python twin returns.
+#![deny(unsafe_code)]
+
+pub mod chars;
+pub mod segment;
+pub mod terms;
+
+#[cfg(feature = "python")]
+mod python;

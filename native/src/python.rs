@@ -1,0 +1,254 @@
+//! The PyO3 bindings: `cite_core._native`.
+//!
+//! Offsets cross as Python `str` indices (code points): the text is decoded to `char`s once per call.
+//! Lone surrogates have no UTF-8 form, so such a text fails to convert (UnicodeEncodeError) and the
+//! Python side retries with U+FFFD in their place, which the segmenter treats alike (neither has any
+//! class). A panic becomes PyO3's PanicException, which the Python side turns into a `NativeError`.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::panic::PanicException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use crate::chars::{Table, ALNUM, ALPHA, DECIMAL, DIGIT, LOWER, SPACE, UPPER};
+use crate::segment;
+use crate::terms::{ascii_words, Stemmer};
+
+/// Texts longer than this are segmented with the GIL released (other threads run meanwhile); for a
+/// short text, releasing and taking it back costs more than it frees.
+const DETACH_MIN_CHARS: usize = 1 << 16;
+
+static TABLE: OnceLock<Table> = OnceLock::new();
+
+fn table() -> &'static Table {
+    TABLE.get_or_init(Table::new)
+}
+
+/// The flags of one character, from Python's own `str` methods.
+fn ask(py: Python<'_>, c: char) -> PyResult<u8> {
+    let mut buf = [0u8; 4];
+    let s = PyString::new(py, c.encode_utf8(&mut buf));
+    let mut flags = 0;
+    for (name, flag) in [
+        ("isspace", SPACE),
+        ("islower", LOWER),
+        ("isupper", UPPER),
+        ("isalpha", ALPHA),
+        ("isdecimal", DECIMAL),
+        ("isdigit", DIGIT),
+        ("isalnum", ALNUM),
+    ] {
+        if s.call_method0(name)?.extract::<bool>()? {
+            flags |= flag;
+        }
+    }
+    Ok(flags)
+}
+
+/// The text as `char`s, with the class of each of them known to the table.
+fn prepare(py: Python<'_>, text: &str) -> PyResult<Vec<char>> {
+    let table = table();
+    table.fill(text, |c| ask(py, c))?;
+    Ok(text.chars().collect())
+}
+
+fn run<T: Send>(py: Python<'_>, chars: &[char], f: impl FnOnce(&[char], &Table) -> T + Send) -> T {
+    let table = table();
+    if chars.len() >= DETACH_MIN_CHARS {
+        py.detach(|| f(chars, table))
+    } else {
+        f(chars, table)
+    }
+}
+
+/// split_sentences(text) -> list[tuple[int, int]]: `cite_core._sources.segment.split_sentences`.
+#[pyfunction]
+fn split_sentences(py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
+    let chars = prepare(py, text)?;
+    Ok(run(py, &chars, |t, table| {
+        segment::split_sentences(t, table)
+    }))
+}
+
+/// split_lines(piece, offset) -> list[tuple[int, int]]: `split_lines` of the whole of `piece`, the
+/// text from `offset` on (the caller slices, so a call costs the piece, not the whole text).
+#[pyfunction]
+fn split_lines(py: Python<'_>, piece: &str, offset: usize) -> PyResult<Vec<(usize, usize)>> {
+    let chars = prepare(py, piece)?;
+    let spans = run(py, &chars, |t, table| {
+        segment::split_lines(t, table, 0, t.len())
+    });
+    Ok(spans
+        .into_iter()
+        .map(|(a, b)| (a + offset, b + offset))
+        .collect())
+}
+
+/// split_units(text) -> list[tuple[int, int]]: the sentences of `text` cut at their line breaks.
+#[pyfunction]
+fn split_units(py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
+    let chars = prepare(py, text)?;
+    Ok(run(py, &chars, segment::split_units))
+}
+
+/// FNV-1a: words are short, and SipHash (the default, proof against hash flooding) cost a third of the
+/// time here. Flooding needs many distinct words colliding; the table is bounded by `max_words` and
+/// starts over, so the worst case stays bounded per chunk.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// What the table knows: each word's term (None: a stop word) as the term's id and its one `str`.
+#[derive(Default)]
+struct Words {
+    terms: FastMap<Box<str>, Option<(u32, Py<PyString>)>>,
+    ids: FastMap<String, u32>,
+}
+
+/// TermTable(stop, suffixes, max_words): word -> term, remembered (the Rust twin of terms.py's
+/// `_TermTable`, for the ASCII path of a chunk's analysis). Each term is one Python `str` object shared by
+/// every unit that has it (memory: 10,000 sources share their words' terms). The table starts over when
+/// it holds more than `max_words` words.
+#[pyclass(frozen, module = "cite_core._native")]
+struct TermTable {
+    stemmer: Stemmer,
+    words: Mutex<Words>,
+    max_words: usize,
+}
+
+type UnitTerms<'py> = (Bound<'py, PyList>, Bound<'py, PyList>, Vec<usize>);
+
+#[pymethods]
+impl TermTable {
+    #[new]
+    fn new(stop: Vec<String>, suffixes: Vec<String>, max_words: usize) -> Self {
+        TermTable {
+            stemmer: Stemmer::new(&stop, &suffixes),
+            words: Mutex::new(Words::default()),
+            max_words,
+        }
+    }
+
+    /// units(separated, spans) -> (terms, counts, lengths): for each span of `separated` (a chunk
+    /// lower-cased, every character but ASCII letters and digits made a space), its terms (a tuple), a
+    /// dict term -> count in order of first occurrence, and the number of terms.
+    fn units<'py>(
+        &self,
+        py: Python<'py>,
+        separated: &str,
+        spans: Vec<(usize, usize)>,
+    ) -> PyResult<UnitTerms<'py>> {
+        if !separated.is_ascii() {
+            return Err(PyValueError::new_err(
+                "TermTable.units: the separated text must be ASCII",
+            ));
+        }
+        let n = separated.len();
+        if let Some(&(a, b)) = spans.iter().find(|&&(a, b)| a > b || b > n) {
+            return Err(PyValueError::new_err(format!(
+                "TermTable.units: span ({a}, {b}) outside 0..{n}"
+            )));
+        }
+        let mut guard = self.words.lock().unwrap_or_else(PoisonError::into_inner);
+        if guard.terms.len() > self.max_words {
+            *guard = Words::default();
+        }
+        // first every new word of the chunk, then (the table no longer changing) the units
+        for (a, b) in &spans {
+            for word in ascii_words(&separated[*a..*b]) {
+                if !guard.terms.contains_key(word) {
+                    let term = match self.stemmer.term(word) {
+                        None => None,
+                        Some(t) => {
+                            let next = guard.ids.len() as u32;
+                            let id = *guard.ids.entry(t.clone()).or_insert(next);
+                            Some((id, PyString::new(py, &t).unbind()))
+                        }
+                    };
+                    guard.terms.insert(word.into(), term);
+                }
+            }
+        }
+        let words = &*guard;
+        let all_terms = PyList::empty(py);
+        let all_counts = PyList::empty(py);
+        let mut lengths = Vec::with_capacity(spans.len());
+        let mut terms: Vec<&Py<PyString>> = Vec::new();
+        let mut order: Vec<(u32, &Py<PyString>, usize)> = Vec::new();
+        for (a, b) in spans {
+            terms.clear();
+            order.clear();
+            for word in ascii_words(&separated[a..b]) {
+                if let Some(Some((id, term))) = words.terms.get(word) {
+                    terms.push(term);
+                    // counts in order of first occurrence; a unit has few distinct terms
+                    match order.iter_mut().find(|entry| entry.0 == *id) {
+                        Some(entry) => entry.2 += 1,
+                        None => order.push((*id, term, 1)),
+                    }
+                }
+            }
+            let counts = PyDict::new(py);
+            for &(_, term, count) in &order {
+                counts.set_item(term.bind(py), count)?;
+            }
+            lengths.push(terms.len());
+            all_terms.append(PyTuple::new(py, terms.iter().map(|t| t.bind(py)))?)?;
+            all_counts.append(counts)?;
+        }
+        Ok((all_terms, all_counts, lengths))
+    }
+
+    /// Forget every word's term.
+    fn clear(&self) {
+        *self.words.lock().unwrap_or_else(PoisonError::into_inner) = Words::default();
+    }
+
+    fn __len__(&self) -> usize {
+        self.words
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .terms
+            .len()
+    }
+}
+
+/// _panic(): panics, for the test that a panic reaches Python as an exception, never an abort.
+#[pyfunction]
+fn _panic() {
+    panic!("cite_core._native._panic was called");
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(split_sentences, m)?)?;
+    m.add_function(wrap_pyfunction!(split_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(split_units, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
+    m.add_class::<TermTable>()?;
+    m.add("PanicException", m.py().get_type::<PanicException>())?;
+    m.add("WRAP_MIN", segment::WRAP_MIN)?;
+    Ok(())
+}

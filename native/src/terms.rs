@@ -1,0 +1,106 @@
+//! Term analysis: the Rust port of the ASCII path of `cite_core/_sources/terms.py` (which stays the
+//! reference): a unit's words (runs of ASCII letters and digits, the text already lower-cased and cut
+//! by Python's `ascii_separated`), each mapped to its term: nothing for a stop word, else its stem by
+//! the light suffix stripping of `SUFFIXES`. The stop words and suffixes come from Python (one source
+//! of truth: `stopwords.py`).
+#![forbid(unsafe_code)]
+
+use std::collections::HashSet;
+
+/// The stop words and the suffix stripping of `_stem_word`.
+pub struct Stemmer {
+    stop: HashSet<String>,
+    /// suffixes of two or more characters, in `SUFFIXES` order, as `char`s
+    multi: Vec<Vec<char>>,
+    one: Vec<char>,
+}
+
+impl Stemmer {
+    pub fn new<S: AsRef<str>>(stop: &[S], suffixes: &[S]) -> Self {
+        let mut multi = Vec::new();
+        let mut one = Vec::new();
+        for s in suffixes {
+            let chars: Vec<char> = s.as_ref().chars().collect();
+            match chars.len() {
+                0 => {}
+                1 => one.push(chars[0]),
+                _ => multi.push(chars),
+            }
+        }
+        Stemmer {
+            stop: stop.iter().map(|s| s.as_ref().to_owned()).collect(),
+            multi,
+            one,
+        }
+    }
+
+    /// The term of a lower-cased word: None for a stop word.
+    pub fn term(&self, word: &str) -> Option<String> {
+        if self.stop.contains(word) {
+            None
+        } else {
+            Some(self.stem(word))
+        }
+    }
+
+    /// `_stem_word`: the first suffix (in `SUFFIXES` order) the word ends with that leaves three
+    /// characters (`ies`/`ied` become `y`), else a final one-letter suffix, else the word.
+    pub fn stem(&self, word: &str) -> String {
+        let w: Vec<char> = word.chars().collect();
+        let n = w.len();
+        if n <= 3 {
+            return word.to_owned();
+        }
+        for suffix in &self.multi {
+            if w.ends_with(suffix) && n - suffix.len() >= 3 {
+                let mut stem: String = w[..n - suffix.len()].iter().collect();
+                if suffix[..] == ['i', 'e', 's'] || suffix[..] == ['i', 'e', 'd'] {
+                    stem.push('y');
+                }
+                return stem;
+            }
+        }
+        if self.one.contains(&w[n - 1]) {
+            return w[..n - 1].iter().collect();
+        }
+        word.to_owned()
+    }
+}
+
+/// `str.split()` of ASCII text: runs between Python's ASCII white space (which counts U+001C..U+001F).
+pub fn ascii_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| matches!(c, '\t'..='\r' | '\x1c'..='\x1f' | ' '))
+        .filter(|w| !w.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_as_the_python_stemmer() {
+        let stop = ["the", "a"];
+        let suffixes = [
+            "ational", "ation", "ies", "ied", "ing", "ed", "es", "ly", "s",
+        ];
+        let s = Stemmer::new(&stop, &suffixes);
+        assert_eq!(s.term("the"), None);
+        for (word, stem) in [
+            ("relational", "rel"),
+            ("parties", "party"),
+            ("carried", "carry"),
+            ("running", "runn"),
+            ("uses", "use"),
+            ("cats", "cat"),
+            ("bus", "bus"),
+            ("ring", "ring"),
+            ("quickly", "quick"),
+        ] {
+            assert_eq!(s.stem(word), stem, "{word}");
+        }
+        assert_eq!(
+            ascii_words("  a b\x1cc\td ").collect::<Vec<_>>(),
+            ["a", "b", "c", "d"]
+        );
+    }
+}
