@@ -160,11 +160,15 @@ def render_markdown(
 
 _READABLE = {ord(c): "\\" + c for c in "\\`*_[](){}"}
 _READABLE.update({ord(c): f"&#{ord(c)};" for c in "^|~"})
-_READABLE_IN_CONTEXT = re.compile(r"(?<=www)\.|:(?=/)|&(?=#?[A-Za-z0-9]+;)|<(?![ \t=]|$)", re.IGNORECASE)
-"""Notes and quoted passages, which a reader often sees as raw Markdown (``cite ask --markdown`` in a
-terminal): a backslash escape where CommonMark, GFM and python-markdown all honour one (``\\[2\\]``
-rather than ``&#91;2&#93;``), a character reference for the rest, and ``&``, ``<`` only where they could
-start an entity or a tag (``a & b``, ``a < b`` and a ``>`` in the middle of a line open nothing)."""
+_READABLE_IN_CONTEXT = re.compile(
+    r"(?<=www)\.|:(?=/)|(?<!:)/(?=/)|&(?=#?[A-Za-z0-9]+;)|<(?![ \t=]|$)", re.IGNORECASE
+)
+"""Notes, quoted passages and paths, which a reader often sees as raw Markdown (``cite ask --markdown``
+in a terminal): a backslash escape where CommonMark, GFM and python-markdown all honour one (``\\[2\\]``
+rather than ``&#91;2&#93;``), a character reference for the rest (as in metadata: the ``.`` of ``www.``,
+a ``:`` before ``/`` and the first ``/`` of ``//host``, which markdown-it's ``linkify`` would make a
+protocol-relative link; python-markdown has no ``\\/``), and ``&``, ``<`` only where they could start an
+entity or a tag (``a & b``, ``a < b`` and a ``>`` in the middle of a line open nothing)."""
 
 
 def _md_escape_note(text: str) -> str:

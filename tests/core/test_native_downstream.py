@@ -27,7 +27,9 @@ def test_rendering_shows_markers_quotes_and_references() -> None:
     markdown = render_markdown(answer)
     assert markdown.startswith(f"{SENTENCES[0]} [\\[1\\]](#ref-1)")
     assert "https://example.org/paris" in markdown
-    assert "removed: &#91;8&#93;" in markdown  # the invalid index is noted, never linked
+    # the invalid index is noted (a backslash escape, readable in a terminal), never linked
+    assert "> Markers that pointed at no source were removed: \\[8\\]\n" in markdown
+    assert "#ref-8" not in markdown and "[8]" not in markdown
     assert "東京は日本の首都です。 [2]" in render_terminal(answer)
 
 

@@ -212,8 +212,9 @@ def test_with_file_links_every_link_is_http_a_local_file_or_ours(name: str) -> N
     parser = _Targets()
     parser.feed(renderers()[name](render_markdown(payload_answer(), file_links=True)))
     files = [t for t in parser.targets if t.startswith("file:")]
-    # markdown-it's validateLink refuses every file: link (it shows the Markdown as text); others follow it
-    assert bool(files) is (name != "markdown-it")
+    # markdown-it's validateLink refuses every file: link in every set-up (it shows the Markdown as text,
+    # plugins do not change it); the others follow it
+    assert bool(files) is (not name.startswith("markdown-it"))
     assert all(t.startswith("file:///") and not t.startswith("file:////") for t in files)
     others = [t for t in parser.targets if not t.startswith(("file:///", "#"))]
     assert all(re.match(r"https?://[^/\s]", t) for t in others), others
@@ -227,3 +228,14 @@ def test_attribute_lists_and_protocol_relative_targets_are_escaped() -> None:
     assert "{" not in escaped and "}" not in escaped and "&#123;: onclick=alert(1) &#125;" in escaped
     assert "&#47;/evil.example/x" in escaped and "https://ok.example/a" in escaped
     assert escape_model_markdown("a // comment") == "a // comment"  # no host after it: kept
+
+
+def test_protocol_relative_targets_in_quotes_paths_and_notes_are_escaped() -> None:
+    """Quoted passages, paths and notes are escaped readably (``\\[8\\]``), but a ``//host`` in them is a
+    character reference as in metadata: markdown-it's linkify linked the quote's ``//evil.example/x``."""
+    source = {"text": "Stated at //evil.example/x here.", "title": "T", "path": "//evil.example/share/a.md"}
+    answer = parse_answer("Stated [1]. Gone [8].", number_sources([source]))
+    md = render_markdown(answer, file_links=True)
+    assert "“Stated at &#47;/evil.example/x here.”" in md
+    assert ", &#47;/evil.example/share/a.md" in md
+    assert "\\[8\\]" in md and "//evil" not in md
