@@ -136,14 +136,34 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cite``; returns the exit status. An interrupt at any moment prints one line (130)."""
     try:
-        return _main(argv)
-    except KeyboardInterrupt:  # while parsing or importing: the commands print their own line
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # while parsing: no command yet
         print("cite: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    try:
+        return _main(args)
+    except KeyboardInterrupt:  # importing, opening and checking the index: before a command's own handler
+        _interrupted(args.command)
         return EXIT_INTERRUPTED
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+def _interrupted(command: str) -> None:
+    """The line of an interrupt that no command's own handler met (nothing was written yet)."""
+    if command == "ingest":  # say what was kept, as an interrupted write does
+        print(
+            "cite: interrupted: 0 file(s) updated; every other file keeps its previous version "
+            "(run the same command again to finish)",
+            file=sys.stderr,
+        )
+        return
+    if sys.stdout.isatty():  # the answer streamed so far may end mid-line: the note gets its own
+        with contextlib.suppress(OSError):
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+    print("cite: interrupted", file=sys.stderr)
+
+
+def _main(args: argparse.Namespace) -> int:
     import sqlite3
 
     from cite_core import CiteError, strip_controls
@@ -170,20 +190,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except (sqlite3.Error, OSError) as exc:  # the embedded index's storage (a full disk, a read-only one)
         print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:  # before a command's own handler (opening and checking the index)
-        if args.command == "ingest":  # nothing was written yet: say so, as an interrupted write does
-            print(
-                "cite: interrupted: 0 file(s) updated; every other file keeps its previous version "
-                "(run the same command again to finish)",
-                file=sys.stderr,
-            )
-        else:
-            if sys.stdout.isatty():  # the answer streamed so far may end mid-line: the note gets its own
-                with contextlib.suppress(OSError):
-                    sys.stdout.write("\n")
-                    sys.stdout.flush()
-            print("cite: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
 
 
 def _storage_error(args: argparse.Namespace, exc: sqlite3.Error | OSError) -> CliError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import io
 import re
 import socket
@@ -217,3 +218,30 @@ def test_an_interrupt_while_the_index_opens_says_no_file_changed(
     code, _, err = run(capsys, "ingest", str(tmp_path), "--path", str(tmp_path / "index"))
     assert code == 130
     assert "0 file(s) updated; every other file keeps its previous version" in err
+
+
+@pytest.mark.parametrize("command", ["ingest", "ask"])
+def test_an_interrupt_while_cite_core_loads_says_what_was_kept(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while ``main`` imports cite_core (slow on a loaded machine, before any command's handler):
+    ingest says no file changed, as an interrupted write does (test_kill's SIGINT round met the bare line);
+    every other command prints the one bare line."""
+    real_import = builtins.__import__
+
+    def importing(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "cite_core":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    argv = [str(tmp_path)] if command == "ingest" else ["Why?"]
+    code, _, err = run(capsys, command, *argv, "--path", str(tmp_path / "index"))
+    assert code == 130
+    if command == "ingest":
+        assert err == (
+            "cite: interrupted: 0 file(s) updated; every other file keeps its previous version "
+            "(run the same command again to finish)\n"
+        )
+    else:
+        assert err == "cite: interrupted\n"
