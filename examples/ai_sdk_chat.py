@@ -29,7 +29,9 @@ try:
     from starlette.responses import HTMLResponse, StreamingResponse
     from starlette.routing import Route
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise SystemExit("this example needs starlette and uvicorn: pip install 'cite-anything[web]'") from exc
+    raise SystemExit(
+        "this example needs starlette and uvicorn: in a clone of the repository, pip install -e '.[web]'"
+    ) from exc
 
 SOURCES = number_sources(
     [
