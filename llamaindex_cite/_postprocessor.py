@@ -30,10 +30,10 @@ from ._callers import check_postprocessor_caller
 from ._calls import aiterate
 from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, number_nodes, renumber_nodes
 from ._options import ELSEWHERE
-from ._reasoning import CUT_OFF
+from ._reasoning import CUT_OFF, last_cut_off, watch_cut_off
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
 from ._ticket_answers import answer_of, cut_off_of, openings, release, was_read
-from ._tickets import QUERY_KEY, last_cut_off, open_ticket, watch_cut_off
+from ._tickets import QUERY_KEY, open_ticket
 
 __all__ = ["CitePostprocessor"]
 

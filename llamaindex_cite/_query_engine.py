@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, Literal
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -17,21 +16,14 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import BaseComponent, NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from cite_core import (
-    DEFAULT_UNSUPPORTED_THRESHOLD,
-    ArgumentError,
-    CitationPrompt,
-    FlagCalibration,
-    SourceError,
-)
+from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, ArgumentError, CitationPrompt, FlagCalibration
 
 from ._callers import check_engine_caller
 from ._convert import NumberedNodes
+from ._engine_parts import engine_embed_model, engine_synthesizer
 from ._options import check_engine_options, check_response_mode
 from ._structured import check_output_cls
 from ._synthesizer import CiteSynthesizer
-from ._tools import SessionSynthesizer
-from ._verify import verify_option
 
 __all__ = ["CiteQueryEngine"]
 
@@ -188,46 +180,11 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
 
     def synthesizer(self) -> CiteSynthesizer:
         """The ``CiteSynthesizer`` this engine answers with (built from its fields)."""
-        kind = CiteSynthesizer if self.session is None else partial(SessionSynthesizer, self.session)
-        return kind(
-            llm=self.llm,
-            streaming=self.streaming,
-            callback_manager=self.callback_manager,
-            response_mode=self.response_mode,
-            native=self.native,
-            merge_chunks=self.merge_chunks,
-            multimodal=self.multimodal,
-            style=self.prompt_style,
-            max_prompt_tokens=self.max_prompt_tokens,
-            answer_tokens=self.answer_tokens,
-            unsupported_threshold=self.calibration.threshold_for(self.unsupported_threshold)
-            if self.calibration is not None
-            else self.unsupported_threshold,
-            system_template=self.system_template,
-            user_template=self.user_template,
-            encoding=self.encoding,
-            embeddings=self.embed_model(),
-            output_cls=self.output_cls,
-            verify=verify_option(self.verify, self.judge),
-        )
+        return engine_synthesizer(self)
 
     def embed_model(self) -> Any:
-        """The embedding model mixed into localisation and support: ``embeddings``; with ``semantic``,
-        the retriever's (a vector index retriever's, which is its index's ``embed_model``), else
-        ``Settings.embed_model``; None (lexical) otherwise."""
-        if self.embeddings is not None or not self.semantic:
-            return self.embeddings
-        model = getattr(self.retriever, "_embed_model", None)  # VectorIndexRetriever: the index's model
-        if model is not None:
-            return model
-        try:
-            return Settings.embed_model
-        except Exception as exc:  # LlamaIndex's default model needs an extra and an API key
-            raise SourceError(
-                f"semantic=True needs an embedding model, but {type(self.retriever).__name__} has none and "
-                f"Settings.embed_model could not be loaded ({exc}): set Settings.embed_model or pass "
-                "embeddings="
-            ) from exc
+        """The embedding model mixed into localisation and support (see ``engine_embed_model``)."""
+        return engine_embed_model(self)
 
     def prompt(
         self, query_bundle: QueryBundle, nodes: list[NodeWithScore]

@@ -1,15 +1,29 @@
 """Reasoning that LlamaIndex LLMs return beside the answer text: ``ThinkingBlock``\\ s of a whole reply
 and ``thinking_delta`` of streamed ones (llama-index-llms-openai's ``reasoning_content``, Ollama's
-thinking). It goes to ``CitedAnswer.reasoning``, never into the answer or its citations."""
+thinking). It goes to ``CitedAnswer.reasoning``, never into the answer or its citations. Also whether a
+reply stopped at the model's token limit (``cut_off``), and whether the last call that ended in this
+context did (``watch_cut_off``, ``last_cut_off``: what ``CitePostprocessor.cite()`` reads)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 from cite_core import ThinkingDelta
 
-__all__ = ["CUT_OFF", "adeltas", "areplayed", "cut_off", "deltas", "replayed", "reply_parts"]
+__all__ = [
+    "CUT_OFF",
+    "adeltas",
+    "areplayed",
+    "cut_off",
+    "deltas",
+    "last_cut_off",
+    "noted_cut_off",
+    "replayed",
+    "reply_parts",
+    "watch_cut_off",
+]
 
 CUT_OFF = "\x00cut off"
 """The part a stream ends with when the model was cut off at its token limit (not model text: it never
@@ -27,6 +41,29 @@ def cut_off(response: Any) -> bool:
         reasons.append(_field(choice, "finish_reason"))
     reasons += [_field(raw, "stop_reason"), _field(_field(raw, "delta"), "stop_reason")]
     return any(isinstance(r, str) and r.lower() in _CUT_OFF_REASONS for r in reasons)
+
+
+_LAST_CUT_OFF: ContextVar[bool | None] = ContextVar("cite_last_cut_off", default=None)
+"""Whether the last LLM call that ended in this context stopped at its token limit (None: none ended
+since ``watch_cut_off()``). A lazily started stream's call is no ticket's once ``cite()`` took the stream,
+so the tokens ``cite()`` wraps read its end here, in the context that reads them."""
+
+
+def noted_cut_off(response: Any) -> bool:
+    """``cut_off(response)`` of a call that ended, noted for ``last_cut_off()`` in this context."""
+    truncated = cut_off(response)
+    _LAST_CUT_OFF.set(truncated)
+    return truncated
+
+
+def watch_cut_off() -> None:
+    """Forget the calls that ended before: ``last_cut_off()`` then tells of calls ending from now on."""
+    _LAST_CUT_OFF.set(None)
+
+
+def last_cut_off() -> bool:
+    """Whether an LLM call that ended since ``watch_cut_off()`` (the last) stopped at its token limit."""
+    return bool(_LAST_CUT_OFF.get())
 
 
 def _field(value: Any, name: str) -> Any:

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Literal
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.callbacks import CallbackManager
-from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.constants import DEFAULT_NUM_OUTPUTS
 from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.events.synthesis import (
-    GetResponseEndEvent,
-    GetResponseStartEvent,
-    SynthesizeEndEvent,
-    SynthesizeStartEvent,
-)
 from llama_index.core.llms import LLM
 from llama_index.core.prompts import BasePromptTemplate
 from llama_index.core.response_synthesizers.base import BaseSynthesizer, QueryTextType
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
@@ -32,6 +25,7 @@ from ._convert import NumberedNodes, number_nodes
 from ._images import with_images
 from ._options import check_response_mode, refuse
 from ._structured import asynthesize_structured, check_output_cls, synthesize_structured
+from ._synthesis_events import synthesis_events
 
 __all__ = ["CiteSynthesizer"]
 
@@ -219,22 +213,9 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                 run.reply(await llm.achat(self.messages(prompt)))
         return run.response
 
-    @contextmanager
-    def _events(self, query: QueryTextType, nodes: Sequence[NodeWithScore]) -> Iterator[Run]:
+    def _events(self, query: QueryTextType, nodes: Sequence[NodeWithScore]) -> AbstractContextManager[Run]:
         """Number the nodes and plan the calls, between the events LlamaIndex's synthesizers fire."""
-        bundle = QueryBundle(query_str=query) if isinstance(query, str) else query
-        dispatcher.event(SynthesizeStartEvent(query=bundle))
-        with self._callback_manager.event(
-            CBEventType.SYNTHESIZE, payload={EventPayload.QUERY_STR: bundle.query_str}
-        ) as event:
-            numbered = number_nodes(list(nodes), merge=self.merge_chunks)
-            texts = [source.text for source in numbered.sources]
-            dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=texts))
-            run = Run(numbered, CallPlan(self, bundle.query_str, numbered.sources))
-            yield run
-            dispatcher.event(GetResponseEndEvent())
-            event.on_end(payload={EventPayload.RESPONSE: run.response})
-        dispatcher.event(SynthesizeEndEvent(query=bundle, response=run.response))
+        return synthesis_events(self, dispatcher, query, nodes)
 
     def _claude(self, run: Run) -> tuple[ClaudeSources, list[ChatMessage]]:
         """One call to Claude: the sources that fit the budget as search results, the rest dropped."""

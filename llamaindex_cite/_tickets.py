@@ -34,7 +34,7 @@ from llama_index.core.instrumentation.events.llm import (
 from llama_index.core.instrumentation.events.query import QueryEndEvent
 from llama_index.core.schema import QueryBundle
 
-from ._reasoning import cut_off
+from ._reasoning import noted_cut_off
 
 __all__ = ["QUERY_KEY", "Call", "answer_calls", "close_ticket", "is_ambiguous", "open_ticket", "stream_cited"]
 
@@ -102,30 +102,12 @@ class _TicketRecorder(BaseEventHandler):
             if call is not None:
                 call.read = True
         elif isinstance(event, (LLMCompletionEndEvent, LLMChatEndEvent)):
-            truncated = cut_off(event.response)
-            _LAST_CUT_OFF.set(truncated)
-            _ended(event.span_id, _text(event), truncated)
+            _ended(event.span_id, _text(event), noted_cut_off(event.response))
         elif isinstance(event, QueryEndEvent):
             ticket = _CURRENT.get()
             if ticket is not None and isinstance(event.response, (StreamingResponse, AsyncStreamingResponse)):
                 _stream_returned(ticket, event.response)
             close_ticket()
-
-
-_LAST_CUT_OFF: ContextVar[bool | None] = ContextVar("cite_last_cut_off", default=None)
-"""Whether the last LLM call that ended in this context stopped at its token limit (None: none ended
-since ``watch_cut_off()``). A lazily started stream's call is no ticket's once ``cite()`` took the stream,
-so the tokens ``cite()`` wraps read its end here, in the context that reads them."""
-
-
-def watch_cut_off() -> None:
-    """Forget the calls that ended before: ``last_cut_off()`` then tells of calls ending from now on."""
-    _LAST_CUT_OFF.set(None)
-
-
-def last_cut_off() -> bool:
-    """Whether an LLM call that ended since ``watch_cut_off()`` (the last) stopped at its token limit."""
-    return bool(_LAST_CUT_OFF.get())
 
 
 def _prompt(event: Any) -> str:
@@ -244,6 +226,11 @@ def answer_calls(ticket: str) -> list[Call]:
         state = _TICKETS.get(ticket)
         spans = list(state.calls) if state is not None else []
         return [_CALLS[s] for s in spans if s in _CALLS]
+
+
+def attach_recorder() -> None:
+    """Record LLM calls from now on (the end events ``last_cut_off`` reads), without opening a ticket."""
+    _attach()
 
 
 def _attach() -> None:

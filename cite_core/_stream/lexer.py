@@ -57,7 +57,7 @@ class Lexer(LexerState):
 
     def finish(self, *, truncated: bool = False) -> Iterator[Token]:
         """The end of the input: yields the rest, held spaces included. ``truncated``: the output was
-        cut off, so text held back because it may still become a marker (``[2``, ``【``) is dropped
+        cut off, so text held back because it may still become a marker (``[2``, a lone opener) is dropped
         with the spaces before it, never released as text."""
         if truncated and self._dangling():
             self._buf, self._held = "", ""
@@ -66,8 +66,8 @@ class Lexer(LexerState):
         yield from self._release()
 
     def _dangling(self) -> bool:
-        """Whether the text held back is a marker the output was cut off in (``[2``, ``【``, `` [1, 2``),
-        not a complete one (``[1]`` held in case a link follows)."""
+        """Whether the text held back is a marker the output was cut off in (``[2``, a lone opener,
+        `` [1, 2``), not a complete one (``[1]`` held in case a link follows)."""
         if self.mode not in (Mode.TEXT, Mode.GROUP, Mode.LINE_START):
             return False
         buf = self._buf

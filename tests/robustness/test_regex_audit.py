@@ -32,6 +32,23 @@ AUDITED: dict[str, str] = {
         "\\s*=\\s* is tried only after a word character: each run of spaces is read once, after the "
         "character before it"
     ),
+    "cite_core._answer.prose._PROMPT": (
+        ".match at one line's start; [\\w.-]* cannot hold the @ after it nor the [:$] after the second "
+        "run, so each run is given back once, and the leading spaces start none of the alternatives"
+    ),
+    "cite_core._answer.prose._PROSE_LINE": (
+        ".match of one line (no \\n); the space runs end where a bracket or marker starts, so [^\\n]* "
+        "is tried from at most four starts and given back once from the line's end to its last character"
+    ),
+    "cite_core._answer.prose._RULE": (
+        ".match of one line; each repeat of ([^\\S\\n]*[-*_]) ends at the one rule character after its "
+        "spaces (disjoint classes), so a failing line gives back each run of spaces once"
+    ),
+    "cite_core._render.urls._LINE_MARKUP": (
+        "^ at a line's start; each repeat starts at a markup character and ends at a run of [ \\t] the "
+        "next repeat cannot start with, so the loop is unambiguous; * lets it match, so nothing is given "
+        "back past one repeat (digits and # are bounded, at most 9 and 6)"
+    ),
     "cite_core._sources.segment._EVENT": (
         "every alternative starts at one sentence-end character and its quantifiers run over classes the "
         "next item does not hold (test_linear_time.py: sentence splitting of each hostile unit)"
