@@ -14,7 +14,7 @@ from cite_core import Citation, CitedAnswer, CiteError, Source, number_sources, 
 
 from ._images import caption_of, uncaptioned, with_image
 from ._options import CitedResponse
-from ._pages import file_name, in_document, metadata_text, physical_page
+from ._pages import file_metadata, file_name, in_document, metadata_text, physical_page
 
 __all__ = [
     "CITE_AS_KEY",
@@ -37,7 +37,6 @@ REFERENCE_NUMBER_KEY = "reference_number"
 """Node metadata on cited nodes: the display number of their reference (1..k, first appearance)."""
 
 _HIDDEN = (SOURCE_NUMBER_KEY, SENTENCES_KEY, REFERENCE_NUMBER_KEY, "cite_query")  # _tickets.QUERY_KEY
-_FORWARDED = ("file_name", "file_path", "page_label")
 logger = logging.getLogger("llamaindex_cite")
 _Checked = tuple[list[tuple[NodeWithScore, dict[str, Any]]], list[NodeWithScore], list[NodeWithScore]]
 
@@ -195,7 +194,7 @@ def source_item(node: NodeWithScore) -> tuple[dict[str, Any] | None, list[str]]:
         return None, [problem] if problem else []
     meta = inner.metadata
     doc = inner.source_node.node_id if inner.source_node is not None else None
-    extra = {key: meta[key] for key in _FORWARDED if meta.get(key) is not None}
+    extra = file_metadata(meta)
     extra["node_id"] = inner.node_id
     if doc is not None:
         extra["ref_doc_id"] = doc

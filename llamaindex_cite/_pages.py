@@ -1,19 +1,22 @@
 """Where a node is in its document: its physical page (what ``page_location`` carries; a printed label is
-only shown), whether its offsets index its own text, and the text of its metadata (title, file name)."""
+only shown), whether its offsets index its own text, the text of its metadata (title, file name) and the
+file metadata its reference reads (the path it shows)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import PurePath
+from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from cite_core import page_from_metadata
 
-__all__ = ["file_name", "in_document", "metadata_text", "physical_page"]
+__all__ = ["file_metadata", "file_name", "in_document", "metadata_text", "physical_page"]
 
 _PAGE_KEYS = {"page_number": 1, "source": 1, "page": 0}
 """Node metadata read, in order, for the physical page, with the number it gives the first page (PyMuPDF
 writes the 1-based page as ``source``; LangChain's PDF loaders write the 0-based ``page``)."""
+_FORWARDED = ("file_name", "file_path", "page_label")
+"""Node metadata a source keeps for its reference (the renderers read the path and the page label)."""
 
 
 def physical_page(meta: dict[str, Any], doc_id: str) -> int | None:
@@ -50,3 +53,15 @@ def file_name(path: str | None) -> str | None:
     """The file name of a loader's ``file_path`` (PyMuPDFReader writes no ``file_name``): a reference
     never shows the absolute path of a file on the server."""
     return PurePath(path.replace("\\", "/")).name or None if path and "://" not in path else None
+
+
+def file_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    """The file metadata of a node's source. Loaders write an absolute ``file_path`` (PyMuPDFReader, and
+    SimpleDirectoryReader beside ``file_name``): it stays for a file link (``file_links=True``), and the
+    ``path`` a reference shows is the file's name, so no reference shows where a file sits on the server.
+    A relative ``file_path`` is shown as given."""
+    extra = {key: meta[key] for key in _FORWARDED if meta.get(key) is not None}
+    path = metadata_text(meta.get("file_path"))
+    if path and (PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute()):
+        extra["path"] = file_name(path) or ""  # "" (no path shown) for "/" alone
+    return extra

@@ -7,7 +7,7 @@ import math
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from cite_core import PageLocation
+from cite_core import PageLocation, reference_entries, render_html
 from llamaindex_cite import CiteQueryEngine, CiteSynthesizer
 from tests.llamaindex.conftest import ListRetriever, ReplayLLM
 
@@ -166,3 +166,18 @@ def test_a_numeric_title_is_kept_as_text_and_a_pymupdf_file_is_titled_by_its_nam
     answer = response.metadata["cited_answer"]
     assert [r.source.title for r in answer.references] == ["1984", "seabirds.pdf"]
     assert "/srv/app" not in answer.to_markdown()
+
+
+def test_a_loaders_absolute_file_path_is_shown_as_the_file_name_and_kept_for_file_links():
+    """The renderers show a reference's path (``file_path`` when no ``path``): SimpleDirectoryReader's
+    absolute ``file_path`` showed where the file sits on the server; its name is shown, and the absolute
+    path still makes the file link when the caller asks for one. A relative ``file_path`` shows as given."""
+    nodes = page_nodes() + [
+        NodeWithScore(node=TextNode(text="Gulls nest on cliffs.", metadata={"file_path": "notes/gulls.md"}))
+    ]
+    llm = ReplayLLM(default="The harbour was dredged [1]. Gulls nest [2].")
+    answer = CiteQueryEngine(retriever=ListRetriever(nodes), llm=llm).query("What?").metadata["cited_answer"]
+    assert "/data/" not in answer.to_markdown() and "/data/" not in render_html(answer)
+    report, gulls = reference_entries(answer)
+    assert (report["title"], report["path"], gulls["path"]) == ("report.pdf", "report.pdf", "notes/gulls.md")
+    assert reference_entries(answer, file_links=True)[0]["link"] == "file:///data/report.pdf#page=3"
