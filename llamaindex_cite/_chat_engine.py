@@ -45,22 +45,21 @@ _PASSED_ON = (
     "verbose",
 )
 """``CondensePlusContextChatEngine.from_defaults``' options that CiteChatEngine uses; it ignores the rest."""
-_ELSEWHERE = {
-    "context_prompt": "the answer's prompt is cite_core's: pass system_template= and/or user_template=",
-    "context_refine_prompt": "later calls use LlamaIndex's refine prompt: pass refine_template=",
-}
+_ENTRY = "CiteChatEngine.from_defaults"
 
 
 def _check_options(kwargs: dict[str, Any]) -> None:
-    """An ``ArgumentError`` naming the options ``from_defaults`` would otherwise drop (LlamaIndex's
-    ``from_defaults`` takes ``**kwargs`` and ignores what it does not know)."""
-    unknown = [name for name in kwargs if name not in _OPTIONS and name not in _PASSED_ON]
+    """The one options check (``cite_core.refuse_options`` over ``ELSEWHERE``): an ``ArgumentError``
+    naming where each option goes that ``from_defaults`` takes but does not apply, and one naming the
+    options it takes for a name it does not know (LlamaIndex's ``from_defaults`` takes ``**kwargs`` and
+    ignores what it does not know)."""
+    elsewhere = ELSEWHERE[_ENTRY]
+    refuse_options(_ENTRY, kwargs, elsewhere)
+    unknown = [n for n in kwargs if n not in _OPTIONS and n not in _PASSED_ON and n not in elsewhere]
     if unknown:
-        fixes = "; ".join(f"{n}: {_ELSEWHERE.get(n, 'not an option of CiteChatEngine')}" for n in unknown)
         raise ArgumentError(
-            f"CiteChatEngine.from_defaults does not take {', '.join(unknown)} ({fixes}; verify=, "
-            "calibration= and output_cls= are CiteQueryEngine's). It takes "
-            f"{', '.join((*_PASSED_ON, *_OPTIONS))}"
+            f"{_ENTRY} got unknown option(s) {', '.join(map(repr, unknown))} (not an option of "
+            f"CiteChatEngine); it takes {', '.join((*_PASSED_ON, *_OPTIONS))}"
         )
 
 
@@ -83,10 +82,10 @@ class CiteChatEngine(CondensePlusContextChatEngine):
         cls, retriever: Any, llm: Any = None, **kwargs: Any
     ) -> CiteChatEngine:
         """As ``CondensePlusContextChatEngine.from_defaults``, plus ``CiteSynthesizer``'s options."""
-        refused = ELSEWHERE["CiteChatEngine.from_defaults"]  # LlamaIndex's from_defaults ignores them
-        refuse_options("CiteChatEngine.from_defaults", kwargs, refused)
         _check_options(kwargs)
         options = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTIONS}
+        for name in ELSEWHERE[_ENTRY]:  # left: None or False, the option not asked for
+            kwargs.pop(name, None)
         engine = super().from_defaults(retriever, llm=llm, **kwargs)
         assert isinstance(engine, CiteChatEngine)
         engine._cite_options = options

@@ -58,13 +58,16 @@ ELSEWHERE: dict[str, dict[str, str]] = {
         "cite() takes a streaming response as it is",
     },
     "CiteChatEngine.from_defaults": {
-        "calibration": "pass unsupported_threshold=calibration.threshold_for(...) to "
-        "CiteChatEngine.from_defaults",
-        "verify": "a chat engine does not verify its answers: cite_core.verify(response.metadata"
-        '["cited_answer"], judge) checks one, or use CiteQueryEngine(verify=True)',
-        "judge": "judge= is the model of verify, which a chat engine does not run: "
+        "calibration": "calibration= is CiteQueryEngine's: pass unsupported_threshold="
+        "calibration.threshold_for(...) to CiteChatEngine.from_defaults",
+        "verify": "a chat engine does not verify its answers, verify= is CiteQueryEngine's: cite_core."
+        'verify(response.metadata["cited_answer"], judge) checks one, or use CiteQueryEngine(verify=True)',
+        "judge": "judge= is the model of verify, which a chat engine does not run (it is CiteQueryEngine's): "
         'cite_core.verify(response.metadata["cited_answer"], judge)',
         "streaming": "a chat engine streams per call: chat_engine.stream_chat(message)",
+        # CondensePlusContextChatEngine's own prompts, which from_defaults' **kwargs would drop
+        "context_prompt": "the answer's prompt is cite_core's: pass system_template= and/or user_template=",
+        "context_refine_prompt": "later calls use LlamaIndex's refine prompt: pass refine_template=",
     },
     "CiteSynthesizer(output_cls=...)": {
         "verify": "a structured answer is not verified: verify=True checks a text answer (no output_cls=)",

@@ -60,6 +60,8 @@ ROW_MODULES = (
     "tests.conformance.test_core_rows",
     "tests.conformance.test_langchain_rows",
     "tests.conformance.test_llamaindex_rows",
+    "tests.conformance.test_langchain_native_rows",
+    "tests.conformance.test_llamaindex_native_rows",
 )
 """The modules holding rows (``ROWS``); one per package, so helpers working in parallel never share one."""
 

@@ -435,7 +435,7 @@ _CHAT_STRUCTURED = "a chat engine answers in text; structured output is CiteQuer
 def chat_options_cell() -> None:
     """verify, calibration and judge are CiteQueryEngine's: CiteChatEngine rejects them, naming where."""
     for option in ("verify", "calibration", "judge"):
-        with pytest.raises(ArgumentError, match=f"does not take {option} .*CiteQueryEngine's"):
+        with pytest.raises(ArgumentError, match=f"does not apply {option}= .*CiteQueryEngine's"):
             CiteChatEngine.from_defaults(Fixed(("sun",)), llm=OpenAILike(model="m"), **{option: True})
 
 

@@ -96,10 +96,21 @@ def test_as_chat_engine_with_the_cite_synthesizer(qdrant_index):
         ("context_refine_prompt", "refine_template="),
         ("calibration", "CiteQueryEngine's"),
         ("verify", "CiteQueryEngine's"),
-        ("similarity_top_k", "not an option of CiteChatEngine"),
+        ("judge", "CiteQueryEngine's"),
     ],
 )
 def test_an_option_from_defaults_would_drop_is_an_argument_error(qdrant_index, option, fix):
-    # issue 31: CondensePlusContextChatEngine.from_defaults takes **kwargs and ignores what it does not know
-    with pytest.raises(ArgumentError, match=rf"does not take {option} .*{re.escape(fix)}"):
+    # issue 31: CondensePlusContextChatEngine.from_defaults takes **kwargs and ignores what it does not
+    # know; the one options check (cite_core.refuse_options over ELSEWHERE) names where each goes
+    refused = rf"CiteChatEngine.from_defaults does not apply {option}= \({option}=: .*{re.escape(fix)}"
+    with pytest.raises(ArgumentError, match=refused):
         CiteChatEngine.from_defaults(qdrant_index.as_retriever(), llm=chat_llm(), **{option: object()})
+
+
+def test_an_option_from_defaults_does_not_know_is_an_argument_error_naming_its_options(qdrant_index):
+    with pytest.raises(
+        ArgumentError,
+        match=r"unknown option\(s\) 'similarity_top_k' \(not an option of "
+        r"CiteChatEngine\); it takes .*condense_prompt.*unsupported_threshold",
+    ):
+        CiteChatEngine.from_defaults(qdrant_index.as_retriever(), llm=chat_llm(), similarity_top_k=3)
