@@ -11,10 +11,20 @@ from llama_index.core.base.response.schema import PydanticResponse
 from llama_index.core.llms import ChatResponse
 from pydantic import BaseModel
 
-from cite_core import ArgumentError, CitationPrompt, Source, TokenBudgetError, build_prompt, cite_structured
+from cite_core import (
+    ArgumentError,
+    CitationPrompt,
+    Source,
+    TokenBudgetError,
+    TruncatedOutputError,
+    build_prompt,
+    cite_structured,
+)
 
 from ._convert import NumberedNodes
 from ._options import refuse
+from ._reasoning import last_cut_off, watch_cut_off
+from ._tickets import attach_recorder
 
 if TYPE_CHECKING:
     from ._calls import Run
@@ -113,9 +123,14 @@ def synthesize_structured(synthesizer: CiteSynthesizer, run: Run) -> PydanticRes
     """The structured synthesis of ``run``: one call to ``llm.as_structured_llm(output_cls)``."""
     prompt = structured_prompt(synthesizer, run.plan.question, run.numbered.sources)
     structured = _structured_llm(synthesizer)
-    run.response = structured_response(
-        synthesizer, run.numbered, prompt, structured.chat(synthesizer.messages(prompt))
-    )
+    _watch()
+    try:
+        reply = structured.chat(synthesizer.messages(prompt))
+    except ValueError as error:  # LlamaIndex's "Could not extract json" from a partial object
+        _raise_if_cut_off(error)
+        raise
+    _raise_if_cut_off(None)
+    run.response = structured_response(synthesizer, run.numbered, prompt, reply)
     return run.response
 
 
@@ -123,7 +138,13 @@ async def asynthesize_structured(synthesizer: CiteSynthesizer, run: Run) -> Pyda
     """``synthesize_structured`` with the LLM's async call."""
     prompt = structured_prompt(synthesizer, run.plan.question, run.numbered.sources)
     structured = _structured_llm(synthesizer)
-    reply = await structured.achat(synthesizer.messages(prompt))
+    _watch()
+    try:
+        reply = await structured.achat(synthesizer.messages(prompt))
+    except ValueError as error:
+        _raise_if_cut_off(error)
+        raise
+    _raise_if_cut_off(None)
     run.response = structured_response(synthesizer, run.numbered, prompt, reply)
     return run.response
 
@@ -133,3 +154,20 @@ def _structured_llm(synthesizer: CiteSynthesizer) -> Any:
     if output_cls is None:
         raise ArgumentError("a structured synthesis needs output_cls")
     return synthesizer.llm.as_structured_llm(output_cls)
+
+
+def _watch() -> None:
+    """Note how the structured call's LLM call ends: its end event carries the raw finish reason, which
+    the structured LLM's own reply (or its parse error) no longer shows."""
+    attach_recorder()
+    watch_cut_off()
+
+
+def _raise_if_cut_off(error: Exception | None) -> None:
+    """A ``TruncatedOutputError`` when the structured call stopped at the model's token limit: a partial
+    object is never cited, and LlamaIndex's parse error would not say why (as LangChain's paths say)."""
+    if last_cut_off():
+        raise TruncatedOutputError(
+            "the model's structured output was cut off at its token limit (finish reason 'length') before "
+            "the object was complete: raise the model's max_tokens or ask for less"
+        ) from error

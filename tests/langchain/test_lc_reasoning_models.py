@@ -152,7 +152,8 @@ def test_a_text_stream_says_where_a_lone_closing_tag_restarted_the_answer() -> N
     chain = chain_for(FakeListChatModel(responses=[R1]), output="text")
 
     def answer(state: dict) -> dict:  # type: ignore[type-arg]
-        return {"messages": [AIMessage(content=chain.invoke(state["messages"][-1].text))]}
+        # .content, not .text: a method on langchain-core 0.3 (scripts/test-langchain-versions.sh)
+        return {"messages": [AIMessage(content=chain.invoke(state["messages"][-1].content))]}
 
     graph = graph_module.StateGraph(graph_module.MessagesState)
     graph.add_node("answer", answer)
@@ -160,4 +161,4 @@ def test_a_text_stream_says_where_a_lone_closing_tag_restarted_the_answer() -> N
     parts = list(graph.compile().stream({"messages": [("user", "How?")]}, stream_mode=["messages", "values"]))
     assert [part for mode, part in parts if mode == "values"][-1]["messages"][
         -1
-    ].text == "Hydrogen fuses [1]."
+    ].content == "Hydrogen fuses [1]."

@@ -3,10 +3,13 @@ dropped and a note, the same whole and streamed (``...reflects [2`` showed ``[2`
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
+from pydantic import BaseModel
 
-from cite_core import answer_notes
+from cite_core import TruncatedOutputError, answer_notes
 from llamaindex_cite import CiteSynthesizer
 from tests.conformance.matrix import DOCUMENTS, Reply, openai_server
 
@@ -34,3 +37,29 @@ def test_a_reply_cut_off_at_the_token_limit_says_so(streaming: bool, finish_reas
         assert answer.truncated and [n.kind for n in answer_notes(answer)] == ["truncated"]
     else:
         assert str(response).endswith("[2") and not answer.truncated
+
+
+class Fact(BaseModel):
+    claim: str
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_a_structured_reply_cut_off_at_the_token_limit_is_a_truncated_output_error(use_async: bool) -> None:
+    """Issue 31: a structured answer cut off raised LlamaIndex's misleading "Could not extract json"
+    ValueError; it is cite_core's TruncatedOutputError, as LangChain's invoke and stream raise."""
+    cut = '{"claim": "The Sun fuses hydrogen [1'
+    for finish_reason, error in (("length", TruncatedOutputError), ("stop", ValueError)):
+        with openai_server([Reply(cut, finish_reason=finish_reason)]) as server:
+            llm = OpenAILike(
+                model="m", api_base=server.base_url, api_key="x", is_chat_model=True, max_retries=0
+            )
+            synthesizer = CiteSynthesizer(llm=llm, output_cls=Fact)
+            with pytest.raises(error) as info:
+                if use_async:
+                    asyncio.run(synthesizer.asynthesize("Why?", nodes()))
+                else:
+                    synthesizer.synthesize("Why?", nodes())
+        if finish_reason == "stop":  # not cut off: LlamaIndex's own error, untouched
+            assert not isinstance(info.value, TruncatedOutputError)
+        else:
+            assert "cut off" in str(info.value)
