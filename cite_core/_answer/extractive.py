@@ -200,6 +200,7 @@ def _add(
         or len(terms) < 2
         or _looks_like_code(raw)
         or raw.rstrip().endswith(_LEAD_IN)
+        or _points_elsewhere(raw)
         or _is_question(raw)
     ):
         return
@@ -213,6 +214,16 @@ def _add(
     ):
         return
     out.append(_Candidate(source, group[0].start, sentence, terms, heading, (after - len(group) + 1, after)))
+
+
+def _points_elsewhere(raw: str) -> bool:
+    """Whether the sentence only introduces a link ("How links are built: [rendering.md](...)."): what
+    follows its lead-in colon is links and punctuation, so the answer is in another page, not here."""
+    for colon in _LEAD_IN:
+        head, found, tail = raw.rpartition(colon)
+        if found and head.strip() and _LINK.search(tail):
+            return not _LINK.sub("", tail).strip(" \t\n.;,。；，")
+    return False
 
 
 def _clean(raw: str) -> str:

@@ -26,6 +26,18 @@ def test_lead_in_sentences_are_not_answers() -> None:
     assert "What happens in one query" not in text and "fusion [1]." in text
 
 
+def test_a_sentence_that_only_points_at_a_link_is_not_an_answer() -> None:
+    """The README's main job quoted 'How links are built and when file links are allowed: rendering.md'
+    (a cross-reference of docs/output-formats.md) as a sentence of its answer."""
+    source = (
+        "How links are built and when links are allowed: [rendering.md](rendering.md#links).\n\n"
+        "Links are built from the source's URL and the cited sentence: [the spec](https://example.org/s) "
+        "says how they are encoded."
+    )
+    text = extractive_answer("How are links built?", number_sources([source]))
+    assert "rendering.md" not in text and "Links are built from the source's URL" in text
+
+
 def test_nothing_matches_and_bad_arguments() -> None:
     sources = number_sources(["Water boils at 100 degrees."])
     assert (
