@@ -12,6 +12,7 @@ from .._schema.source import IMAGE_KEY, ChunkAnalysis, Unit, analysis_of, layout
 from .._sources.analysis import chunk_of, fragment_flags, source_terms, source_units, unit_counts
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
+from .candidates import MAX_CANDIDATES, bm25_of, candidates
 from .dense import DenseModel, cosine
 from .hybrid import hybrid_support, mean_vector, mix_scores
 from .scoring import (
@@ -51,26 +52,27 @@ indexed, and chunks retrieved again and again are after their first queries (the
 docs/benchmarks.md, "Postings")."""
 
 
-def _postings(source: Source) -> dict[str, list[tuple[int, int]]] | None:
+def _postings(source: Source, now: bool = False) -> dict[str, list[tuple[int, int]]] | None:
     """Term -> [(unit index, count)] over the source's units (for ``bm25``), kept with the
-    chunk's analysis or on the source; None on a first use (score the counts directly)."""
+    chunk's analysis or on the source; None on a first use (score the counts directly) unless ``now``
+    (a source located through its candidates: built on its first use)."""
     analysis = analysis_of(source)
     postings = analysis.postings
     if postings is None:
         entry = chunk_of(source)
         if entry is not None:  # one chunk: kept with its analysis
-            postings = _chunk_postings(entry)
+            postings = _chunk_postings(entry, now)
         else:
             uses = analysis.bm25_uses = analysis.bm25_uses + 1
-            postings = build_postings(unit_counts(source)[0]) if uses >= POSTINGS_AFTER else None
+            postings = build_postings(unit_counts(source)[0]) if now or uses >= POSTINGS_AFTER else None
         analysis.postings = postings
     return postings
 
 
-def _chunk_postings(entry: ChunkAnalysis) -> dict[str, list[tuple[int, int]]] | None:
+def _chunk_postings(entry: ChunkAnalysis, now: bool = False) -> dict[str, list[tuple[int, int]]] | None:
     if entry.postings is None:  # two threads may both build it: the same value
         entry.uses += 1
-        if entry.uses < POSTINGS_AFTER:
+        if entry.uses < POSTINGS_AFTER and not now:
             return None
         entry.postings = build_postings(entry.counts)
     return entry.postings
@@ -155,7 +157,7 @@ class Corpus:
             claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
         first: int | None = None
         last: int | None = None
-        scores: list[float] | None = None
+        scores: list[float] | dict[int, float] | None = None
         if IMAGE_KEY in source.metadata and units:  # an image: its caption stands for all of it
             sentences = (1, len(units))
         if sentences is not None:
@@ -184,8 +186,10 @@ class Corpus:
         every = source_terms(source)
         score = support(claim_terms, cited_terms, every)
         if claim_terms.terms and self.source_units > 1 and len(units) > 1 and scores is not None:
-            # best first, ties in unit order (the order the support of the top units is read in)
-            top = sorted(range(len(units)), key=scores.__getitem__, reverse=True)[: self.source_units]
+            # best first, ties in unit order (the order the support of the top units is read in); a
+            # unit left out of the scored candidates scores 0, as every unit without a claim term
+            ranked = range(len(units)) if isinstance(scores, list) else list(scores)
+            top = sorted(ranked, key=scores.__getitem__, reverse=True)[: self.source_units]
             terms = [t for i in sorted(top) if scores[i] > 0 for t in units[i].terms]
             score = max(score, support(claim_terms, terms, every))
         if vectors:
@@ -201,15 +205,10 @@ class Corpus:
         units: list[Unit],
         dense: list[float] | None = None,
         claim_text: str = "",
-    ) -> tuple[int | None, int | None, list[float] | None]:
+    ) -> tuple[int | None, int | None, list[float] | dict[int, float] | None]:
         if not units or not (claim.weights or dense):
             return None, None, None
         counts, lengths = unit_counts(source)
-        scores = lexical = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
-        if dense is not None:
-            scores = mix_scores(lexical, dense)
-        elif max(scores) <= 0:
-            return None, None, scores
         text = source.text
         words: list[frozenset[str]] = []  # the claim's words, found on the first tie
 
@@ -218,7 +217,38 @@ class Corpus:
                 words.append(_words(claim_text))
             return len(words[0] & _words(text[units[i].start : units[i].end]))
 
+        if dense is None and len(units) > MAX_CANDIDATES:  # a long source: its candidates only
+            found = candidates(claim, _postings(source, now=True) or {})
+            sparse = bm25_of(claim, counts, lengths, self.stats.avg_len, found)
+            if not found or max(sparse.values()) <= 0:
+                return None, None, sparse
+            flags = fragment_flags(source, units)
+            at = _pick([sparse[i] for i in found], [flags[i] for i in found], lambda j: verbatim(found[j]))
+            keys = frozenset([term for term, _ in claim.weights])
+            # a unit holds a claim term when its BM25 score is above 0 (every term adds idf > 0)
+            first, last = self._extend(
+                claim, text, units, counts, found[at], lambda i: not keys.isdisjoint(counts[i])
+            )
+            return first, last, sparse
+        scores = lexical = bm25(claim, counts, lengths, self.stats.avg_len, _postings(source))
+        if dense is not None:
+            scores = mix_scores(lexical, dense)
+        elif max(scores) <= 0:
+            return None, None, scores
         best = _pick(scores, fragment_flags(source, units), verbatim)
+        first, last = self._extend(claim, text, units, counts, best, lambda i: lexical[i] > 0)
+        return first, last, scores
+
+    @staticmethod
+    def _extend(
+        claim: ClaimTerms,
+        text: str,
+        units: list[Unit],
+        counts: list[dict[str, int]],
+        best: int,
+        holds_term: Callable[[int], bool],
+    ) -> tuple[int, int]:
+        """The span of ``best`` with the neighbours that add ``EXTEND_GAIN`` of the claim's coverage."""
         first = last = best
         # a unit's term counts hold its distinct terms as keys: membership as in a set of its terms
         base = coverage(claim, counts[best].keys())
@@ -227,7 +257,7 @@ class Corpus:
                 0 <= neighbour < len(units)
                 # a neighbour without a claim term (BM25 0: every term adds idf > 0) adds no coverage: its
                 # gain would be 0 (or an ulp off after an extension), below EXTEND_GAIN
-                and (lexical[neighbour] > 0 or EXTEND_GAIN <= 0)
+                and (EXTEND_GAIN <= 0 or holds_term(neighbour))
                 and units[neighbour].segment == units[best].segment
                 and not _line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
             ):
@@ -240,7 +270,7 @@ class Corpus:
                 gain = coverage(claim, terms) - base
                 if gain >= EXTEND_GAIN:
                     first, last, base = lo, hi, base + gain
-        return first, last, scores
+        return first, last
 
 
 FRAGMENT_WEIGHT = 0.8

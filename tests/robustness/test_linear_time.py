@@ -354,3 +354,16 @@ def test_markers_waiting_for_their_claim_are_linear(shape: str) -> None:
     its passes over them put the ratio near 3 on a busy machine (paused: 2.0-2.8, and 3.0-3.5 before)."""
     _assert_linear(_collector_paused(_whole), WAITING_MARKERS[shape])
     _assert_linear(_collector_paused(_streamed), WAITING_MARKERS[shape])
+
+
+def _claims_in_similar_sentences(n: int) -> tuple[list[object], str]:
+    """``n // 48`` claims, each citing one of as many similar sentences of one source."""
+    sentences = [f"Item {i} of the catalogue weighs {i * 7} grams." for i in range(n // 48)]
+    answer = " ".join(f"{sentence[:-1]} [1]." for sentence in sentences)
+    return number_sources([" ".join(sentences)]), answer
+
+
+def test_locating_n_claims_in_a_source_of_n_similar_sentences_is_linear() -> None:
+    """Every unit of the source was scored for every claim (x3.7); a long source is scored through its
+    candidates, at most ``MAX_CANDIDATES`` units per claim (cite_core/_locate/candidates.py)."""
+    _assert_linear(lambda made: parse_answer(made[1], made[0]), _claims_in_similar_sentences)
