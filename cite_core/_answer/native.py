@@ -24,6 +24,7 @@ from .calibrate import FlagCalibration, resolve_threshold
 from .native_blocks import is_annotated, read_annotated
 from .native_build import NativeDoc, build_native, match_source, unverified_source
 from .native_formats import (
+    first_message,
     get,
     items,
     mapping,
@@ -61,7 +62,7 @@ def detect_provider(response: Any) -> str:
     if "choices" in data:
         if "citations" in data or "search_results" in data:
             return "perplexity"
-        message, _ = _message(data)
+        message, _ = first_message(data)
         return "mistral" if isinstance(message.get("content"), list) else "openai-chat"
     if isinstance(data.get("message"), Mapping):
         return "cohere"
@@ -73,17 +74,6 @@ def detect_provider(response: Any) -> str:
         "response: not a response shape this library reads (expected one of the keys 'candidates', "
         f"'output', 'choices', 'message' or 'content'; got {sorted(map(str, data))[:8]})"
     )
-
-
-def _message(data: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
-    choices = items(data, "choices", "response")
-    if not choices:
-        raise ArgumentError("response.choices: expected a non-empty list of choices")
-    path, choice = choices[0]
-    message = get(mapping(choice, path), "message", path, Mapping)
-    if message is None:
-        raise ArgumentError(f"{path}.message: missing")
-    return message, f"{path}.message"
 
 
 _READERS = {
@@ -144,7 +134,7 @@ def _perplexity(
 ) -> CitedAnswer:
     """``[n]`` in the text names ``citations[n-1]`` (a URL), described by the ``search_results`` entry
     of that URL (title, snippet): the text is parsed as any ``[n]`` answer over those sources."""
-    message, path = _message(data)
+    message, path = first_message(data)
     text = get(message, "content", path, str, "")
     results: dict[str, Mapping[str, Any]] = {}
     ordered: list[Mapping[str, Any]] = []

@@ -20,6 +20,7 @@ from .native_build import NativeAnswer, NativeCite, NativeDoc
 from .native_units import Offsets, Unit, resolve_span
 
 __all__ = [
+    "first_message",
     "get",
     "items",
     "mapping",
@@ -180,7 +181,7 @@ def read_openai_responses(response: Mapping[str, Any]) -> NativeAnswer:
 def read_openai_chat(response: Mapping[str, Any]) -> NativeAnswer:
     """A Chat Completions response: ``choices[0].message`` with its ``annotations``."""
     reader = _Reader("openai")
-    message, path = _first_message(response)
+    message, path = first_message(response)
     text = get(message, "content", path, str, "")
     reader.add_text(text)
     for npath, note in items(message, "annotations", path):
@@ -188,7 +189,8 @@ def read_openai_chat(response: Mapping[str, Any]) -> NativeAnswer:
     return reader.finish()
 
 
-def _first_message(response: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+def first_message(response: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """The first choice's ``message`` of a Chat Completions-shaped response, and its path."""
     choices = items(response, "choices", "response")
     if not choices:
         raise ArgumentError("response.choices: expected a non-empty list of choices")
@@ -320,7 +322,7 @@ def read_mistral(response: Mapping[str, Any]) -> NativeAnswer:
     """A chat response whose ``content`` is a list of ``text`` and ``reference`` chunks: a reference
     chunk cites the last sentence before it (since the previous reference) by its ``reference_ids``."""
     reader = _Reader("mistral")
-    message, path = _first_message(response)
+    message, path = first_message(response)
     pos = 0  # the end of the previous reference: a claim never reaches back past it
     for cpath, chunk in items(message, "content", path):
         chunk = mapping(chunk, cpath)
