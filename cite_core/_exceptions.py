@@ -99,3 +99,16 @@ class TruncatedOutputError(CiteError, ValueError):
     """The model's output was cut off (its token limit: ``finish_reason="length"``, ``stop_reason=
     "max_tokens"``) before a structured answer was complete: nothing is parsed out of a partial object.
     A text answer cut off is not an error: it is parsed with ``truncated=True`` and says so in a note."""
+
+    REASONS = frozenset({"length", "max_tokens"})
+    """The finish or stop reasons, in lower case, of an output cut off at its token limit: OpenAI-compatible
+    ``finish_reason="length"``, Anthropic's ``stop_reason="max_tokens"`` (Gemini's ``MAX_TOKENS``); the
+    one list both adapters read."""
+
+    @classmethod
+    def at_token_limit(cls, reason: object = "length") -> TruncatedOutputError:
+        """The error for a structured output the model stopped writing for ``reason`` (its finish reason)."""
+        return cls(
+            f"the model's structured output was cut off at its token limit (finish reason {reason!r}) before "
+            "the object was complete: raise the model's max_tokens or ask for less"
+        )

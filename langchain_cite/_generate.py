@@ -109,10 +109,7 @@ def _cut_off() -> Iterator[None]:
     except Exception as error:
         if type(error).__name__ != "LengthFinishReasonError":
             raise
-        raise TruncatedOutputError(
-            "the model's structured output was cut off at its token limit (finish reason 'length') before "
-            "the object was complete: raise the model's max_tokens or ask for less"
-        ) from error
+        raise TruncatedOutputError.at_token_limit("length") from error
 
 
 def with_instructions(prompt: Runnable[dict[str, Any], Any]) -> Runnable[dict[str, Any], Any]:

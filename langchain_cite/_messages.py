@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 
-from cite_core import CitedAnswer, reference_entries, source_key
+from cite_core import CitedAnswer, TruncatedOutputError, reference_entries, source_key
 
 from ._compat import content_helpers, has_content_blocks
 
@@ -68,11 +68,6 @@ def message_parts(output: Any) -> tuple[str, str]:
     return "".join(parts), "".join(reasoning)
 
 
-_CUT_OFF = frozenset({"length", "max_tokens"})
-"""Finish reasons of a reply cut off at the token limit: OpenAI-compatible ``finish_reason="length"``,
-Anthropic's ``stop_reason="max_tokens"`` (Gemini's ``MAX_TOKENS``, compared in lower case)."""
-
-
 def cut_off(output: Any) -> bool:
     """Whether a model's message says it was cut off at its token limit (``response_metadata``), or is
     a ``ChatOpenAI`` stream that ended without a finish reason (the connection dropped)."""
@@ -80,7 +75,7 @@ def cut_off(output: Any) -> bool:
         return False
     metadata = output.response_metadata
     reasons = (metadata.get("finish_reason"), metadata.get("stop_reason"))
-    if any(isinstance(r, str) and r.lower() in _CUT_OFF for r in reasons):
+    if any(isinstance(r, str) and r.lower() in TruncatedOutputError.REASONS for r in reasons):
         return True
     # OpenAI's client ends a stream whose connection closed early quietly; its last chunk says why it ended
     return (

@@ -182,10 +182,7 @@ class _Run:
         if cut_off(reply):  # a partial object would parse (streaming) or not at all (invoke): say why
             metadata = reply.response_metadata
             reason = metadata.get("finish_reason") or metadata.get("stop_reason")
-            raise TruncatedOutputError(
-                f"the model's structured output was cut off at its token limit (finish reason {reason!r}) "
-                "before the object was complete: raise the model's max_tokens or ask for less"
-            )
+            raise TruncatedOutputError.at_token_limit(reason)
         return reply
 
     def finish(self, config: RunnableConfig | None) -> Any:

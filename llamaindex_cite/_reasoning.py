@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
-from cite_core import ThinkingDelta
+from cite_core import ThinkingDelta, TruncatedOutputError
 
 __all__ = [
     "CUT_OFF",
@@ -29,8 +29,6 @@ CUT_OFF = "\x00cut off"
 """The part a stream ends with when the model was cut off at its token limit (not model text: it never
 reaches the parser as text; ``_Citer.feed`` reads it as ``finish(truncated=True)``)."""
 
-_CUT_OFF_REASONS = frozenset({"length", "max_tokens"})
-
 
 def cut_off(response: Any) -> bool:
     """Whether a ``ChatResponse`` (whole, or the last of a stream) says the model stopped at its token
@@ -40,7 +38,7 @@ def cut_off(response: Any) -> bool:
     for choice in _field(raw, "choices") or ():
         reasons.append(_field(choice, "finish_reason"))
     reasons += [_field(raw, "stop_reason"), _field(_field(raw, "delta"), "stop_reason")]
-    return any(isinstance(r, str) and r.lower() in _CUT_OFF_REASONS for r in reasons)
+    return any(isinstance(r, str) and r.lower() in TruncatedOutputError.REASONS for r in reasons)
 
 
 _LAST_CUT_OFF: ContextVar[bool | None] = ContextVar("cite_last_cut_off", default=None)

@@ -167,7 +167,4 @@ def _raise_if_cut_off(error: Exception | None) -> None:
     """A ``TruncatedOutputError`` when the structured call stopped at the model's token limit: a partial
     object is never cited, and LlamaIndex's parse error would not say why (as LangChain's paths say)."""
     if last_cut_off():
-        raise TruncatedOutputError(
-            "the model's structured output was cut off at its token limit (finish reason 'length') before "
-            "the object was complete: raise the model's max_tokens or ask for less"
-        ) from error
+        raise TruncatedOutputError.at_token_limit("length") from error
