@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Protocol
 
 from .._schema.citations import DisplayNumbers, build_answer, display_number
 from .._schema.events import citations_delta, display_delta, text_delta, thinking_delta
 from .._schema.models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
 from .._sources.analysis import source_units
 from .._sources.segmenter import split_sentences
+from .assembly import Group, Locator
 from .blocks import blocks_with_markers, claim_spans, marker_groups
 from .claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from .match_types import Item, Marker, Tag
@@ -28,32 +28,6 @@ _LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
 _LAST_LETTER = re.compile(r".*([^\W\d_])", re.S)
 """The last letter of a text: ``.*`` runs to the end and backs off to it (linear)."""
-
-
-class _Group:
-    """A run of adjacent markers citing one claim (``plain[start:end]`` once resolved)."""
-
-    __slots__ = ("citations", "claim", "end", "forward", "items", "resolved", "start")
-
-    def __init__(self) -> None:
-        self.start = -1
-        self.end = -1
-        self.claim = ""
-        self.items: list[tuple[Source, Item]] = []
-        self.forward = False
-        self.citations: list[Citation] = []
-        self.resolved = False
-
-
-class Locator(Protocol):
-    """What the assembler asks of the locate stage (``Corpus``). The parser builds the corpus and hands
-    it in, so that the stream does not import the stage that comes after it."""
-
-    by_number: dict[int, Source]
-
-    def cite(
-        self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
-    ) -> Citation: ...
 
 
 class Assembler:
@@ -81,7 +55,7 @@ class Assembler:
         self._plain_len = 0
         self._display: list[str] = []
         self._inserts: list[tuple[int, str]] = []  # (plain offset, display markers inserted there)
-        self._marks: list[tuple[int, _Group | None, int, str]] = []  # each insert: group, number, lead
+        self._marks: list[tuple[int, Group | None, int, str]] = []  # each insert: group, number, lead
         self._events: list[StreamEvent] = []
         self._pending_text: list[str] = []
         self._pending_thinking: list[str] = []
@@ -92,8 +66,8 @@ class Assembler:
         self._removed: list[str] = []
         self._invalid: list[str] = []
         self._display_no: dict[int, int] = display_numbers if display_numbers is not None else {}
-        self._groups: list[_Group] = []
-        self._group: _Group | None = None
+        self._groups: list[Group] = []
+        self._group: Group | None = None
         self._pre_ws = ""
         self._tag: tuple[int, tuple[Item, ...]] | None = None
         self._tag_text: list[str] = []  # the answer text since the open tag
@@ -101,7 +75,7 @@ class Assembler:
         # claims
         self._tail: list[str] = []
         self._tail_start = 0
-        self._forward: list[_Group] = []
+        self._forward: list[Group] = []
         self._last_letter = -1  # the plain offset of the last letter: whether a claim has a word is
         # asked for each marker and line end while forward markers wait, and was a scan back each time
         self._prev_char = ""
@@ -157,7 +131,7 @@ class Assembler:
         self.text(sep)
         return sep
 
-    def _show_only(self, text: str, group: _Group | None = None, number: int = 0, lead: str = "") -> None:
+    def _show_only(self, text: str, group: Group | None = None, number: int = 0, lead: str = "") -> None:
         """Text of the display only (not of the plain text), shown where the plain text is now: the
         marker ``[number]`` of ``group`` after ``lead``, or (``number`` 0) text after markers."""
         self._display.append(text)
@@ -166,7 +140,7 @@ class Assembler:
         self._inserts.append((self._plain_len, text))
         self._marks.append((self._plain_len, group, number, lead))
 
-    def _show_marker(self, group: _Group, number: int, lead: str = "") -> None:
+    def _show_marker(self, group: Group, number: int, lead: str = "") -> None:
         """The display marker ``[number]`` of ``group``, after the spaces ``lead``."""
         self._show_only(f"{lead}[{number}]", group, number, lead)
 
@@ -295,8 +269,8 @@ class Assembler:
             self._invalid.append(item.raw)
         return source
 
-    def _start_group(self) -> _Group:
-        group = _Group()
+    def _start_group(self) -> Group:
+        group = Group()
         self._group = group
         self._groups.append(group)
         if self._forward:
@@ -318,7 +292,7 @@ class Assembler:
             self._move_boundary(self._plain_len)
         return group
 
-    def _backward_claim(self, group: _Group) -> None:
+    def _backward_claim(self, group: Group) -> None:
         """The claim before a marker group: back to the previous group or sentence boundary."""
         tail = self._tail_text()
         spans = split_sentences(tail)
@@ -388,7 +362,7 @@ class Assembler:
         self._move_boundary(end)
         return claim
 
-    def _cite(self, group: _Group, source: Source, item: Item) -> None:
+    def _cite(self, group: Group, source: Source, item: Item) -> None:
         if group.forward and not group.resolved:
             return
         reference = self._display_no[source.number]
@@ -400,8 +374,8 @@ class Assembler:
                 self._flush_text()
                 self._events.append(citations_delta(citation, group.start, group.end))
 
-    def _new_group(self) -> _Group:
-        return _Group()
+    def _new_group(self) -> Group:
+        return Group()
 
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
@@ -434,7 +408,7 @@ class Assembler:
             source = self._cited_source(item)
             if source is None:
                 continue
-            group = _Group()
+            group = Group()
             group.start, group.end, group.claim = claim
             group.resolved = True
             self._groups.append(group)

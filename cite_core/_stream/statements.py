@@ -23,7 +23,8 @@ from .._sources.analysis import first_sentences, source_units
 from .match_types import Item, Marker, Tag
 
 if TYPE_CHECKING:
-    from .assembler import Assembler, _Group
+    from .assembler import Assembler
+    from .assembly import Group
 
 __all__ = ["SentenceMap", "SentenceRange", "Statements", "per_segment", "sentence_ranges"]
 
@@ -107,7 +108,7 @@ class Statements:
     def __init__(self, sentence_map: SentenceMap | None) -> None:
         """``sentence_map``: with the ``statements`` style, the global sentence numbers (else None)."""
         self._sentence_map = sentence_map
-        self.cite_group: _Group | None = None
+        self.cite_group: Group | None = None
         """Inside ``<cite>...</cite>``: the group its markers cite (its text is not answer text)."""
 
     def tag(self, out: Assembler, tag: Tag) -> None:
@@ -133,7 +134,7 @@ class Statements:
             out._tag = (out._plain_len, ())
             out._tag_text = []
 
-    def _group(self, out: Assembler) -> _Group:
+    def _group(self, out: Assembler) -> Group:
         """The group that the markers of a ``<cite>`` add to: the open statement, else the claim before."""
         group = out._new_group()
         out._groups.append(group)
@@ -164,7 +165,7 @@ class Statements:
             for piece in pieces:
                 self._cite_item(out, group, Item(piece.source.number, raw, (piece.first + 1, piece.last + 1)))
 
-    def _cite_item(self, out: Assembler, group: _Group, item: Item) -> None:
+    def _cite_item(self, out: Assembler, group: Group, item: Item) -> None:
         source = out._cited_source(item)  # None (reported as invalid): no such source or sentences
         if source is None:
             return
