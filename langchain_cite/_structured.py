@@ -131,6 +131,8 @@ class _Run:
         self.stream: StructuredCitationStream | None = None
         self.shown: Any = None
         self.style = "markers"
+        self.numbering: dict[str, Any] = {}  # a conversation's numbers (CitationSources, with chat_history)
+        self.known: list[Any] = []  # every number the conversation gave before this turn
 
     def add(self, chunk: Any) -> Any:
         """Take one input chunk; the renumbered partial object when it changed what is shown, else None."""
@@ -143,6 +145,11 @@ class _Run:
             given = chunk[self.owner.sources_key] or []
             self.sources = given if all(isinstance(s, Source) for s in given) else number_documents(given)[0]
         self.style = chunk.get("citation_style", self.style)
+        for key in ("display_numbers", "first_new"):  # the text parser reads the same keys (_run.py)
+            if chunk.get(key) is not None:
+                self.numbering[key] = chunk[key]
+        if isinstance(chunk.get("conversation_numbering"), list):
+            self.known = chunk["conversation_numbering"]
         if self.owner.message_key not in chunk:
             return None
         message = chunk[self.owner.message_key]
@@ -171,6 +178,7 @@ class _Run:
             "unsupported_threshold": self.owner.unsupported_threshold,
             "embeddings": self.owner.embeddings,
             "style": self.style,
+            **self.numbering,
         }
 
     def _final_message(self) -> Any:
@@ -206,5 +214,7 @@ class _Run:
         else:
             structure = cite_structured(parsed, self._sources(), **self._options())
         if self.owner.output == "message":
-            return to_structured_message(structure, reply if isinstance(reply, AIMessage) else None)
+            return to_structured_message(
+                structure, reply if isinstance(reply, AIMessage) else None, numbering=self.known
+            )
         return structure

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.json import parse_json_markdown, parse_partial_json
 
-from cite_core import CitedStructure
+from cite_core import CitedStructure, source_key
 
 from ._messages import message_text
 
@@ -34,10 +35,15 @@ def partial_object(message: Any) -> Any:
     return found if isinstance(found, (dict, list)) else None
 
 
-def to_structured_message(structure: CitedStructure, raw: AIMessage | None = None) -> AIMessage:
+def to_structured_message(
+    structure: CitedStructure, raw: AIMessage | None = None, numbering: Sequence[Mapping[str, Any]] = ()
+) -> AIMessage:
     """An ``AIMessage`` of a cited structure: its content the cited object as JSON (display text),
     ``additional_kwargs["parsed"]`` the object, and its citations, references and invalid markers; the
-    raw reply's id, usage and response metadata are kept (its tool call is the answer, so not kept)."""
+    raw reply's id, usage and response metadata are kept (its tool call is the answer, so not kept).
+    ``response_metadata`` carries what a text answer's message does for later turns: ``references``
+    (number and key) and ``numbering`` (``numbering``, the conversation's before, with this answer's),
+    so a structured turn in ``chat_history`` keeps its numbers as a text turn does."""
     value = structure.value
     data = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
     extra = {
@@ -57,9 +63,14 @@ def to_structured_message(structure: CitedStructure, raw: AIMessage | None = Non
         ],
         "invalid_markers": [marker.model_dump() for marker in structure.invalid_markers],
     }
-    keep: dict[str, Any] = {}
+    keyed = [{"number": ref.number, "key": source_key(ref.source)} for ref in structure.references]
+    known = {entry["number"]: dict(entry) for entry in numbering}
+    for entry in keyed:
+        known.setdefault(entry["number"], entry)
+    turns = {"references": keyed, "numbering": [known[n] for n in sorted(known)]}
+    keep: dict[str, Any] = {"response_metadata": turns}
     if raw is not None:
-        keep = {"id": raw.id, "response_metadata": dict(raw.response_metadata)}
+        keep = {"id": raw.id, "response_metadata": {**raw.response_metadata, **turns}}
         if raw.usage_metadata is not None:
             keep["usage_metadata"] = raw.usage_metadata
     return AIMessage(

@@ -89,6 +89,14 @@ class CitationStream:
         """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
         self._style = style
         self._finished: CitedAnswer | None = None
+        self._shared: tuple[DisplayNumbers, dict[int, int], int] | None = None
+
+    def _share_numbers(self, numbers: DisplayNumbers) -> None:
+        """Number this stream's markers in ``numbers``, which other streams share (the string fields of
+        one structured answer: one numbering); a lone closing thinking tag gives back what the text
+        before it numbered (it was reasoning), as a stream of its own starts a fresh numbering."""
+        self._shared = (numbers, dict(numbers), numbers.last)
+        self._out._display_no = numbers
 
     # -- public API -----------------------------------------------------------------------------
 
@@ -172,12 +180,14 @@ class CitationStream:
         on) was reasoning; a new assembler takes the answer after it, the text so far as reasoning."""
         raw = "".join(self._raw or ())
         old = self._out
+        numbers = DisplayNumbers(*self._display_numbers)  # the reasoning's markers: not shown
+        if self._shared is not None:  # the shared numbering as it was before this stream's reasoning
+            numbers, before, last = self._shared
+            numbers.clear()
+            numbers.update(before)
+            numbers.last = last
         self._out = Assembler(
-            self.sources,
-            emit=old.emit,
-            corpus=self._corpus,
-            display_numbers=DisplayNumbers(*self._display_numbers),  # the reasoning's markers: not shown
-            **self._options,
+            self.sources, emit=old.emit, corpus=self._corpus, display_numbers=numbers, **self._options
         )
         self._out.restarted(old.take_events() if old.emit else [], raw[: len(raw) - len(rest)])
         self._raw = None

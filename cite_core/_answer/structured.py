@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._args import check_items
 from .._exceptions import ArgumentError
+from .._schema.citations import DisplayNumbers, check_display_numbers
 from .._schema.models import CitedAnswer, Reference, Source, TextBlock
 from .._sources.numbering import number_sources
 from .._sources.prompt import PromptStyle
@@ -249,11 +250,16 @@ def field_parser(
     embeddings: Any = None,
     style: PromptStyle = "markers",
     display: bool = False,
+    display_numbers: Mapping[int, int] | None = None,
+    first_new: int | None = None,
 ) -> tuple[list[Source], Callable[[], CitationStream], dict[int, int]]:
-    """The numbered sources and a maker of ``CitationStream``\\ s that share one display numbering."""
+    """The numbered sources and a maker of ``CitationStream``\\ s that share one display numbering
+    (``display_numbers``/``first_new``: a conversation's numbers, as for ``CitationStream``)."""
     items = check_items(sources, "sources")
+    check_display_numbers(display_numbers, first_new)
     numbered = items if all(isinstance(s, Source) for s in items) else number_sources(items)
-    numbers: dict[int, int] = {}  # source number -> display number, for every field
+    # source number -> display number, for every field; the conversation's numbers kept as given
+    numbers = DisplayNumbers(display_numbers, first_new)
     corpus: list[Any] = []
 
     def new_stream() -> CitationStream:
@@ -264,9 +270,9 @@ def field_parser(
             embeddings=embeddings,
             style=style,
         )
-        # the parser's own numbering (Assembler._display_no), shared: the field's first marker of a
-        # source already cited in an earlier field gets that field's number
-        stream._out._display_no = numbers
+        # one numbering, shared: the field's first marker of a source already cited in an earlier
+        # field gets that field's number
+        stream._share_numbers(numbers)
         # and one Corpus (term statistics over every source, claim terms): built once, not per field
         if corpus:
             stream._out.corpus = corpus[0]
@@ -311,6 +317,8 @@ def cite_structured(
     unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
     embeddings: Any = None,
     style: PromptStyle = "markers",
+    display_numbers: Mapping[int, int] | None = None,
+    first_new: int | None = None,
 ) -> CitedStructure:
     """Cite every string field of ``obj`` (a pydantic model instance, a dict or a list, nested to any
     depth) against ``sources``: one numbering and one reference list for the whole object.
@@ -319,10 +327,18 @@ def cite_structured(
     localised, a reference list the model wrote removed); the fields are read depth first in field
     order (a model's declared fields, then its extra ones; a dict's keys as they come; list elements
     in order). Never raises on the model's text; a container that holds itself is an ``ArgumentError``.
+    ``display_numbers``/``first_new``: a conversation's numbers, as for ``parse_answer`` (a source an
+    earlier turn cited keeps its number; new ones follow), so a structured turn shows the numbers the
+    reader saw before.
     """
     _check_root(obj)
     numbered, new_stream, numbers = field_parser(
-        sources, unsupported_threshold=unsupported_threshold, embeddings=embeddings, style=style
+        sources,
+        unsupported_threshold=unsupported_threshold,
+        embeddings=embeddings,
+        style=style,
+        display_numbers=display_numbers,
+        first_new=first_new,
     )
     answers: dict[str, CitedAnswer] = {}
     for path, text in string_fields(obj):

@@ -10,7 +10,7 @@ field gained since the last partial. ``finish(final)`` gives the ``CitedStructur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial as partial_call
 from typing import Any, TypeVar
 
@@ -42,11 +42,16 @@ class StructuredCitationStream:
         unsupported_threshold: float = DEFAULT_UNSUPPORTED_THRESHOLD,
         embeddings: Any = None,
         style: PromptStyle = "markers",
+        display_numbers: Mapping[int, int] | None = None,
+        first_new: int | None = None,
     ) -> None:
+        """``display_numbers``/``first_new``: a conversation's numbers (as for ``cite_structured``)."""
         self._options: dict[str, Any] = {
             "unsupported_threshold": unsupported_threshold,
             "embeddings": embeddings,
             "style": style,
+            "display_numbers": display_numbers,
+            "first_new": first_new,
         }
         self.sources, self._new, self._numbers = field_parser(sources, display=True, **self._options)
         self._streams: dict[str, CitationStream] = {}  # the open field: at most one

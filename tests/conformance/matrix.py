@@ -62,6 +62,7 @@ ROW_MODULES = (
     "tests.conformance.test_llamaindex_rows",
     "tests.conformance.test_langchain_native_rows",
     "tests.conformance.test_llamaindex_native_rows",
+    "tests.conformance.test_structured_rows",
 )
 """The modules holding rows (``ROWS``); one per package, so helpers working in parallel never share one."""
 
