@@ -5,6 +5,10 @@ writes ``[1, 2]``, ``【1】`` or an invalid ``[9]``; ``session.parse`` gives ``
 ``[9]``. Wrapped, the model streams and returns the parsed text instead (the session's numbers,
 normalised markers, invalid ones never shown) with the citations as annotations, while its own run is
 tagged ``nostream`` so that its raw tokens are not shown twice. Tool calls, usage and metadata are kept.
+A model bound to a structured output format (``create_agent(response_format=ProviderStrategy(...))``
+binds ``response_format``) replies with the JSON of the object: that reply is passed through unchanged
+(renumbering markers would rewrite the JSON's own arrays, ``[1, 2]``), and the object is cited with
+``session.cite_structured(state["structured_response"])``.
 """
 
 from __future__ import annotations
@@ -38,14 +42,20 @@ class CitedChatModel(BaseChatModel):
     """The chat model (or the runnable ``bind_tools`` made of it)."""
     session: Any
     """The session the agent's cited retriever tools number into."""
+    structured: bool = False
+    """Whether the model is bound to a structured output format: its replies pass through unchanged."""
 
     @property
     def _llm_type(self) -> str:
         return "cited-chat-model"
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> CitedChatModel:
-        """The wrapped model with tools bound, still cited."""
-        return CitedChatModel(model=self.model.bind_tools(tools, **kwargs), session=self.session)
+        """The wrapped model with tools bound, still cited (passed through when ``response_format`` binds a
+        structured output format: the reply is the object's JSON)."""
+        structured = self.structured or kwargs.get("response_format") is not None
+        return CitedChatModel(
+            model=self.model.bind_tools(tools, **kwargs), session=self.session, structured=structured
+        )
 
     def invoke(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **kwargs: Any) -> Any:
         """As the model's ``invoke``; streamed to a consumer, without reasoning a lone ``</think>`` ended."""
@@ -89,6 +99,8 @@ class CitedChatModel(BaseChatModel):
 
     def _cited(self, raw: Any) -> AIMessage:
         """The model's whole message as the session parses it (what ``output="message"`` gives)."""
+        if self.structured and isinstance(raw, AIMessage):
+            return raw
         if not isinstance(raw, AIMessage) or not message_parts(raw)[0].strip():
             return raw if isinstance(raw, AIMessage) else AIMessage(content=str(raw))
         return as_output(self.session.parse(raw), "message", raw)
@@ -100,7 +112,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        run = _Run(self.session)
+        run = _Run(self.session, self.structured)
         for chunk in self.model.stream(messages, self._config(run_manager), stop=stop, **kwargs):
             yield from run.feed(chunk)
         yield from run.finish()
@@ -112,7 +124,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        run = _Run(self.session)
+        run = _Run(self.session, self.structured)
         async for chunk in self.model.astream(messages, self._config(run_manager), stop=stop, **kwargs):
             for item in run.feed(chunk):
                 yield item
@@ -123,8 +135,9 @@ class CitedChatModel(BaseChatModel):
 class _Run:
     """One streamed reply: the model's chunks added up, the session's stream over them."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, structured: bool = False) -> None:
         self.session = session
+        self.structured = structured  # a structured output format's JSON: every chunk as it is
         self.model: Any = None
         self.stream: Any = None  # made at the first text: the tools of this turn have numbered by then
         self.shown = 0
@@ -138,6 +151,9 @@ class _Run:
             return
         self.model = chunk if self.model is None else self.model + chunk
         self.id = self.id or chunk.id
+        if self.structured:
+            yield ChatGenerationChunk(message=chunk)
+            return
         text, reasoning = message_parts(chunk)
         if not text and not reasoning:
             return
@@ -156,7 +172,7 @@ class _Run:
                 yield ChatGenerationChunk(message=text_chunk(event.text, id=self.id))
 
     def finish(self) -> Iterator[ChatGenerationChunk]:
-        if self.model is None:
+        if self.model is None or self.structured:
             return
         if self.stream is None:  # no text: a tool call turn, kept as the model streamed it
             yield ChatGenerationChunk(message=self.model)

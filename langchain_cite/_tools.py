@@ -199,6 +199,13 @@ def _recorded(artifact: Any) -> list[tuple[int, str, Document]]:
 
 def _final_message(output: Any) -> Any:
     """The last AI message of an agent state or message list, or ``output`` itself."""
+    if isinstance(output, Mapping) and output.get("structured_response") is not None:
+        # create_agent(response_format=...): the answer is the object; its last message is a tool call
+        # (ToolStrategy) or the object's JSON (ProviderStrategy), neither an answer to parse as text
+        raise cite_core.PromptError(
+            "the agent answered with a structured response (create_agent(response_format=...)): cite "
+            'the object with session.cite_structured(state["structured_response"]), not session.parse'
+        )
     if isinstance(output, Mapping) and "messages" in output:
         output = output["messages"]
     if isinstance(output, (list, tuple)):

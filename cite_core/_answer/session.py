@@ -26,6 +26,7 @@ from .conversation import marker_numbers, read_source_blocks, renumber_markers
 from .native import from_native
 from .native_build import NATIVE_KEY
 from .parser import CitationStream, parse_answer
+from .structured import CitedStructure, cite_structured
 
 __all__ = ["SOURCES_RECORD_KEY", "CitationSession", "source_key"]
 
@@ -171,6 +172,13 @@ class CitationSession:
         so what a chat UI streamed from the model is what the parsed answer and its references show."""
         sources = self.sources
         return parse_answer(text, sources, display_numbers={s.number: s.number for s in sources}, **options)
+
+    def cite_structured(self, obj: Any, **options: Any) -> CitedStructure:
+        """A structured answer (a pydantic model, a dict or a list: an agent's ``structured_response``)
+        cited against every source of the session, keeping its numbers as ``parse`` does (options as for
+        ``cite_core.cite_structured``)."""
+        sources = self.sources
+        return cite_structured(obj, sources, display_numbers={s.number: s.number for s in sources}, **options)
 
     def from_native(self, response: Any, **options: Any) -> CitedAnswer:
         """A provider's own citations (``from_native``) in the session's numbering: its documents are

@@ -465,6 +465,41 @@ def agent_history_cell(name: str) -> Callable[[], None]:
     return cell
 
 
+def agent_structured_cell() -> None:
+    """``create_agent(response_format=...)``: the cited model passes the structured reply through unchanged
+    (ProviderStrategy: the object's JSON; ToolStrategy: a tool call), ``session.parse`` of the state is a
+    PromptError naming ``session.cite_structured``, which cites the object in the session's numbers."""
+    from langchain.agents import create_agent
+    from langchain.agents.structured_output import ProviderStrategy, ToolStrategy
+
+    from cite_core import PromptError
+
+    scenario = SCENARIOS["structured"]
+    reply = scenario.replies[0]
+    found = [Reply(tool_calls=(ToolCall("search", {"query": "all"}),))]
+    for strategy, answer in (
+        (ProviderStrategy(Summary), reply),
+        (ToolStrategy(Summary), Reply(tool_calls=(ToolCall("Summary", json.loads(reply.content)),))),
+    ):
+        session = CitationSession()
+        with openai_server([*found, answer]) as server:
+            agent = create_agent(
+                session.cited_model(chat_openai(server)),
+                tools_for("structured", session, False),
+                system_prompt=tool_citation_instructions(),
+                response_format=strategy,
+            )
+            state = agent.invoke({"messages": [("user", scenario.question)]})
+        assert state["structured_response"] == Summary(**json.loads(reply.content))
+        if isinstance(strategy, ProviderStrategy):
+            assert state["messages"][-1].content == reply.content  # the JSON as the model wrote it
+        with pytest.raises(PromptError, match=r"session\.cite_structured"):
+            session.parse(state)
+        structure = session.cite_structured(state["structured_response"])
+        assert isinstance(structure.value, Summary)
+        check_scenario("structured", None, structure.as_answer(), {s.number: s.text for s in session.sources})
+
+
 def agent_verify_cell() -> None:
     """``session.parse(state, calibration=...)`` honours it; ``verify`` checks the agent's answer."""
     from cite_core import verify
@@ -491,7 +526,7 @@ ROWS = [
             "history": agent_history_cell("history"),
             "follow_up_number": agent_history_cell("follow_up_number"),
             "reload": agent_history_cell("reload"),
-            "structured": "an agent answers in text (structured output is the chain's schema=)",
+            "structured": agent_structured_cell,
             "verify_calibration": agent_verify_cell,
         },
     ),

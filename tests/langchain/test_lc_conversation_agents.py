@@ -167,3 +167,36 @@ def test_cited_model_streams_and_returns_the_final_answer_async_and_whole() -> N
     assert session.parse(whole).invalid_markers == ["[9]"] and session.parse(whole).text == expected.text
     calls = session.cited_model(ScriptedChatModel(replies=[tool_call("search", "sun", "c1")])).invoke("Why?")
     assert calls.tool_calls[0]["args"] == {"query": "sun"} and calls.text == ""  # a tool call turn as it was
+
+
+def test_cited_model_bound_to_a_structured_format_passes_the_json_through() -> None:
+    """create_agent(response_format=ProviderStrategy(...)) binds response_format: the reply is the object's
+    JSON, whose own arrays ([1, 2]) the parser rewrote as markers ([1][2]), breaking the JSON; it now
+    passes through unchanged (whole and streamed), and a model without response_format is still cited."""
+    raw = '{"answer": "The Sun fuses hydrogen [1].", "scores": [1, 2]}'
+    session = CitationSession()
+    search_tool(session).invoke({"query": "sun"})
+    bound = session.cited_model(ScriptedChatModel(replies=[AIMessage(content=raw)]))
+    structured = bound.bind_tools([], response_format={"type": "json_schema", "json_schema": {}})
+    assert structured.invoke("Why?").content == raw
+    assert "".join(chunk.text for chunk in structured.stream("Why?")) == raw
+    assert json.loads(structured.invoke("Why?").text) == json.loads(raw)
+    assert bound.bind_tools([]).invoke("Why?").text != raw  # text answers are still parsed
+
+
+def test_session_parse_of_a_structured_agent_state_names_cite_structured() -> None:
+    """An agent state with a structured_response: its last message is a tool call or JSON, not an answer
+    (parse gave an empty answer or cited the JSON); PromptError, and session.cite_structured cites it."""
+    from cite_core import PromptError
+
+    session = CitationSession()
+    search_tool(session).invoke({"query": "sun"})  # Sun 1, Moon 2
+    state = {
+        "messages": [tool_call("Answer", "x", "c9")],
+        "structured_response": {"answer": "It reflects [2]."},
+    }
+    with pytest.raises(PromptError, match=r"session\.cite_structured\(state\[\"structured_response\"\]\)"):
+        session.parse(state)
+    cited = session.cite_structured(state["structured_response"])
+    assert cited.value == {"answer": "It reflects [2]."}  # the session's number, not renumbered 1
+    assert [(r.number, r.source.number) for r in cited.references] == [(2, 2)]
