@@ -1,6 +1,7 @@
 """Where a component runs: LlamaIndex hands a postprocessor or a query engine no word of who called it,
 so the paths that cannot cite (a chat engine around ``CitePostprocessor``, a ``QueryEngineTool`` around
-``CiteQueryEngine``) are found on the call stack, and raise an error naming the component that works."""
+``CiteQueryEngine`` or ``CiteSynthesizer``, a router combining several engines' answers) are found on the
+call stack, and raise an error naming the component that works."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from types import FrameType
 from typing import Any
 
 from llama_index.core.chat_engine.types import BaseChatEngine
+from llama_index.core.query_engine import RouterQueryEngine, ToolRetrieverRouterQueryEngine
 from llama_index.core.tools import QueryEngineTool
 
 from cite_core import ArgumentError
@@ -63,17 +65,62 @@ def check_postprocessor_caller() -> None:
         )
 
 
-def check_engine_caller(session: Any) -> None:
-    """Raise when ``CiteQueryEngine`` without a ``session`` answers for a ``QueryEngineTool`` (an agent's
-    tool): each query numbers its sources from [1], so two calls or two tools would give [1] to different
-    documents in the agent's answer."""
+def _combining_router() -> Any | None:
+    """The router (``RouterQueryEngine`` with a multi selector that chose several engines,
+    ``ToolRetrieverRouterQueryEngine`` with several tools) whose combined answer this query is a part
+    of. Sync, its frame is on the stack with its selection; async, it runs the parts with
+    ``asyncio.gather`` (a task each: no frame of it below), which LlamaIndex's instrumentation still
+    names: the part's span has the router's span as its parent (``parent_id`` of the span wrapper)."""
+    frame: FrameType | None = sys._getframe(2)
+    gathered = False
+    while frame is not None:
+        owner, found = frame.f_locals.get("self"), frame.f_locals
+        if isinstance(owner, RouterQueryEngine):
+            result = found.get("result")
+            return owner if len(getattr(result, "inds", ())) > 1 else None
+        if isinstance(owner, ToolRetrieverRouterQueryEngine):
+            return owner if len(found.get("query_engine_tools") or ()) > 1 else None
+        parent = found.get("parent_id") if frame.f_code.co_name == "async_wrapper" else None
+        if isinstance(parent, str) and parent.startswith(_ROUTER_SPANS):
+            gathered = True  # the router's frame follows unless a task of its gather runs this
+        frame = frame.f_back
+    return RouterQueryEngine if gathered else None
+
+
+_ROUTER_SPANS = tuple(f"{kind.__name__}." for kind in (RouterQueryEngine, ToolRetrieverRouterQueryEngine))
+
+_ONE_TOOL = (
+    "use llamaindex_cite.cited_query_engine_tool(engine, name=..., description=..., "
+    "session=CitationSession()) (one numbering across calls and tools; session.parse(final_answer) cites "
+    "the agent's answer)"
+)
+
+
+def check_engine_caller(component: str, session: Any) -> None:
+    """The one check of where a query-side component answers (``CiteQueryEngine``, ``CiteSynthesizer`` in
+    any engine): raise when its answer becomes part of another answer it cannot number.
+
+    - behind a ``QueryEngineTool`` (an agent's tool) without a ``session``: each query numbers its
+      sources from [1], so two calls or two tools would give [1] to different documents in the agent's
+      answer (with a session every answer shows the session's numbers);
+    - one of several engines a router combines (a multi selector): each part numbers from [1] and
+      TreeSummarize merges their texts, so the combined answer's [1] names different documents, and
+      nothing cites it."""
     tool = _caller(QueryEngineTool) if session is None else None
     if tool is not None:
         raise ArgumentError(
-            f"CiteQueryEngine behind QueryEngineTool {tool.metadata.get_name()!r} numbers each call's "
+            f"{component} behind QueryEngineTool {tool.metadata.get_name()!r} numbers each call's "
             "sources from [1], so two calls or two tools would both cite [1] for different documents in "
-            "the agent's answer: use llamaindex_cite.cited_query_engine_tool(engine, name=..., "
-            "description=..., session=CitationSession()) (one numbering across calls and tools; "
-            "session.parse(final_answer) cites the agent's answer), or give the engines one "
+            f"the agent's answer: {_ONE_TOOL}, or give the engines one "
             "CiteQueryEngine(..., session=CitationSession())"
+        )
+    router = _combining_router()
+    if router is not None:
+        name = router.__name__ if isinstance(router, type) else type(router).__name__
+        raise ArgumentError(
+            f"{component} answers one of several engines that {name} combines (a multi selector): each "
+            "numbers its sources from [1] and the router's summarizer merges their texts, so [1] would "
+            "name different documents in the combined answer, which nothing cites: route with a single "
+            "selector (LLMSingleSelector, PydanticSingleSelector), or cite once over the chosen "
+            "retrievers: CiteQueryEngine.from_args(RouterRetriever(selector=..., retriever_tools=[...]))"
         )

@@ -205,7 +205,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
     # -- BaseQueryEngine ----------------------------------------------------------------------------
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        check_engine_caller(self.session)
+        check_engine_caller("CiteQueryEngine", self.session)
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:
@@ -215,7 +215,7 @@ class CiteQueryEngine(BaseComponent, BaseQueryEngine):
         return response
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        check_engine_caller(self.session)
+        check_engine_caller("CiteQueryEngine", self.session)
         with self.callback_manager.event(
             CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
         ) as query_event:

@@ -18,6 +18,7 @@ from llama_index.core.schema import NodeWithScore
 
 from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, CitationPrompt, parse_answer, token_counter
 
+from ._callers import check_engine_caller
 from ._calls import DEFAULT_REFINE_PROMPT, CallPlan, ResponseMode, Run, adeltas, araw, deltas, verified
 from ._chunks import TextChunkAnswers
 from ._claude import ClaudeSources, ClaudeStream, is_claude
@@ -214,7 +215,9 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         return run.response
 
     def _events(self, query: QueryTextType, nodes: Sequence[NodeWithScore]) -> AbstractContextManager[Run]:
-        """Number the nodes and plan the calls, between the events LlamaIndex's synthesizers fire."""
+        """Number the nodes and plan the calls, between the events LlamaIndex's synthesizers fire (in any
+        engine: where it answers is checked first, as ``CiteQueryEngine`` checks it)."""
+        check_engine_caller("CiteSynthesizer", getattr(self, "session", None))  # SessionSynthesizer's
         return synthesis_events(self, dispatcher, query, nodes)
 
     def _claude(self, run: Run) -> tuple[ClaudeSources, list[ChatMessage]]:

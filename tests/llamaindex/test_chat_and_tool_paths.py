@@ -141,3 +141,75 @@ def test_a_session_that_is_not_a_llamaindex_session_is_an_argument_error(llm):
     engine = CiteQueryEngine(retriever=ListRetriever([]), llm=llm, session=cite_core.CitationSession())
     with pytest.raises(ArgumentError, match=r"session must be a llamaindex_cite\.CitationSession"):
         engine.query(QUESTION)
+
+
+@pytest.mark.parametrize("aio", [False, True])
+def test_cite_synthesizer_in_any_engine_behind_a_query_engine_tool_names_cited_query_engine_tool(llm, aio):
+    # one check for every query-side component: a RetrieverQueryEngine with CiteSynthesizer numbered
+    # each call from [1] behind a QueryEngineTool without a word (CiteQueryEngine was refused)
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from llamaindex_cite import CiteSynthesizer
+
+    engine = RetrieverQueryEngine(
+        ListRetriever([*map(_scored, nodes())]), response_synthesizer=CiteSynthesizer(llm=llm)
+    )
+    tool = QueryEngineTool.from_defaults(engine, name="archive", description="The archive.")
+    with pytest.raises(ArgumentError, match=r"CiteSynthesizer behind QueryEngineTool 'archive'.*cited_query"):
+        asyncio.run(tool.acall(input=QUESTION)) if aio else tool.call(input=QUESTION)
+    assert not llm.prompts  # raised before the model was asked
+    assert str(engine.query(QUESTION)) == DISPLAY  # the engine on its own cites as before
+
+
+def _router(llm: Any, picks: str, synthesizer: bool) -> Any:
+    from llama_index.core.query_engine import RetrieverQueryEngine, RouterQueryEngine
+    from llama_index.core.selectors import LLMMultiSelector
+
+    from llamaindex_cite import CiteSynthesizer
+    from tests.llamaindex.conftest import ReplayLLM
+
+    scored = [*map(_scored, nodes())]
+    parts = [ListRetriever(scored[:3]), ListRetriever(scored[3:])]
+    engines = [
+        RetrieverQueryEngine(r, response_synthesizer=CiteSynthesizer(llm=llm))
+        if synthesizer
+        else CiteQueryEngine.from_args(r, llm=llm)
+        for r in parts
+    ]
+    tools = [QueryEngineTool.from_defaults(e, name=n, description=n) for e, n in zip(engines, "ab")]
+    selector = LLMMultiSelector.from_defaults(llm=ReplayLLM(default=picks))
+    return RouterQueryEngine(selector=selector, query_engine_tools=tools, llm=llm)
+
+
+_BOTH = '[{"choice": 1, "reason": "a"}, {"choice": 2, "reason": "b"}]'
+
+
+@pytest.mark.parametrize("synthesizer", [False, True])
+@pytest.mark.parametrize("aio", [False, True])
+def test_a_router_combining_several_cited_answers_is_refused(llm, aio, synthesizer):
+    # a multi selector queried both engines and TreeSummarize merged their texts: [1] named a node of
+    # each, the model's invalid [42] was kept, and nothing cited the combined answer
+    router = _router(llm, _BOTH, synthesizer)
+    with pytest.raises(ArgumentError, match=r"RouterQueryEngine combines .*single selector.*RouterRetriever"):
+        asyncio.run(router.aquery(QUESTION)) if aio else router.query(QUESTION)
+    one = _router(llm, '[{"choice": 2, "reason": "b"}]', synthesizer)  # a multi selector choosing one
+    response = asyncio.run(one.aquery(QUESTION)) if aio else one.query(QUESTION)
+    assert "cited_answer" in response.metadata  # the chosen engine's cited answer, passed through
+
+
+def test_the_router_retriever_the_refusal_names_cites_several_retrievers_in_one_numbering(llm):
+    from llama_index.core.retrievers import RouterRetriever
+    from llama_index.core.selectors import LLMMultiSelector
+    from llama_index.core.tools import RetrieverTool
+
+    from tests.llamaindex.conftest import ReplayLLM
+
+    scored = [*map(_scored, nodes())]
+    tools = [
+        RetrieverTool.from_defaults(ListRetriever(part), name=n, description=n)
+        for part, n in ((scored[:3], "a"), (scored[3:], "b"))
+    ]
+    selector = LLMMultiSelector.from_defaults(llm=ReplayLLM(default=_BOTH))
+    retriever = RouterRetriever(selector=selector, retriever_tools=tools, llm=llm)
+    response = CiteQueryEngine.from_args(retriever, llm=llm).query(QUESTION)
+    assert str(response) == DISPLAY  # both retrievers' nodes, one numbering, cited as one engine cites them
