@@ -45,17 +45,35 @@ _ROLE_NAMES = {"human": "user", "ai": "assistant"}
 
 
 def is_chat_anthropic(llm: Any) -> bool:
-    """Whether ``llm`` is langchain-anthropic's ``ChatAnthropic`` (also when bound or configured)."""
-    module = sys.modules.get("langchain_anthropic")
-    chat_anthropic = getattr(module, "ChatAnthropic", None)
-    while chat_anthropic is not None:
-        if isinstance(llm, chat_anthropic):
-            return True
-        inner = getattr(llm, "bound", None) or getattr(llm, "default", None)
-        if inner is None or inner is llm:
+    """Whether every model a run of ``llm`` may call is langchain-anthropic's ``ChatAnthropic``: bound or
+    configured, and every configurable alternative and fallback too (``with_fallbacks`` of Claude models
+    is Claude). Native citations send Claude's document blocks, which another model would not read as
+    sources: a default Claude with an OpenAI alternative or fallback gets the ``[n]`` prompt."""
+    chat_anthropic = getattr(sys.modules.get("langchain_anthropic"), "ChatAnthropic", None)
+    if chat_anthropic is None:
+        return False
+    pending, seen = [llm], set()
+    while pending:
+        item = pending.pop()
+        if isinstance(item, chat_anthropic) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        inner = _may_call(item)
+        if not inner:  # a model of another kind, or a factory nobody can look into
             return False
-        llm = inner
-    return False
+        pending.extend(inner)
+    return True
+
+
+def _may_call(llm: Any) -> list[Any]:
+    """The runnables a run of ``llm`` may call instead of it: what it binds (``bound``), configures
+    (``default`` and every ``alternatives`` value) or falls back on (``runnable``, ``fallbacks``)."""
+    found = [getattr(llm, name, None) for name in ("bound", "default", "runnable")]
+    found += list(getattr(llm, "fallbacks", None) or ())
+    alternatives = getattr(llm, "alternatives", None)
+    if isinstance(alternatives, Mapping):
+        found += list(alternatives.values())
+    return [item for item in found if item is not None and item is not llm]
 
 
 def _as_input(input: Any) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -115,3 +116,56 @@ def test_switching_models_keeps_the_application_code(example: dict[str, Any], lo
         assert answer.references[0].source.title == "Order Tracking Information"
         assert answer.citations[0].type == "char_location"
         assert answer.citations[0].cited_text.startswith("Once your order ships")
+
+
+def test_native_only_when_every_model_a_run_may_call_is_claude() -> None:
+    """A default Claude with an OpenAI alternative (configurable_alternatives) was called native, so a run
+    choosing OpenAI sent it Claude's document blocks; Claude with Claude fallbacks was not native."""
+    from langchain_core.runnables import ConfigurableField
+
+    ChatOpenAI = pytest.importorskip("langchain_openai").ChatOpenAI
+    claude = ChatAnthropic(model=MODEL, api_key="test")
+    haiku = ChatAnthropic(model="claude-3-haiku-20240307", api_key="test")
+    gpt = ChatOpenAI(model="gpt-4o-mini", api_key="test")
+    field = ConfigurableField(id="llm")
+    assert is_chat_anthropic(claude.with_fallbacks([haiku]))
+    assert is_chat_anthropic(claude.configurable_alternatives(field, default_key="sonnet", haiku=haiku))
+    assert is_chat_anthropic(claude.configurable_fields(max_tokens=ConfigurableField(id="max")))
+    assert not is_chat_anthropic(claude.with_fallbacks([gpt]))
+    assert not is_chat_anthropic(gpt.with_fallbacks([claude]))
+    assert not is_chat_anthropic(claude.configurable_alternatives(field, default_key="sonnet", gpt=gpt))
+    assert not is_chat_anthropic(
+        claude.configurable_alternatives(field, default_key="sonnet", gpt=lambda: gpt)
+    )
+
+
+def test_claude_fallbacks_answer_natively(example: dict[str, Any], local_server: Any) -> None:
+    server = local_server(anthropic_route(api_content(example)))
+    documents = [
+        Document(page_content=d["text"], metadata={"title": d["title"], "source": d["file"]})
+        for d in example["documents"]
+    ]
+    claude = ChatAnthropic(model=MODEL, base_url=server.url, api_key="test", max_retries=0)
+    chain = create_cited_rag_chain(ListRetriever(documents=documents), claude.with_fallbacks([claude]))
+    check(chain.invoke(example["question"]), example)
+    [user] = server.requests[0][1]["messages"]
+    assert sum(b["type"] == "document" for b in user["content"]) == 10
+
+
+def test_a_run_choosing_another_model_than_claude_gets_the_marker_prompt(local_server: Any) -> None:
+    from langchain_core.runnables import ConfigurableField
+
+    from tests.langchain.test_lc_openai import openai_route
+
+    ChatOpenAI = pytest.importorskip("langchain_openai").ChatOpenAI
+    server = local_server(openai_route("The Moon reflects sunlight [1]."))
+    gpt = ChatOpenAI(model="gpt-4o-mini", base_url=server.url + "/v1", api_key="test", max_retries=0)
+    llm = ChatAnthropic(model=MODEL, api_key="test").configurable_alternatives(
+        ConfigurableField(id="llm"), default_key="claude", gpt=gpt
+    )
+    moon = Document(page_content="The Moon reflects the light of the Sun.", metadata={"title": "Moon"})
+    chain = create_cited_rag_chain(ListRetriever(documents=[moon]), llm)
+    answer = chain.invoke("Why does the Moon shine?", {"configurable": {"llm": "gpt"}})
+    assert answer.text == "The Moon reflects sunlight [1]." and answer.references[0].source.title == "Moon"
+    sent = json.dumps(server.requests[0][1])
+    assert '<source number=\\"1\\"' in sent and '"type": "document"' not in sent
