@@ -189,7 +189,12 @@ def _entries(
 ) -> list[str]:
     by_ref = citations_by_reference(answer)
     lines = []
+    # Markdown numbers an ordered list itself (CommonMark from the first item's number on, python-markdown
+    # from 1): a conversation's references ([2] before [1], or [3] alone) would show other numbers than
+    # the markers, so they are bullets that write the number as text ("3\." opens no list)
+    counted = [ref.number for ref in answer.references] == list(range(1, len(answer.references) + 1))
     for ref in answer.references:
+        item = f"{ref.number}." if counted else f"- {ref.number}\\."
         cited = by_ref.get(ref.number, [])
         entry = _entry(ref, cited, labels, file_links)
         if quotes:
@@ -198,9 +203,9 @@ def _entries(
             # Without the trailing &#160;, a renderer without footnotes may read a link definition.
             lines.append(f"[^{ref.number}]: {entry} &#160;")
         elif style == "links":
-            lines.append(f'{ref.number}. <a id="ref-{ref.number}"></a>{entry}')
+            lines.append(f'{item} <a id="ref-{ref.number}"></a>{entry}')
         else:
-            lines.append(f"{ref.number}. {entry}")
+            lines.append(f"{item} {entry}")
     return lines
 
 
