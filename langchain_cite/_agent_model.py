@@ -67,6 +67,12 @@ class CitedChatModel(BaseChatModel):
         """As ``invoke``, async."""
         return without_reset(await super().ainvoke(input, config, stop=stop, **kwargs))
 
+    def _check(self, messages: list[BaseMessage]) -> None:
+        """Before the model reads them: every cited tool result among ``messages`` is this session's."""
+        check = getattr(self.session, "check_tool_results", None)
+        if check is not None:
+            check(messages)
+
     def _config(self, run_manager: Any) -> dict[str, Any]:
         """The model's own run: a child of this one (traced), tagged ``nostream`` (not shown)."""
         if run_manager is None:
@@ -84,6 +90,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        self._check(messages)
         raw = self.model.invoke(messages, self._config(run_manager), stop=stop, **kwargs)
         return ChatResult(generations=[ChatGeneration(message=self._cited(raw))])
 
@@ -94,6 +101,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        self._check(messages)
         raw = await self.model.ainvoke(messages, self._config(run_manager), stop=stop, **kwargs)
         return ChatResult(generations=[ChatGeneration(message=self._cited(raw))])
 
@@ -112,6 +120,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
+        self._check(messages)
         run = _Run(self.session, self.structured)
         for chunk in self.model.stream(messages, self._config(run_manager), stop=stop, **kwargs):
             yield from run.feed(chunk)
@@ -124,6 +133,7 @@ class CitedChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
+        self._check(messages)
         run = _Run(self.session, self.structured)
         async for chunk in self.model.astream(messages, self._config(run_manager), stop=stop, **kwargs):
             for item in run.feed(chunk):

@@ -121,6 +121,24 @@ class CitationSession(cite_core.CitationSession):
                     session.remember(r for r in found if isinstance(r, Mapping))
         return session
 
+    def check_tool_results(self, messages: Sequence[Any]) -> None:
+        """Raise when a cited retriever tool's result among ``messages`` was numbered by another session:
+        tools given different sessions (or one left to its own) each number from 1, so the agent's [1]
+        would name two documents, and this session would read the other's numbers as its own."""
+        for message in messages:
+            if not isinstance(message, ToolMessage):
+                continue
+            for number, key, _ in _recorded(message.artifact):
+                known = self._sources.get(number)
+                if self._by_key.get(key) != number and (known is None or self.key(known) != key):
+                    raise cite_core.ArgumentError(
+                        f"the result of tool {message.name!r} was numbered by another CitationSession, so "
+                        f"its [{number}] is not this session's: give every cited retriever tool of the "
+                        "agent one session (create_cited_retriever_tool(..., session=session), or "
+                        '{"configurable": {"citation_session": session}} in the run\'s config), and continue '
+                        "a saved conversation with CitationSession.from_messages(messages)"
+                    )
+
     def _restore_documents(self, recorded: Sequence[tuple[int, str, Document]]) -> None:
         """Documents of a tool result at the numbers (and keys) their records give."""
         items = [(n, document_to_item(d, zero_based_pages=self.zero_based_pages)) for n, _, d in recorded]
@@ -137,6 +155,8 @@ class CitationSession(cite_core.CitationSession):
         """The final answer (text, ``AIMessage``, or an agent state ``{"messages": [...]}``) as a
         ``CitedRagAnswer`` over every source of the session; reasoning is kept out of the answer."""
         final = _final_message(output)
+        if isinstance(output, (Mapping, list, tuple)):
+            self.check_tool_results(output["messages"] if isinstance(output, Mapping) else output)
         text, reasoning = message_parts(final)
         stream = self.stream(**options)
         if reasoning:

@@ -106,9 +106,24 @@ class CitationSession(cite_core.CitationSession):
             for tail in turn.end() if turn is not None else []:  # the LLM turn ended (AgentOutput)
                 yield tail  # what the turn held back to its end, before the event that ended it
             turn = None
+            self._check_tool_result(event)
             yield event
         for tail in turn.end() if turn is not None else []:
             yield tail
+
+    def _check_tool_result(self, event: Any) -> None:
+        """Raise at a ``ToolCallResult`` of a ``cited_query_engine_tool`` numbering into another session:
+        tools given different sessions (or left to their own) each number from 1, so the agent's [1]
+        would name two nodes, and this session would parse the other's numbers as its own."""
+        raw = getattr(getattr(event, "tool_output", None), "raw_output", None)
+        owner = getattr(raw, "session", None) if isinstance(raw, _ToolText) else None
+        if owner is not None and owner is not self:
+            raise cite_core.ArgumentError(
+                f"tool {getattr(event, 'tool_name', '?')!r} numbers its sources into another CitationSession "
+                "than the one streaming the agent's events, so its [1] is not this session's: give every "
+                "cited_query_engine_tool of the agent one session (cited_query_engine_tool(engine, ..., "
+                "session=session)) and stream with that session"
+            )
 
     def _node(self, item: Any) -> NodeWithScore:
         """The node an item came from; for a source restored from a saved tool result, a node of the
@@ -186,6 +201,18 @@ class _Turn:
         return [self.last.model_copy(update=update)]
 
 
+class _ToolText(str):
+    """A cited tool's output (the numbered sources), knowing the session that numbered them: the agent
+    reads the text, ``stream_events`` checks the session (``ToolOutput.raw_output`` keeps this object)."""
+
+    session: Any
+
+    def __new__(cls, text: str, session: Any) -> _ToolText:
+        made = super().__new__(cls, text)
+        made.session = session
+        return made
+
+
 def cited_query_engine_tool(
     engine: Any, name: str, description: str, session: CitationSession | None = None
 ) -> FunctionTool:
@@ -200,7 +227,7 @@ def cited_query_engine_tool(
     session = session if session is not None else CitationSession()
 
     def show(nodes: list[NodeWithScore]) -> str:
-        return session.format(session.add_nodes(nodes))
+        return _ToolText(session.format(session.add_nodes(nodes)), session)
 
     def search(input: str) -> str:
         """Search the sources; cite what you use with their [n] numbers."""

@@ -4,12 +4,14 @@ its references say, across two tool calls, a repeated document, two turns and a 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, ToolMessage, messages_from_dict, messages_to_dict
 from langchain_core.runnables import RunnableLambda
 
+from cite_core import ArgumentError
 from langchain_cite import CitationSession, create_cited_retriever_tool, tool_citation_instructions
 
 from .fakes import ScriptedChatModel, tool_call
@@ -200,3 +202,66 @@ def test_session_parse_of_a_structured_agent_state_names_cite_structured() -> No
     cited = session.cite_structured(state["structured_response"])
     assert cited.value == {"answer": "It reflects [2]."}  # the session's number, not renumbered 1
     assert [(r.number, r.source.number) for r in cited.references] == [(2, 2)]
+
+
+def _two_tools(sessions: tuple[CitationSession | None, CitationSession | None]) -> list[Any]:
+    return [
+        create_cited_retriever_tool(
+            RunnableLambda(lambda query: RESULTS[query]), name=name, description="Notes.", session=session
+        )
+        for name, session in zip(("planets", "moons"), sessions)
+    ]
+
+
+@pytest.mark.parametrize("given", ["each its own", "one left to its own", "the model's differs"])
+def test_agent_tools_with_different_sessions_are_refused(given: str) -> None:
+    """Two tools numbering into two sessions both showed [1] (Mars for one, the Moon for the other); the
+    agent wrote [1] meaning either and session.parse read the other's numbers as its own."""
+    session = CitationSession()
+    sessions = {
+        "each its own": (session, CitationSession()),
+        "one left to its own": (session, None),
+        "the model's differs": (CitationSession(), CitationSession()),
+    }[given]
+    tools = _two_tools(sessions)
+    replies = [
+        tool_call("planets", "mars", "c1"),
+        tool_call("moons", "moon", "c2"),
+        AIMessage(content="Mars has two moons [1]; the Moon reflects light [1]."),
+    ]
+    if given != "the model's differs":
+        replies[0] = AIMessage(content="", tool_calls=[*replies[0].tool_calls, *replies[1].tool_calls])
+        del replies[1]
+    agent = langchain_agents.create_agent(
+        session.cited_model(ScriptedChatModel(replies=replies)),
+        tools,
+        system_prompt=tool_citation_instructions(),
+    )
+    with pytest.raises(ArgumentError, match=r"another CitationSession.*one session"):
+        agent.invoke({"messages": [("user", "Moons?")]})
+    state = langchain_agents.create_agent(
+        ScriptedChatModel(replies=replies), tools, system_prompt=tool_citation_instructions()
+    ).invoke({"messages": [("user", "Moons?")]})
+    with pytest.raises(ArgumentError, match=r"the result of tool '(planets|moons)' was numbered by another"):
+        session.parse(state)
+
+
+def test_agent_tools_sharing_one_session_and_a_restored_session_pass_the_check() -> None:
+    session = CitationSession()
+    replies = [
+        AIMessage(
+            content="",
+            tool_calls=[
+                *tool_call("planets", "mars", "c1").tool_calls,
+                *tool_call("moons", "moon", "c2").tool_calls,
+            ],
+        ),
+        AIMessage(content="Mars has two moons [1]; the Moon reflects light [3]."),
+    ]
+    agent = langchain_agents.create_agent(
+        session.cited_model(ScriptedChatModel(replies=replies)), _two_tools((session, session))
+    )
+    state = agent.invoke({"messages": [("user", "Moons?")]})
+    assert [r.title for r in session.parse(state).references] == ["mars.txt", "moon.txt"]
+    restored = CitationSession.from_messages(messages_from_dict(messages_to_dict(state["messages"])))
+    assert restored.parse(state).text == session.parse(state).text

@@ -19,6 +19,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import Field
 
+from cite_core import ArgumentError
 from llamaindex_cite import CitationSession, cited_query_engine_tool
 
 workflow = pytest.importorskip("llama_index.core.agent.workflow")
@@ -131,3 +132,26 @@ def test_stream_events_streams_what_session_parse_gives(final: str) -> None:
     if final.startswith(ODD):
         assert cited.startswith("The fish market moved in 1933 [3][1], after the dredging [1], and dragons")
         assert "[9]" not in "".join(deltas) and "【" not in "".join(deltas)
+
+
+@pytest.mark.parametrize("other", ["its own session", "another session"])
+def test_stream_events_refuses_a_tool_numbering_into_another_session(other: str) -> None:
+    # two tools, two sessions: both showed [1] (the harbour for one, the market for the other) and the
+    # agent's [1] named either, while stream_events and parse read only their own session
+    session = CitationSession()
+    theirs = None if other == "its own session" else CitationSession()
+
+    async def run() -> None:
+        tools = [
+            cited_query_engine_tool(KeywordRetriever(), name="old", description="Archive.", session=session),
+            cited_query_engine_tool(KeywordRetriever(), name="new", description="Archive.", session=theirs),
+        ]
+        llm = ScriptedAgentLLM(script=[("old", "harbour"), ("new", "market"), FINAL])
+        handler = workflow.FunctionAgent(tools=tools, llm=llm).run(user_msg="What changed in Kessby?")
+        async for _ in session.stream_events(handler):
+            pass
+
+    with pytest.raises(ArgumentError, match=r"tool 'new' numbers its sources into another CitationSession"):
+        asyncio.run(run())
+    one = [("kessby", "harbour"), ("kessby", "market"), FINAL]
+    assert "".join(asyncio.run(stream_cited(session, one))[0]) == FINAL  # one session: as before
