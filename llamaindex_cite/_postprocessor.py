@@ -123,19 +123,30 @@ class CitePostprocessor(BaseNodePostprocessor):
         if isinstance(response, AsyncStreamingResponse):
             raise TypeError("an async streaming response: use 'await postprocessor.acite(response)'")
         if isinstance(response, StreamingResponse) and response.response_txt is None:
+            if not response.source_nodes:  # nothing retrieved: no model call, LlamaIndex's placeholder
+                answered = _answered("".join(response.response_gen))
+                return self._stream(CitedStreamingResponse, iter(answered), [])
             if _unread(response):
                 release(response.source_nodes)
                 tokens = _then_cut_off(response.response_gen, response.source_nodes)
                 return self._stream(CitedStreamingResponse, tokens, response.source_nodes)
             "".join(response.response_gen)  # read the rest: the LLM call ends, its end event has the text
             response.response_txt = answer_of(response.source_nodes)
-        return self._cite(str(response), response.source_nodes)
+        # no text (response_mode="no_text"; LlamaIndex's str() reads "None") is an empty answer; nothing
+        # retrieved gives LlamaIndex's placeholder "Empty Response", which no model wrote
+        text = (response.response or "") if isinstance(response, Response) else str(response)
+        if not response.source_nodes and not _answered(text):
+            return self._cite("", [], raw=text)
+        return self._cite(text, response.source_nodes)
 
     async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
         """``cite()`` for any response, async streaming ones included (not read yet: renumbered tokens)."""
         if isinstance(response, AsyncStreamingResponse):
             if response.response_txt is None:  # not read through async_response_gen(): maybe not at all
                 nodes = response.source_nodes
+                if not nodes:  # nothing retrieved: no model call, LlamaIndex's placeholder
+                    text = "".join([token async for token in response.response_gen])
+                    return self._stream(AsyncCitedStreamingResponse, aiterate(_answered(text)), [])
                 if not was_read(nodes, response.response_gen):
                     release(nodes)
                     tokens = _athen_cut_off(response.response_gen, nodes)
@@ -154,7 +165,7 @@ class CitePostprocessor(BaseNodePostprocessor):
         shown = CitationPrompt(messages=[], sources=numbered.sources)
         return kind.start(tokens, numbered, shown, unsupported_threshold=self.unsupported_threshold)
 
-    def _cite(self, text: str, nodes: list[NodeWithScore]) -> Response:
+    def _cite(self, text: str, nodes: list[NodeWithScore], raw: str | None = None) -> Response:
         numbered = renumber_nodes(nodes)
         answer = parse_answer(
             text,
@@ -162,7 +173,18 @@ class CitePostprocessor(BaseNodePostprocessor):
             unsupported_threshold=self.unsupported_threshold,
             truncated=cut_off_of(nodes),  # the LLM call's end event said it stopped at its token limit
         )
-        return numbered.response(answer, raw=text)
+        return numbered.response(answer, raw=text if raw is None else raw)
+
+
+EMPTY_RESPONSE = "Empty Response"
+"""What LlamaIndex's synthesizers answer, without asking the model, when no node reached them."""
+
+
+def _answered(text: str) -> list[str]:
+    """The answer of a response without source nodes: none for LlamaIndex's placeholder (or no text),
+    which no model wrote and whose words would be cited as an answer; else its text (an engine of
+    another kind answered without nodes)."""
+    return [] if text.strip() in ("", EMPTY_RESPONSE) else [text]
 
 
 def _then_cut_off(tokens: Any, nodes: list[NodeWithScore]) -> Iterator[Any]:

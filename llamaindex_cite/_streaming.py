@@ -22,7 +22,7 @@ from cite_core import (
 
 from ._claude import ClaudeStream
 from ._convert import NumberedNodes, answer_metadata
-from ._options import stream_answer
+from ._options import CitedResponse, stream_answer
 from ._reasoning import CUT_OFF
 from ._verify import averify_response, verify_response
 
@@ -142,7 +142,7 @@ class CitedStreamingResponse(StreamingResponse):
     ) -> CitedStreamingResponse:
         """A response that cites ``deltas`` (the model's text chunks, or Claude's events for ``stream``)
         against the sources ``prompt`` shows."""
-        response = cls(response_gen=_empty_sync(), metadata=_metadata(numbered, prompt))
+        response = cls(response_gen=(t for t in ""), metadata=_metadata(numbered, prompt))
         citer = _Citer(response, numbered, prompt, unsupported_threshold, stream, embeddings, numbering)
 
         def tokens() -> Generator[str, None, None]:
@@ -170,8 +170,8 @@ class CitedStreamingResponse(StreamingResponse):
         return self.response_txt or ""  # an empty answer (the notes say why), not LlamaIndex's "None"
 
     def get_response(self) -> Response:
-        self.consume()
-        return Response(self.response_txt, self.source_nodes, self.metadata)
+        self.consume()  # a CitedResponse: an empty answer reads "" as query() gives it, not "None"
+        return CitedResponse(self.response_txt, self.source_nodes, self.metadata)
 
     def print_response_stream(self) -> None:
         for token in self.response_gen:
@@ -220,6 +220,10 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
         response.response_gen = tokens()
         return response
 
+    async def get_response(self) -> Response:
+        await self.consume()
+        return CitedResponse(self.response_txt, self.source_nodes, self.metadata)
+
     async def consume(self) -> CitedAnswer:
         """Read the rest of the stream; returns the cited answer."""
         async for _ in self._yield_response():
@@ -238,10 +242,6 @@ class AsyncCitedStreamingResponse(AsyncStreamingResponse):
 def _metadata(numbered: NumberedNodes, prompt: CitationPrompt) -> dict[str, Any]:
     """The metadata of a cited stream before its answer is known."""
     return numbered.metadata(None, raw=None, shown=prompt.sources, dropped=prompt.dropped)
-
-
-def _empty_sync() -> Generator[str, None, None]:
-    yield from ()
 
 
 async def _empty() -> AsyncGenerator[str, None]:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from llama_index.core import PromptTemplate
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
@@ -133,3 +136,64 @@ async def test_acite_after_reading_the_raw_async_stream(async_qdrant_index, llm)
     cited = await cite.acite(response)
     assert "".join([t async for t in cited.async_response_gen()]) == DISPLAY  # from the recorded text
     assert len(cited.source_nodes) == 4
+
+
+def _engine(nodes, llm, **options):
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+
+    from .conftest import ListRetriever
+
+    mode = options.pop("response_mode", "compact")
+    synthesizer = get_response_synthesizer(llm=llm, response_mode=mode, **options)
+    return RetrieverQueryEngine(
+        ListRetriever(nodes), response_synthesizer=synthesizer, node_postprocessors=[CitePostprocessor()]
+    )
+
+
+def _scored():
+    return [NodeWithScore(node=TextNode(text="The Sun is a hot star."), score=1.0)]
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize("aio", [False, True])
+def test_nothing_retrieved_is_an_empty_answer_not_the_placeholder(llm, streaming, aio):
+    # LlamaIndex answers "Empty Response" without asking the model when no node reaches it: cite() gave
+    # the answer "Empty Response" (and a model's "[1]" placeholder nothing would cite)
+    from cite_core import answer_notes
+
+    engine = _engine([], llm, streaming=streaming)
+    post = engine._node_postprocessors[0]
+    if aio:
+        response = asyncio.run(engine.aquery(QUESTION))
+        cited = asyncio.run(post.acite(response))
+    else:
+        cited = post.cite(engine.query(QUESTION))
+    if streaming:
+        tokens = asyncio.run(_collect(cited.async_response_gen())) if aio else "".join(cited.response_gen)
+        assert tokens == ""
+        cited = asyncio.run(cited.get_response()) if aio else cited.get_response()
+    answer = cited.metadata["cited_answer"]
+    assert str(cited) == answer.text == "" and not cited.source_nodes and not llm.prompts
+    assert [n.kind for n in answer_notes(answer)] == ["empty_answer"]
+
+
+async def _collect(tokens) -> str:
+    return "".join([t async for t in tokens])
+
+
+def test_no_text_mode_is_an_empty_answer_not_the_word_none(llm, monkeypatch):
+    # response_mode="no_text" gives Response(""), whose str() LlamaIndex writes "None": cite() cited "None"
+    from llama_index.core import Settings
+
+    monkeypatch.setattr(Settings, "_llm", llm)  # LlamaIndex's NoText takes no llm= and reads Settings
+    cited = CitePostprocessor().cite(_engine(_scored(), llm, response_mode="no_text").query(QUESTION))
+    assert str(cited) == cited.metadata["cited_answer"].text == ""
+    assert not llm.prompts
+
+
+def test_an_answer_without_nodes_from_another_engine_is_kept(llm):
+    from llama_index.core.base.response.schema import Response
+
+    cited = CitePostprocessor().cite(Response(response="Hello [1]. Empty Response is a phrase."))
+    assert str(cited) == "Hello. Empty Response is a phrase."  # a real answer: its invalid marker removed
