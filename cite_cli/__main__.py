@@ -229,6 +229,7 @@ def _list(args: argparse.Namespace) -> int:
     from cite_core import strip_controls
 
     from ._check import require_whole
+    from ._errors import shown
     from ._output import safe_json
 
     store = _open_store(args, create=False)
@@ -252,13 +253,15 @@ def _list(args: argparse.Namespace) -> int:
         else:
             print(
                 strip_controls(
-                    f"{r.chunks:>6} chunks {r.bytes:>10,} bytes  {r.document_id}"
+                    f"{r.chunks:>6} chunks {r.bytes:>10,} bytes  {shown(r.document_id)}"
                     + ("  (missing)" if missing else "")
                 )
             )
     if not args.json:
         print(
-            strip_controls(f"{len(records)} file(s) in collection '{args.collection}' at {store.where}"),
+            strip_controls(
+                f"{len(records)} file(s) in collection '{args.collection}' at {shown(store.where)}"
+            ),
             file=sys.stderr,
         )
     return 0
@@ -267,7 +270,7 @@ def _list(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from cite_core import strip_controls
 
-    from ._errors import CliError
+    from ._errors import CliError, shown
     from ._updates import remove
 
     store = _open_store(args, create=False)
@@ -282,7 +285,7 @@ def _remove(args: argparse.Namespace) -> int:
             if not any(Path(r.document_id).is_relative_to(t) for r in chosen)
         ]
         if unmatched:
-            raise CliError(f"not in the index: {', '.join(unmatched)} (see `cite list`)")
+            raise CliError(f"not in the index: {', '.join(map(shown, unmatched))} (see `cite list`)")
         remove(store, chosen)
     finally:
         store.close()

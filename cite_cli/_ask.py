@@ -20,7 +20,7 @@ from cite_core import (
 )
 
 from ._check import require_whole
-from ._errors import CliError
+from ._errors import CliError, os_reason, shown
 from ._llm import EXTRACTIVE_NOTE, choose_answerer, question_parts, verified
 from ._output import LiveTerminal, json_message, markdown_answer
 from ._search import search
@@ -89,6 +89,11 @@ def _check(args: argparse.Namespace) -> None:
         raise CliError(f"--top-k must be between 1 and {MAX_TOP_K}, got {args.top_k}")
     if args.max_tokens < 1:
         raise CliError("--max-tokens must be at least 1")
+    if args.html == "-":  # not standard output: the page would be written to a file named "-"
+        raise CliError(
+            "--html - is not standard output: give the page a file name (--html answer.html); the answer "
+            "itself prints to standard output (--markdown, --json)"
+        )
     if args.html:
         _check_writable(Path(args.html))
 
@@ -97,11 +102,11 @@ def _check_writable(path: Path) -> None:
     """``--html FILE`` can be written: its folder exists and is writable, and it is not a folder."""
     folder = path.parent
     if path.is_dir():
-        raise CliError(f"cannot write --html {path}: it is a folder")
+        raise CliError(f"cannot write --html {shown(path)}: it is a folder")
     if not folder.is_dir():
-        raise CliError(f"cannot write --html {path}: no such folder {folder}")
+        raise CliError(f"cannot write --html {shown(path)}: no such folder {shown(folder)}")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CliError(f"cannot write --html {path}: permission denied")
+        raise CliError(f"cannot write --html {shown(path)}: permission denied")
 
 
 def _write_html(where: str, answer: CitedAnswer, question: str, notes: list[Note]) -> None:
@@ -113,8 +118,8 @@ def _write_html(where: str, answer: CitedAnswer, question: str, notes: list[Note
             encoding="utf-8",
         )
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    print(strip_controls(f"wrote {path}"), file=sys.stderr)
+        raise CliError(f"cannot write {shown(path)}: {os_reason(exc)}") from exc
+    print(strip_controls(f"wrote {shown(path)}"), file=sys.stderr)
 
 
 def ask(

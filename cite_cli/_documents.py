@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 from cite_core import split_sentences
 
-from ._errors import CliError
+from ._errors import CliError, os_reason, shown
 
 __all__ = [
     "SUFFIXES",
@@ -86,11 +86,6 @@ class Unreadable(CliError):
         self.why = why
 
 
-def shown(path: Path | str) -> str:
-    """A path as it can be printed: bytes of a name that are not UTF-8 as ``\\xff`` escapes."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
 def _bad_name(path: Path) -> bool:
     try:
         str(path).encode("utf-8")
@@ -118,12 +113,12 @@ def open_regular(path: Path) -> BinaryIO:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise Unreadable(path, exc.strerror or str(exc)) from exc
+        raise Unreadable(path, os_reason(exc)) from exc
     try:
         mode = os.fstat(fd).st_mode
     except OSError as exc:
         os.close(fd)
-        raise Unreadable(path, exc.strerror or str(exc)) from exc
+        raise Unreadable(path, os_reason(exc)) from exc
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise Unreadable(path, f"{_kind(mode)}, not a regular file")
@@ -134,41 +129,21 @@ def find_files(paths: Iterable[str]) -> Found:
     """The readable document files named by ``paths`` (folders searched recursively, hidden ones skipped)."""
     found: list[Path] = []
     folders: list[Path] = []
-    ignored: list[Path] = []
-    special: list[Path] = []
-    unreadable: list[Unreadable] = []
+    skipped = Found([], [], [], [], [])  # what the folders hold that is not read
     for raw in paths:
         path = Path(raw)
         try:
             mode = path.stat().st_mode
-        except OSError:
+        except FileNotFoundError:
             raise CliError(f"no such file or folder: {shown(raw)}") from None
+        except OSError as exc:  # a link loop, a folder on the way that cannot be entered
+            raise CliError(f"cannot read {shown(raw)}: {os_reason(exc)}") from None
         if _bad_name(path):
             raise CliError(f"the name {shown(raw)} is not valid UTF-8: rename it to index it")
         if stat.S_ISDIR(mode):
             folders.append(path.resolve())
-            files: list[Path] = []
-            for p in sorted(path.rglob("*")):
-                if any(part.startswith(".") for part in p.relative_to(path).parts):
-                    continue
-                try:
-                    mode = p.stat().st_mode  # through a link: a link to /dev/zero is a device
-                except OSError:
-                    special.append(p)  # a broken link
-                    continue
-                if stat.S_ISDIR(mode):
-                    continue
-                if not stat.S_ISREG(mode):
-                    special.append(p)
-                elif p.suffix.lower() not in SUFFIXES:
-                    ignored.append(p)
-                elif _bad_name(p):
-                    unreadable.append(
-                        Unreadable(p.resolve(), "the name is not valid UTF-8: rename it to index it")
-                    )
-                else:
-                    files.append(p)
-            if not files and not unreadable:
+            files = _folder_files(path, skipped)
+            if not files and not skipped.unreadable:
                 raise CliError(f"no .txt, .md or .pdf files in folder {shown(raw)}")
             found.extend(files)
         elif not stat.S_ISREG(mode):
@@ -182,10 +157,42 @@ def find_files(paths: Iterable[str]) -> Found:
     return Found(
         list(dict.fromkeys(p.resolve() for p in found)),
         folders,
-        list(dict.fromkeys(p.resolve() for p in ignored)),
-        list(dict.fromkeys(special)),
-        unreadable,
+        list(dict.fromkeys(p.resolve() for p in skipped.ignored)),
+        list(dict.fromkeys(skipped.special)),
+        skipped.unreadable,
     )
+
+
+def _folder_files(path: Path, skipped: Found) -> list[Path]:
+    """The document files under the folder ``path``; the others go to ``skipped`` (ignored types,
+    special files and broken links, files and folders that cannot be read, each with its reason)."""
+    files: list[Path] = []
+    for p in sorted(path.rglob("*")):
+        if any(part.startswith(".") for part in p.relative_to(path).parts):
+            continue
+        try:
+            mode = p.stat().st_mode  # through a link: a link to /dev/zero is a device
+        except FileNotFoundError:
+            skipped.special.append(p)  # a broken link
+            continue
+        except OSError as exc:  # a link loop: named with its reason, not as a broken link
+            skipped.unreadable.append(Unreadable(p.absolute(), os_reason(exc)))
+            continue
+        if stat.S_ISDIR(mode):
+            if not os.access(p, os.R_OK | os.X_OK):  # rglob skips what it cannot list, without a word
+                skipped.unreadable.append(Unreadable(p.resolve(), "a folder that cannot be listed"))
+            continue
+        if not stat.S_ISREG(mode):
+            skipped.special.append(p)
+        elif p.suffix.lower() not in SUFFIXES:
+            skipped.ignored.append(p)
+        elif _bad_name(p):
+            skipped.unreadable.append(
+                Unreadable(p.resolve(), "the name is not valid UTF-8: rename it to index it")
+            )
+        else:
+            files.append(p)
+    return files
 
 
 @contextlib.contextmanager
@@ -211,7 +218,7 @@ def read_document(path: Path) -> Document:
             with open_regular(path) as f:  # never a FIFO or a device handed to pypdf
                 data = f.read()
         except OSError as exc:
-            raise Unreadable(path, exc.strerror or str(exc)) from exc
+            raise Unreadable(path, os_reason(exc)) from exc
         try:
             with _silent_pypdf():
                 pages = pdf_pages(data)
@@ -224,7 +231,7 @@ def read_document(path: Path) -> Document:
         with open_regular(path) as f:
             raw = f.read()
     except OSError as exc:
-        raise Unreadable(path, exc.strerror or str(exc)) from exc
+        raise Unreadable(path, os_reason(exc)) from exc
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

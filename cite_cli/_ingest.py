@@ -33,9 +33,8 @@ from ._documents import (
     find_files,
     open_regular,
     read_document,
-    shown,
 )
-from ._errors import CliError, require
+from ._errors import CliError, os_reason, require, shown
 from ._store import FileRecord, Store
 from ._updates import begin, commit, recover, remove, write_chunks
 
@@ -73,7 +72,7 @@ def _sha256(path: Path) -> tuple[str, int]:
                 digest.update(block)
                 size += len(block)
     except OSError as exc:
-        raise Unreadable(path, exc.strerror or str(exc)) from exc
+        raise Unreadable(path, os_reason(exc)) from exc
     return digest.hexdigest(), size
 
 
@@ -82,8 +81,8 @@ def _under(path: str, folders: list[Path]) -> bool:
 
 
 def _names(paths: list[str], limit: int = 3) -> str:
-    shown = ", ".join(paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+    named = ", ".join(shown(p) for p in paths[:limit])
+    return named + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
 
 class _Progress:
@@ -109,8 +108,8 @@ class _Progress:
         rate = self.chunks / max(time.monotonic() - self.start, 1e-6)
         # a file name is untrusted text on a terminal (OSC 52 clipboard writes, OSC 0 titles): cleaned
         # whole, then cut, so the cut cannot leave half an escape sequence to the terminal
-        shown = strip_controls(name)[:30]
-        self.bar.set_postfix_str(f"{self.chunks:,} chunks, {rate:,.0f}/s, {shown}", refresh=False)
+        name = strip_controls(shown(name))[:30]
+        self.bar.set_postfix_str(f"{self.chunks:,} chunks, {rate:,.0f}/s, {name}", refresh=False)
         self.bar.update(nbytes)
 
     def close(self) -> None:
@@ -154,11 +153,13 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             lost = f"cite: the index had lost the chunks of {len(repaired)} file(s)"
             _say(f"{lost}, indexed again: {_names(repaired)}")
         wanted = {str(p) for p in found.files}
+        unlisted = [u.path for u in found.unreadable]  # a folder that cannot be listed: its files are there
         new_hashes = {u.new.sha256 for u in updates if u.old is None}
         gone = [
             r
             for r in records.values()
             if r.document_id not in wanted
+            and not _under(r.document_id, unlisted)
             and (
                 args.prune
                 or _under(r.document_id, found.folders)
@@ -223,7 +224,7 @@ def _skipped(unreadable: list[Unreadable], special: list[Path], indexed: dict[st
     if special:
         _say(
             f"cite: skipped {len(special)} special file(s) (FIFOs, devices, sockets, broken links), "
-            f"never read: {_names([shown(p) for p in special], _NAMED)}"
+            f"never read: {_names([str(p) for p in special], _NAMED)}"
         )
 
 
