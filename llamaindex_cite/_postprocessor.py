@@ -18,6 +18,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from cite_core import (
     DEFAULT_UNSUPPORTED_THRESHOLD,
+    ArgumentError,
     CitationPrompt,
     citation_instructions,
     parse_answer,
@@ -137,6 +138,13 @@ class CitePostprocessor(BaseNodePostprocessor):
         text = (response.response or "") if isinstance(response, Response) else str(response)
         if not response.source_nodes and not _answered(text):
             return self._cite("", [], raw=text)
+        if _context_only(text, response.source_nodes):
+            raise ArgumentError(
+                "CitePostprocessor.cite: this response is the retrieved context "
+                '(response_mode="context_only"), not a model\'s answer: its cite_as labels are not '
+                "citations. Cite an answer of another response_mode, or read the numbered nodes from "
+                "response.source_nodes"
+            )
         return self._cite(text, response.source_nodes)
 
     async def acite(self, response: RESPONSE_TYPE) -> RESPONSE_TYPE:
@@ -178,6 +186,12 @@ class CitePostprocessor(BaseNodePostprocessor):
 
 EMPTY_RESPONSE = "Empty Response"
 """What LlamaIndex's synthesizers answer, without asking the model, when no node reached them."""
+
+
+def _context_only(text: str, nodes: list[NodeWithScore]) -> bool:
+    """Whether ``text`` is the nodes as the model would read them, joined (LlamaIndex's ``context_only``
+    mode answers with them, asking no model): each begins with its ``cite_as: [n]`` label."""
+    return text == "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
 
 
 def _answered(text: str) -> list[str]:

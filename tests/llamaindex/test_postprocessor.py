@@ -197,3 +197,22 @@ def test_an_answer_without_nodes_from_another_engine_is_kept(llm):
 
     cited = CitePostprocessor().cite(Response(response="Hello [1]. Empty Response is a phrase."))
     assert str(cited) == "Hello. Empty Response is a phrase."  # a real answer: its invalid marker removed
+
+
+def test_the_context_of_context_only_mode_is_not_cited_as_an_answer(llm, monkeypatch):
+    # response_mode="context_only" answers with the nodes as the model would read them, each after its
+    # "cite_as: [n]" label: cite() read the labels as markers and cited every node, with no model
+    from llama_index.core import Settings
+
+    from cite_core import ArgumentError
+
+    monkeypatch.setattr(Settings, "_llm", llm)  # LlamaIndex's ContextOnly takes no llm= and reads Settings
+    engine = _engine(_scored() * 2, llm, response_mode="context_only")
+    response = engine.query(QUESTION)
+    assert str(response).startswith("cite_as: [1]")
+    with pytest.raises(ArgumentError, match=r"context_only.*not citations.*source_nodes"):
+        CitePostprocessor().cite(response)
+    with pytest.raises(ArgumentError, match="context_only"):
+        asyncio.run(CitePostprocessor().acite(response))
+    answered = CitePostprocessor().cite(_engine(_scored(), llm).query(QUESTION))  # a model's answer
+    assert "cited_answer" in answered.metadata
