@@ -347,14 +347,32 @@ class CitationSession:
             if message.get("role") == "tool" and isinstance(content, str):
                 record = message.get(SOURCES_RECORD_KEY)
                 if isinstance(record, list):
+                    session._check_numbers(content, _record_keys(record), message.get("name"))
                     session.restore(content, record)
                 elif message.get("name") in names:
+                    session._check_numbers(content, None, message.get("name"))
                     session.restore(content)
             for field in ("references", "numbering"):
                 refs = message.get(field)
                 if isinstance(refs, list):
                     session.remember(r for r in refs if isinstance(r, Mapping))
         return session
+
+    def _check_numbers(self, text: str, keys: Mapping[int, str] | None, tool: Any) -> None:
+        """Raise when a saved tool result shows a number that an earlier one gave another source: the
+        conversation's tools numbered into different sessions (each from 1), and restoring would keep
+        one meaning of the number and drop the other without a word."""
+        for number, item in read_source_blocks(text):
+            held = self._sources.get(number)
+            if held is None or (keys is not None and number not in keys):
+                continue
+            key = keys[number] if keys is not None else self.key(number_sources([item], merge=False)[0])
+            if key != self.key(held) and self._by_key.get(key) != number:
+                raise ArgumentError(
+                    f"the saved result of tool {shown(tool)} shows [{number}] for another source than an "
+                    f"earlier tool result did: the conversation's tools numbered into different "
+                    "CitationSessions, so its numbers have two meanings; give every cited tool one session"
+                )
 
     def __len__(self) -> int:
         return len(self._sources)

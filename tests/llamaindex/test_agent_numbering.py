@@ -155,3 +155,24 @@ def test_stream_events_refuses_a_tool_numbering_into_another_session(other: str)
         asyncio.run(run())
     one = [("kessby", "harbour"), ("kessby", "market"), FINAL]
     assert "".join(asyncio.run(stream_cited(session, one))[0]) == FINAL  # one session: as before
+
+
+def test_a_saved_conversation_whose_tools_used_different_sessions_is_refused_on_reload() -> None:
+    # two tools, two sessions: both showed [1] (the harbour, then the market); from_messages kept the
+    # first meaning of [1] and dropped the other without a word, so the reloaded answer cited the wrong node
+    async def run() -> list[ChatMessage]:
+        tools = [
+            cited_query_engine_tool(KeywordRetriever(), name="old", description="Archive.", session=None),
+            cited_query_engine_tool(KeywordRetriever(), name="new", description="Archive.", session=None),
+        ]
+        llm = ScriptedAgentLLM(script=[("old", "harbour"), ("new", "market"), FINAL])
+        handler = workflow.FunctionAgent(tools=tools, llm=llm).run(user_msg="What changed in Kessby?")
+        await handler
+        memory = await handler.ctx.store.get("memory")
+        return await memory.aget_all()
+
+    messages = asyncio.run(run())
+    with pytest.raises(ArgumentError, match=r"tool 'new' shows \[1\] for another source.*different"):
+        CitationSession.from_messages(messages, tool_names=["old", "new"])
+    one = CitationSession.from_messages(messages, tool_names=["old"])  # one tool's results: one meaning
+    assert [s.text for s in one.sources] == [HARBOUR.text, CHURCH.text]
