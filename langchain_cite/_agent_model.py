@@ -92,7 +92,7 @@ class CitedChatModel(BaseChatModel):
     ) -> ChatResult:
         self._check(messages)
         raw = self.model.invoke(messages, self._config(run_manager), stop=stop, **kwargs)
-        return ChatResult(generations=[ChatGeneration(message=self._cited(raw))])
+        return ChatResult(generations=[ChatGeneration(message=self._cited(raw, kwargs))])
 
     async def _agenerate(
         self,
@@ -103,11 +103,16 @@ class CitedChatModel(BaseChatModel):
     ) -> ChatResult:
         self._check(messages)
         raw = await self.model.ainvoke(messages, self._config(run_manager), stop=stop, **kwargs)
-        return ChatResult(generations=[ChatGeneration(message=self._cited(raw))])
+        return ChatResult(generations=[ChatGeneration(message=self._cited(raw, kwargs))])
 
-    def _cited(self, raw: Any) -> AIMessage:
+    def _structured(self, kwargs: dict[str, Any]) -> bool:
+        """Whether this call asks for a structured output format: bound by ``bind_tools`` (an agent's
+        ``response_format``) or given to the call (``bind(response_format=...)``)."""
+        return self.structured or kwargs.get("response_format") is not None
+
+    def _cited(self, raw: Any, kwargs: dict[str, Any]) -> AIMessage:
         """The model's whole message as the session parses it (what ``output="message"`` gives)."""
-        if self.structured and isinstance(raw, AIMessage):
+        if self._structured(kwargs) and isinstance(raw, AIMessage):
             return raw
         if not isinstance(raw, AIMessage) or not message_parts(raw)[0].strip():
             return raw if isinstance(raw, AIMessage) else AIMessage(content=str(raw))
@@ -121,7 +126,7 @@ class CitedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         self._check(messages)
-        run = _Run(self.session, self.structured)
+        run = _Run(self.session, self._structured(kwargs))
         for chunk in self.model.stream(messages, self._config(run_manager), stop=stop, **kwargs):
             yield from run.feed(chunk)
         yield from run.finish()
@@ -134,7 +139,7 @@ class CitedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         self._check(messages)
-        run = _Run(self.session, self.structured)
+        run = _Run(self.session, self._structured(kwargs))
         async for chunk in self.model.astream(messages, self._config(run_manager), stop=stop, **kwargs):
             for item in run.feed(chunk):
                 yield item

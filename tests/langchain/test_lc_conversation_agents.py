@@ -184,6 +184,8 @@ def test_cited_model_bound_to_a_structured_format_passes_the_json_through() -> N
     assert "".join(chunk.text for chunk in structured.stream("Why?")) == raw
     assert json.loads(structured.invoke("Why?").text) == json.loads(raw)
     assert bound.bind_tools([]).invoke("Why?").text != raw  # text answers are still parsed
+    passed = bound.bind(response_format={"type": "json_object"})  # the format given to the call
+    assert passed.invoke("Why?").content == raw and "".join(c.text for c in passed.stream("Why?")) == raw
 
 
 def test_session_parse_of_a_structured_agent_state_names_cite_structured() -> None:
