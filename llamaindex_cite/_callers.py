@@ -10,7 +10,11 @@ from types import FrameType
 from typing import Any
 
 from llama_index.core.chat_engine.types import BaseChatEngine
-from llama_index.core.query_engine import RouterQueryEngine, ToolRetrieverRouterQueryEngine
+from llama_index.core.query_engine import (
+    RouterQueryEngine,
+    SubQuestionQueryEngine,
+    ToolRetrieverRouterQueryEngine,
+)
 from llama_index.core.tools import QueryEngineTool
 
 from cite_core import ArgumentError
@@ -66,11 +70,12 @@ def check_postprocessor_caller() -> None:
 
 
 def _combining_router() -> Any | None:
-    """The router (``RouterQueryEngine`` with a multi selector that chose several engines,
-    ``ToolRetrieverRouterQueryEngine`` with several tools) whose combined answer this query is a part
-    of. Sync, its frame is on the stack with its selection; async, it runs the parts with
-    ``asyncio.gather`` (a task each: no frame of it below), which LlamaIndex's instrumentation still
-    names: the part's span has the router's span as its parent (``parent_id`` of the span wrapper)."""
+    """The engine (``RouterQueryEngine`` with a multi selector that chose several engines,
+    ``ToolRetrieverRouterQueryEngine`` with several tools, ``SubQuestionQueryEngine``) whose combined
+    answer this query is a part of. Sync, its frame is on the stack with its selection; async, a router
+    runs the parts with ``asyncio.gather`` (a task each: no frame of it below), which LlamaIndex's
+    instrumentation still names: the part's span has the router's span as its parent (``parent_id`` of
+    the span wrapper). (A ``SubQuestionQueryEngine``'s own coroutine awaits each part: on the stack.)"""
     frame: FrameType | None = sys._getframe(2)
     gathered = False
     while frame is not None:
@@ -80,6 +85,8 @@ def _combining_router() -> Any | None:
             return owner if len(getattr(result, "inds", ())) > 1 else None
         if isinstance(owner, ToolRetrieverRouterQueryEngine):
             return owner if len(found.get("query_engine_tools") or ()) > 1 else None
+        if isinstance(owner, SubQuestionQueryEngine):  # a sub-answer, not its final synthesizer's answer
+            return owner if frame.f_code.co_name in ("_query_subq", "_aquery_subq") else None
         parent = found.get("parent_id") if frame.f_code.co_name == "async_wrapper" else None
         if isinstance(parent, str) and parent.startswith(_ROUTER_SPANS):
             gathered = True  # the router's frame follows unless a task of its gather runs this
@@ -103,9 +110,9 @@ def check_engine_caller(component: str, session: Any) -> None:
     - behind a ``QueryEngineTool`` (an agent's tool) without a ``session``: each query numbers its
       sources from [1], so two calls or two tools would give [1] to different documents in the agent's
       answer (with a session every answer shows the session's numbers);
-    - one of several engines a router combines (a multi selector): each part numbers from [1] and
-      TreeSummarize merges their texts, so the combined answer's [1] names different documents, and
-      nothing cites it."""
+    - one of several engines a router combines (a multi selector), or a sub-question's engine of a
+      ``SubQuestionQueryEngine``: each part numbers from [1] and their texts are merged, so the
+      combined answer's [1] names different documents, and nothing cites it."""
     tool = _caller(QueryEngineTool) if session is None else None
     if tool is not None:
         raise ArgumentError(
@@ -117,10 +124,19 @@ def check_engine_caller(component: str, session: Any) -> None:
     router = _combining_router()
     if router is not None:
         name = router.__name__ if isinstance(router, type) else type(router).__name__
+        remedy = _REMEDIES.get(name, _REMEDIES["RouterQueryEngine"])
         raise ArgumentError(
-            f"{component} answers one of several engines that {name} combines (a multi selector): each "
-            "numbers its sources from [1] and the router's summarizer merges their texts, so [1] would "
-            "name different documents in the combined answer, which nothing cites: route with a single "
-            "selector (LLMSingleSelector, PydanticSingleSelector), or cite once over the chosen "
-            "retrievers: CiteQueryEngine.from_args(RouterRetriever(selector=..., retriever_tools=[...]))"
+            f"{component} answers one part of what {name} combines into one answer: each part numbers its "
+            f"sources from [1] and the parts' texts are merged, so [1] would name different documents in "
+            f"the combined answer, which nothing cites: {remedy}"
         )
+
+
+_REMEDIES = {
+    "RouterQueryEngine": "route with a single selector (LLMSingleSelector, PydanticSingleSelector), or "
+    "cite once over the chosen retrievers: CiteQueryEngine.from_args(RouterRetriever(selector=..., "
+    "retriever_tools=[...]))",
+    "SubQuestionQueryEngine": "answer the sub-questions with engines that do not cite and give the "
+    "SubQuestionQueryEngine response_synthesizer=CiteSynthesizer(llm=...), which cites the sub-answers "
+    "in one numbering, or use an agent with cited_query_engine_tool (one session)",
+}

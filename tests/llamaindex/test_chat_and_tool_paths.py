@@ -7,6 +7,7 @@ names ``cited_query_engine_tool``. The postprocessor in a query engine keeps wor
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -213,3 +214,68 @@ def test_the_router_retriever_the_refusal_names_cites_several_retrievers_in_one_
     retriever = RouterRetriever(selector=selector, retriever_tools=tools, llm=llm)
     response = CiteQueryEngine.from_args(retriever, llm=llm).query(QUESTION)
     assert str(response) == DISPLAY  # both retrievers' nodes, one numbering, cited as one engine cites them
+
+
+@pytest.mark.parametrize("aio", [False, True])
+def test_cite_query_engines_under_a_sub_question_engine_are_refused(llm, aio, caplog):
+    # each sub-answer numbered its nodes from [1] and the final answer merged them: [3][1] named nodes of
+    # both engines, uncited. LlamaIndex's SubQuestionQueryEngine turns a sub-query's error into a logged
+    # warning and drops the sub-answer, so the refusal shows there and nothing is merged
+    from llama_index.core.query_engine import SubQuestionQueryEngine
+    from llama_index.core.question_gen import LLMQuestionGenerator
+
+    from tests.llamaindex.conftest import ReplayLLM
+
+    scored = [*map(_scored, nodes())]
+    tools = [
+        QueryEngineTool.from_defaults(
+            CiteQueryEngine.from_args(ListRetriever(part), llm=llm), name=n, description=n
+        )
+        for part, n in ((scored[:3], "a"), (scored[3:], "b"))
+    ]
+    subs = [{"sub_question": QUESTION, "tool_name": n} for n in "ab"]
+    generator = LLMQuestionGenerator.from_defaults(llm=ReplayLLM(default=f"```json\n{json.dumps(subs)}\n```"))
+    engine = SubQuestionQueryEngine.from_defaults(
+        query_engine_tools=tools, question_gen=generator, llm=llm, use_async=aio
+    )
+    response = asyncio.run(engine.aquery(QUESTION)) if aio else engine.query(QUESTION)
+    assert "[1]" not in str(response) and "[3]" not in str(response)
+    refused = [r for r in caplog.records if r.exc_info and isinstance(r.exc_info[1], ArgumentError)]
+    assert len(refused) == 2 and "SubQuestionQueryEngine combines" in str(refused[0].exc_info[1])
+    assert "response_synthesizer=CiteSynthesizer" in str(refused[0].exc_info[1])
+
+
+def test_a_sub_question_engine_cites_its_sub_answers_with_cite_synthesizer(llm):
+    # the remedy the refusal names: plain sub-engines, CiteSynthesizer as the final synthesizer (it cites
+    # the sub-answers, one numbering), which the check lets answer
+    from llama_index.core.query_engine import RetrieverQueryEngine, SubQuestionQueryEngine
+    from llama_index.core.question_gen import LLMQuestionGenerator
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+
+    from llamaindex_cite import CiteSynthesizer
+    from tests.llamaindex.conftest import ReplayLLM
+
+    scored = [*map(_scored, nodes())]
+    plain = ReplayLLM(default="She counted seabirds and built a radio.")
+    tools = [
+        QueryEngineTool.from_defaults(
+            RetrieverQueryEngine(
+                ListRetriever(part), response_synthesizer=get_response_synthesizer(llm=plain)
+            ),
+            name=n,
+            description=n,
+        )
+        for part, n in ((scored[:3], "a"), (scored[3:], "b"))
+    ]
+    subs = [{"sub_question": QUESTION, "tool_name": n} for n in "ab"]
+    generator = LLMQuestionGenerator.from_defaults(llm=ReplayLLM(default=f"```json\n{json.dumps(subs)}\n```"))
+    final = ReplayLLM(default="She counted seabirds [1] and built a radio [2].")
+    engine = SubQuestionQueryEngine.from_defaults(
+        query_engine_tools=tools,
+        question_gen=generator,
+        response_synthesizer=CiteSynthesizer(llm=final),
+        llm=final,
+    )
+    response = engine.query(QUESTION)
+    answer = response.metadata["cited_answer"]
+    assert str(response) == "She counted seabirds [1] and built a radio [2]." and len(answer.references) == 2
