@@ -207,10 +207,13 @@ class _ToolText(str):
 
     session: Any
 
-    def __new__(cls, text: str, session: Any) -> _ToolText:
+    def __new__(cls, text: str, session: Any = None) -> _ToolText:
         made = super().__new__(cls, text)
         made.session = session
         return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (str(self),))  # saved (pickled, copied) as the text: a session holds a lock
 
 
 def cited_query_engine_tool(

@@ -176,3 +176,17 @@ def test_a_saved_conversation_whose_tools_used_different_sessions_is_refused_on_
         CitationSession.from_messages(messages, tool_names=["old", "new"])
     one = CitationSession.from_messages(messages, tool_names=["old"])  # one tool's results: one meaning
     assert [s.text for s in one.sources] == [HARBOUR.text, CHURCH.text]
+
+
+def test_a_cited_tools_output_saves_as_its_text() -> None:
+    # the output knows its session (for stream_events' check); saved with a workflow's context (pickle,
+    # deepcopy) it is the text it was, never the session and its lock
+    import copy
+    import pickle
+
+    session = CitationSession()
+    tool = cited_query_engine_tool(KeywordRetriever(), name="kessby", description="Archive.", session=session)
+    raw = tool.call(input="harbour").raw_output
+    assert raw.session is session
+    for saved in (pickle.loads(pickle.dumps(raw)), copy.deepcopy(raw), copy.copy(raw)):
+        assert saved == raw and type(saved) is str
