@@ -14,9 +14,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, convert_to_messages
 
-from cite_core import CitationSession, CitedAnswer, Source
+from cite_core import CitationSession, CitedAnswer, CitedStructure, Source
 
 from ._messages import history_message, message_text
+from ._structured_message import to_structured_message
 
 __all__ = ["Conversation"]
 
@@ -28,11 +29,21 @@ def _references(message: BaseMessage, field: str = "references") -> list[Mapping
     return [r for r in references if isinstance(r, Mapping)] if isinstance(references, list) else []
 
 
+def _as_message(item: Any) -> Any:
+    """A history item as a message: what a chain returned (a ``CitedAnswer``, a ``CitedStructure``) as
+    the message ``output="message"`` gives, with the references later turns read; others as they are."""
+    if isinstance(item, CitedAnswer):
+        return history_message(item)
+    if isinstance(item, CitedStructure):
+        return to_structured_message(item)
+    return item
+
+
 class Conversation:
     """The conversation so far (``chat_history``) as one call of a chain sees it."""
 
     def __init__(self, history: Sequence[Any]) -> None:
-        items = [history_message(h) if isinstance(h, CitedAnswer) else h for h in history]
+        items = [_as_message(h) for h in history]
         self.messages: list[BaseMessage] = convert_to_messages(items)
         self.session = CitationSession()
         for message in self.messages:

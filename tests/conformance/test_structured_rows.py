@@ -157,6 +157,14 @@ def _first_turn(structured: bool) -> list[Any]:
     return [HumanMessage("How does the Sun shine?"), message]
 
 
+def _structure_turn() -> CitedStructure:
+    """Turn 1 as the structured chain returned it (``output="answer"``: the ``CitedStructure``)."""
+    from .matrix import openai_server
+
+    with openai_server([as_json(Reply(SCENARIOS["history"].extra["first"]))]) as server:
+        return _chain(("sun", "moon"), server).invoke("How does the Sun shine?")
+
+
 def chain_history_cell() -> None:
     """A structured turn after a text turn shows the reader's numbers (this call shows the Moon as 1), and
     a text turn after a structured one too."""
@@ -172,6 +180,12 @@ def chain_history_cell() -> None:
     assert [r.number for r in structure.references] == [2, 1]  # the numbers the reader saw in turn 1
     check_scenario("history", None, structure.as_answer(), saw)
     question = {"question": SCENARIOS["history"].question, "chat_history": _first_turn(True)}
+    for history in (_first_turn(True), [_first_turn(False)[0], _structure_turn()]):
+        with openai_server([Reply(text)]) as server:  # the message, or the CitedStructure itself
+            answer = create_cited_rag_chain(retriever(("moon", "sun")), chat_openai(server)).invoke(
+                {"question": SCENARIOS["history"].question, "chat_history": history}
+            )
+        assert answer.text == text.replace("[1]", "[x]").replace("[2]", "[1]").replace("[x]", "[2]")
     with openai_server([Reply(text)]) as server:
         answer = create_cited_rag_chain(retriever(("moon", "sun")), chat_openai(server)).invoke(question)
     assert (
