@@ -74,7 +74,7 @@ class _Citer:
         return self.render(self.stream.feed(chunk))
 
     def finish(self) -> Iterator[str]:
-        answer = self.stream.finish(truncated=self.truncated)
+        answer = self.numbered.with_left_out(self.stream.finish(truncated=self.truncated))
         yield from self.render(self.stream.pending_events())
         response = self.response
         response.answer = answer
