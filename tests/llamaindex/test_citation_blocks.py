@@ -78,3 +78,16 @@ def test_a_cited_answer_as_chat_message_blocks_round_trips() -> None:
         to_chat_message("not an answer")
     with pytest.raises(ArgumentError):
         from_chat_response("not a response")
+
+
+def test_own_blocks_keep_the_quote_where_it_was_when_the_node_says_it_twice() -> None:
+    tides = "The tide is high at noon. Boats wait in the harbour. The tide is high at noon."
+    nodes = [NodeWithScore(node=TextNode(text=tides, id_="tides", metadata={"title": "Tides"}), score=1.0)]
+    answer = parse_answer("The tide is high at noon [1:3].", number_sources([tides]), style="sentences")
+    [quoted] = answer.citations
+    assert quoted.source_start == tides.index("The tide", 1)
+    again = from_chat_response(to_chat_message(answer), nodes)
+    check_native(again)
+    assert [(c.source_start, c.source_end) for c in again.citations] == [
+        (quoted.source_start, quoted.source_end)
+    ]
