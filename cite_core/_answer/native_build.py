@@ -40,6 +40,7 @@ __all__ = [
     "NativeCite",
     "NativeDoc",
     "build_native",
+    "holds",
     "match_source",
     "unverified_source",
 ]
@@ -105,11 +106,21 @@ def _url(value: str | None) -> str:
     return value.strip().rstrip("/").casefold() if value else ""
 
 
+def holds(source: Source, quote: str) -> bool:
+    """Whether ``source``'s text holds ``quote`` (each of its passages, whitespace aside)."""
+    text = _norm(source.text)
+    return all(_norm(part) in text for part in quote.split("\n\n") if part.strip())
+
+
 def match_source(doc: NativeDoc, sources: Sequence[Source]) -> Source | None:
-    """The source ``doc`` is: the one at its position, else of the same id, else URL, else title, else
-    the one holding its quote."""
+    """The source ``doc`` is: the one at its position (unless it does not hold the quote and another
+    does: the position was of another list, a stale index), else of the same id, else URL, else
+    title, else the one holding its quote."""
     if doc.position is not None:
-        return sources[doc.position] if 0 <= doc.position < len(sources) else None
+        at = sources[doc.position] if 0 <= doc.position < len(sources) else None
+        if at is None or not (doc.quote or "").strip() or holds(at, doc.quote or ""):
+            return at
+        return next((s for s in sources if holds(s, doc.quote or "")), at)
     quote = (doc.quote or "").strip()
     tests = []
     if doc.key:

@@ -160,3 +160,30 @@ def test_langchain_openai_annotations_are_read_in_the_unit_whose_span_covers_the
     answer = from_native({"content": [{"type": "text", "text": text, "annotations": [note]}]})
     check_native(answer)
     assert [c.text for c in answer.claims] == [text[: text.index(link) + len(link)]]
+
+
+def test_claudes_document_index_is_checked_against_the_quote() -> None:
+    sources = number_sources(
+        [{"text": "Paris is the capital of France.", "title": "Paris"}, {"text": TIDES, "title": "Tides"}]
+    )
+    quote = "Boats wait in the harbour."
+    raw = {
+        "type": "char_location",
+        "cited_text": quote,
+        "document_index": 0,
+        "start_char_index": 0,
+        "end_char_index": 26,
+    }
+    claude = {"content": [{"type": "text", "text": "Boats wait.", "citations": [raw]}]}
+    note = {"type": "citation", "cited_text": quote, "title": "Tides", "extras": {"document_index": 0}}
+    annotated = {"content": [{"type": "text", "text": "Boats wait.", "annotations": [note]}]}
+    for response in (claude, annotated):  # the index names Paris, which does not hold the quote: Tides does
+        answer = from_native(response, sources)
+        check_native(answer, sources)
+        assert [(c.cited_text, c.document_index) for c in answer.citations] == [(quote, 1)]
+    held = {**raw, "cited_text": "Paris is the capital of France.", "end_char_index": 31}
+    kept = from_native({"content": [{"type": "text", "text": "Paris leads.", "citations": [held]}]}, sources)
+    assert [c.document_index for c in kept.citations] == [0]  # an index whose document holds the quote
+    nowhere = {**raw, "cited_text": "Not in any source."}
+    trusted = from_native({"content": [{"type": "text", "text": "Boats.", "citations": [nowhere]}]}, sources)
+    assert [c.document_index for c in trusted.citations] == [0]  # no better reading: the index stands

@@ -91,3 +91,25 @@ def test_own_blocks_keep_the_quote_where_it_was_when_the_node_says_it_twice() ->
     assert [(c.source_start, c.source_end) for c in again.citations] == [
         (quoted.source_start, quoted.source_end)
     ]
+
+
+def test_a_citation_before_any_text_cites_the_text_that_follows_and_one_without_text_is_reported() -> None:
+    vienna = CitationBlock(
+        cited_content=TextBlock(text="Café culture began in Vienna, says the guide."),
+        source="vienna",
+        title="Vienna cafés",
+        additional_location_info={"search_result_index": 1},
+    )
+    first = ChatMessage(
+        role=MessageRole.ASSISTANT, blocks=[vienna, TextBlock(text="Café culture began in Vienna 🇦🇹.")]
+    )
+    answer = from_chat_response(first, NODES)
+    check_native(answer)
+    assert answer.text == "Café culture began in Vienna 🇦🇹. [1]"
+    assert [r.source.text for r in answer.references] == [VIENNA]
+    alone = from_chat_response(ChatMessage(role=MessageRole.ASSISTANT, blocks=[vienna]), NODES)
+    assert (alone.text, alone.references, alone.invalid_markers) == (
+        "",
+        [],
+        ["[2]"],
+    )  # never dropped silently
