@@ -64,13 +64,14 @@ def _image_type(name: str, meta: Mapping[str, Any]) -> str | None:
 def image_of(meta: Mapping[str, Any]) -> dict[str, str] | None:
     """The image a ``Document`` stands for (LangChain has no image document: its text is the image's
     caption): metadata ``image_url`` or ``image_path``, or a ``source``/``url``/``file_path`` whose
-    media type (``mime_type`` metadata, else its extension) is an image; None for a text document."""
+    ``mime_type`` metadata is an image; None for a text document. A file name alone is not enough: an
+    OCR loader's text of ``scan.png`` is a text document, cited by its sentences."""
     where = next(
         (meta[k] for k in ("image_url", "image_path") if isinstance(meta.get(k), str) and meta[k]), None
     )
-    if where is None:
-        named = next((meta[k] for k in ("source", "url", "file_path") if isinstance(meta.get(k), str)), "")
-        where = named if named and _image_type(named, meta) else None
+    declared = any(isinstance(meta.get(k), str) and meta[k].startswith("image/") for k in _MIME_KEYS)
+    if where is None and declared:
+        where = next((meta[k] for k in ("source", "url", "file_path") if isinstance(meta.get(k), str)), None)
     if where is None:
         return None
     web = where.startswith(("https://", "http://"))

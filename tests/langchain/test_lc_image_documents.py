@@ -1,5 +1,5 @@
 """LangChain has no image document: a ``Document`` that names an image (``image_url``/``image_path``
-metadata, or a ``source`` whose media type is an image) is an image source, its text the caption, cited
+metadata, or a ``source`` with an image ``mime_type``) is an image source, its text the caption, cited
 whole and linked to the image; one with neither text nor a caption is skipped as any empty document."""
 
 from __future__ import annotations
@@ -19,15 +19,24 @@ DOCUMENTS = [
     Document(
         page_content=HARBOUR, metadata={"image_url": "https://example.org/harbour.png", "title": "Harbour"}
     ),
-    Document(page_content="", metadata={"source": "maps/coast.jpg", "caption": "Map of the Kessby coast."}),
-    Document(page_content="", metadata={"source": "blank.png"}),
+    Document(
+        page_content="",
+        metadata={
+            "source": "maps/coast.jpg",
+            "mime_type": "image/jpeg",
+            "caption": "Map of the Kessby coast.",
+        },
+    ),
+    Document(page_content="", metadata={"image_path": "blank.png"}),
+    Document(page_content="Invoice 12. Total due: 40 EUR.", metadata={"source": "scan.png"}),  # OCR text
 ]
 
 
 def test_image_documents_are_image_sources_cited_whole_by_their_caption() -> None:
     sources = documents_to_sources(DOCUMENTS)
-    assert len(sources) == 3  # the image with neither text nor caption is skipped, as an empty document
-    text, photo, coast = sources
+    assert len(sources) == 4  # the image with neither text nor caption is skipped, as an empty document
+    text, photo, coast, scan = sources
+    assert IMAGE_KEY not in scan.metadata  # a file name alone does not make an OCR text an image
     assert IMAGE_KEY not in text.metadata
     assert photo.metadata[IMAGE_KEY] == {"url": "https://example.org/harbour.png", "mimetype": "image/png"}
     assert photo.url == "https://example.org/harbour.png"
