@@ -25,7 +25,7 @@ import json
 import logging
 import mimetypes
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._args import check_items, check_text
@@ -43,8 +43,9 @@ from .._schema.models import (
 )
 from .._schema.source import IMAGE_KEY
 from .._schema.verdicts import VerificationDelta
+from .ai_sdk_responses import Cited, aresponse_items, is_response, response_items
 
-__all__ = ["AI_SDK_HEADERS", "to_ai_sdk_stream"]
+__all__ = ["AI_SDK_HEADERS", "ato_ai_sdk_stream", "to_ai_sdk_stream"]
 
 AI_SDK_HEADERS = {
     "content-type": "text/event-stream",
@@ -130,6 +131,7 @@ class _Writer:
         self.cited = False  # citation events seen (else the answer's citations are sent at the end)
         self.plain = False  # plain TextDelta events seen (their text is not the answer's: sent at the end)
         self.verified: VerificationDelta | None = None
+        self.done = False  # the answer was read: the stream is complete
 
     def text(self, delta: str) -> Iterator[str]:
         if self.thinking:
@@ -170,6 +172,38 @@ class _Writer:
             self.shown.add(ref.number)
             yield _sse(_source_part(ref.number, ref.source))
 
+    def start(self) -> str:
+        return _sse({"type": "start", "messageId": self.message_id})
+
+    def item(self, item: Any) -> Iterator[str]:
+        """The parts of one stream item; the answer ends the stream (``done``)."""
+        answer = _answer_of(item)
+        if answer is not None:
+            self.done = True
+            yield from self.finish(answer)
+        elif isinstance(item, (DisplayDelta, str)):
+            yield from self.text(item if isinstance(item, str) else item.text)
+        elif isinstance(item, (CitationsDelta, Cited)):
+            self.cited = True
+            yield from self.citation(item.citation, self.sources.get(item.citation.document_index + 1))
+        elif isinstance(item, ThinkingDelta):
+            yield from self.reasoning(item.thinking)
+        elif isinstance(item, AnswerReset):
+            yield from self.end_text()
+            self.sent = []
+            self.cited = False  # the citations sent were the reasoning's: the answer's are sent
+        elif isinstance(item, VerificationDelta):
+            self.verified = item
+        elif isinstance(item, TextDelta):  # plain text has no markers: the answer's text is sent at the end
+            self.plain = True
+        else:
+            raise ArgumentError(f"items: expected stream events and a CitedAnswer, got {type(item).__name__}")
+
+    def missing(self) -> None:
+        raise ArgumentError(
+            "items: the stream ended without its CitedAnswer (call finish() and pass its answer)"
+        )
+
     def finish(self, answer: CitedAnswer) -> Iterator[str]:
         sent = "".join(self.sent)
         if not answer.text.startswith(sent):
@@ -208,49 +242,6 @@ def _answer_of(item: Any) -> CitedAnswer | None:
     return answer if isinstance(answer, CitedAnswer) else None
 
 
-class _Cited:
-    """A citation a streaming response resolved (its ``citations`` list grows as the tokens come)."""
-
-    def __init__(self, citation: Citation) -> None:
-        self.citation = citation
-
-
-def _is_response(items: Any) -> bool:
-    """Whether ``items`` is a streaming response object (LlamaIndex's) rather than a stream of events."""
-    return not isinstance(items, Iterable) and hasattr(items, "response_gen")
-
-
-def _response_items(response: Any) -> Iterator[Any]:
-    """The display tokens of a streaming response (``response_gen``), an ``AnswerReset`` where its
-    ``metadata["answer_reset"]`` says the text shown so far (that many characters) was reasoning, then
-    the response itself (its answer). The count, not the moment, places the reset: a chat engine's
-    tokens are read from a queue that the answer's stream fills ahead of the reader."""
-    metadata = getattr(response, "metadata", None)
-    shown, applied, cited = 0, None, 0
-    for token in response.response_gen:
-        if not isinstance(token, str):
-            raise ArgumentError(f"items: a response's tokens must be str, got {type(token).__name__}")
-        citations = getattr(response, "citations", None)  # resolved so far (LlamaIndex's query stream)
-        if isinstance(citations, list):
-            cited = min(cited, len(citations))  # cleared by an answer reset
-            yield from (_Cited(c) for c in citations[cited:])
-            cited = len(citations)
-        reset = metadata.get("answer_reset") if isinstance(metadata, Mapping) else None
-        if isinstance(reset, int) and reset != applied and reset < shown + len(token):
-            head = token[: max(reset - shown, 0)]
-            if head:
-                yield head
-            yield AnswerReset()
-            applied = reset
-            shown, token = shown + len(head), token[len(head) :]
-        shown += len(token)
-        yield token
-    reset = metadata.get("answer_reset") if isinstance(metadata, Mapping) else None
-    if isinstance(reset, int) and reset != applied:  # at the very end: nothing of the answer was shown
-        yield AnswerReset()
-    yield response
-
-
 def to_ai_sdk_stream(
     items: Iterable[Any], *, sources: Iterable[Source] = (), message_id: str | None = None
 ) -> Iterator[str]:
@@ -268,45 +259,69 @@ def to_ai_sdk_stream(
     reasoning: its text part is closed and the answer starts a new one, whose deltas join to
     ``answer.text``. Items after the answer, or no answer, raise ``ArgumentError``.
     """
-    if _is_response(items):
-        shown = getattr(items, "metadata", None) or {}
-        if not sources and isinstance(shown, Mapping):  # the sources the model was shown (LlamaIndex's)
-            sources = [s for s in shown.get("sources") or () if isinstance(s, Source)]
-        items = _response_items(items)
-    if isinstance(items, (str, bytes, bytearray, Mapping)) or not isinstance(items, Iterable):
+    known, message_id = _checked(items, sources, message_id)
+    if is_response(items):
+        items = response_items(items)
+    elif isinstance(items, (str, bytes, bytearray, Mapping)) or not isinstance(items, Iterable):
         raise ArgumentError(
             "items must be an iterable of stream events ending with a CitedAnswer, "
             f"got {type(items).__name__}"
         )
+    return _parts(items, _Writer(message_id, known))
+
+
+async def ato_ai_sdk_stream(
+    items: AsyncIterable[Any] | Iterable[Any],
+    *,
+    sources: Iterable[Source] = (),
+    message_id: str | None = None,
+) -> AsyncIterator[str]:
+    """``to_ai_sdk_stream`` for an async web server: ``items`` may also be an async iterable of events
+    (a LangChain chain's ``astream()``) or an async streaming response (LlamaIndex's ``aquery`` with
+    ``streaming=True``, a chat engine's ``astream_chat`` turn)."""
+    known, message_id = _checked(items, sources, message_id)
+    writer = _Writer(message_id, known)
+    stream: AsyncIterable[Any]
+    if is_response(items):
+        stream = aresponse_items(items)
+    elif isinstance(items, AsyncIterable):
+        stream = items
+    elif isinstance(items, Iterable) and not isinstance(items, (str, bytes, bytearray, Mapping)):
+        stream = _aiter(items)
+    else:
+        raise ArgumentError(
+            "items must be an (async) iterable of stream events ending with a CitedAnswer, "
+            f"got {type(items).__name__}"
+        )
+    yield writer.start()
+    async for item in stream:
+        for line in writer.item(item):
+            yield line
+        if writer.done:
+            return
+    writer.missing()
+
+
+async def _aiter(items: Iterable[Any]) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
+
+
+def _checked(items: Any, sources: Iterable[Source], message_id: str | None) -> tuple[dict[int, Source], str]:
+    """The sources by number (given, else those a response shows in ``metadata["sources"]``) and the id."""
+    if is_response(items) and not sources:
+        shown = getattr(items, "metadata", None) or {}
+        if isinstance(shown, Mapping):  # the sources the model was shown (LlamaIndex's)
+            sources = [s for s in shown.get("sources") or () if isinstance(s, Source)]
     known = check_items(sources, "sources", Source, "sources (Source objects)")
     check_text(message_id, "message_id", optional=True)
-    return _parts(items, {s.number: s for s in known}, message_id or f"msg-{uuid.uuid4().hex}")
+    return {s.number: s for s in known}, message_id or f"msg-{uuid.uuid4().hex}"
 
 
-def _parts(items: Iterable[Any], by_number: dict[int, Source], message_id: str) -> Iterator[str]:
-    writer = _Writer(message_id, by_number)
-    yield _sse({"type": "start", "messageId": writer.message_id})
+def _parts(items: Iterable[Any], writer: _Writer) -> Iterator[str]:
+    yield writer.start()
     for item in items:
-        answer = _answer_of(item)
-        if answer is not None:
-            yield from writer.finish(answer)
+        yield from writer.item(item)
+        if writer.done:
             return
-        if isinstance(item, (DisplayDelta, str)):
-            yield from writer.text(item if isinstance(item, str) else item.text)
-        elif isinstance(item, (CitationsDelta, _Cited)):
-            citation = item.citation
-            writer.cited = True
-            yield from writer.citation(citation, by_number.get(citation.document_index + 1))
-        elif isinstance(item, ThinkingDelta):
-            yield from writer.reasoning(item.thinking)
-        elif isinstance(item, AnswerReset):
-            yield from writer.end_text()
-            writer.sent = []
-            writer.cited = False  # the citations sent were the reasoning's: the answer's are sent
-        elif isinstance(item, VerificationDelta):
-            writer.verified = item
-        elif isinstance(item, TextDelta):  # plain text has no markers: the answer's text is sent at the end
-            writer.plain = True
-        else:
-            raise ArgumentError(f"items: expected stream events and a CitedAnswer, got {type(item).__name__}")
-    raise ArgumentError("items: the stream ended without its CitedAnswer (call finish() and pass its answer)")
+    writer.missing()

@@ -10,7 +10,7 @@ from typing import Any
 
 from langchain_core.language_models import FakeListChatModel
 
-from cite_core import TextDelta, to_ai_sdk_stream
+from cite_core import TextDelta, ato_ai_sdk_stream, to_ai_sdk_stream
 from langchain_cite import create_cited_rag_chain
 
 from .conftest import ANSWER, QUESTION, ListRetriever
@@ -103,3 +103,12 @@ def test_plain_text_deltas_alone_are_sent_at_the_end_with_a_warning(retriever: L
     with caplog.at_level(logging.WARNING, logger="cite_core"):
         list(to_ai_sdk_stream(chain.stream(QUESTION)))
     assert not caplog.records  # display deltas were there: no warning
+
+
+async def test_astream_goes_through_ato_ai_sdk_stream(retriever: ListRetriever) -> None:
+    chain = create_cited_rag_chain(retriever, FakeListChatModel(responses=[ANSWER]))
+    got = parts([line async for line in ato_ai_sdk_stream(chain.astream(QUESTION), message_id="m")])
+    assert texts(got) == {"text-1": ANSWER} and len([p for p in got if p["type"] == "text-delta"]) > 20
+    assert got[0] == {"type": "start", "messageId": "m"} and got[-1] == {"type": "finish"}
+    events = list(chain.stream(QUESTION))  # a list works too: the same parts
+    assert texts(parts([line async for line in ato_ai_sdk_stream(events)])) == {"text-1": ANSWER}

@@ -9,9 +9,10 @@ import base64
 import json
 from typing import Any
 
+import pytest
 from llama_index.core.schema import ImageNode, NodeWithScore, TextNode
 
-from cite_core import to_ai_sdk_stream
+from cite_core import ArgumentError, ato_ai_sdk_stream, to_ai_sdk_stream
 from llamaindex_cite import CiteChatEngine, CiteQueryEngine
 from tests.llamaindex.conftest import ANSWER, DISPLAY, QUESTION, ListRetriever, ReplayLLM
 
@@ -92,3 +93,24 @@ def test_an_image_source_part_carries_the_images_media_type() -> None:
         {"type": "source-document", "sourceId": "1", "mediaType": "image/png", "title": "pic"},
         {"type": "source-document", "sourceId": "2", "mediaType": "text/plain", "title": "t"},
     ]
+
+
+async def test_async_streams_go_through_ato_ai_sdk_stream(async_qdrant_index) -> None:
+    llm = ReplayLLM(answers={QUESTION: f"{THINKING}\n</think>\n\n{ANSWER}"})
+    chat_engine = CiteChatEngine.from_defaults(
+        async_qdrant_index.as_retriever(similarity_top_k=10), llm=llm, skip_condense=True
+    )
+    turn = await chat_engine.astream_chat(QUESTION)
+    got = parts([line async for line in ato_ai_sdk_stream(turn, message_id="a1")])
+    shown = texts(got)
+    assert turn.metadata["answer_reset"] == len(shown["text-1"]) > 0 and shown["text-2"] == DISPLAY
+    engine = CiteQueryEngine.from_args(
+        async_qdrant_index, llm=ReplayLLM(answers={QUESTION: ANSWER}), similarity_top_k=10, streaming=True
+    )
+    response = await engine.aquery(QUESTION)
+    got = parts([line async for line in ato_ai_sdk_stream(response)])
+    assert texts(got) == {"text-1": DISPLAY} and len([p for p in got if p["type"] == "text-delta"]) > 20
+    assert [p["data"]["reference"] for p in got if p["type"] == "data-citation"] == [1, 2, 2, 3]
+    again = await engine.aquery(QUESTION)
+    with pytest.raises(ArgumentError, match="ato_ai_sdk_stream"):  # the sync one says where to go
+        list(to_ai_sdk_stream(again))

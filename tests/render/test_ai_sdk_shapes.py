@@ -22,6 +22,7 @@ from cite_core import (
     Source,
     ThinkingDelta,
     VerificationDelta,
+    ato_ai_sdk_stream,
     from_native,
     number_sources,
     parse_answer,
@@ -213,3 +214,16 @@ def test_a_cut_off_answer_finishes_with_the_length_reason_and_a_verified_one_sen
             }
         ],
     }
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+async def test_the_async_stream_sends_the_same_parts(name: str) -> None:
+    items, sources = STREAMS[name]()
+
+    async def events():  # type: ignore[no-untyped-def]
+        for item in items:
+            yield item
+
+    lines = [line async for line in ato_ai_sdk_stream(events(), sources=sources, message_id="m")]
+    assert lines == list(to_ai_sdk_stream(items, sources=sources, message_id="m"))
+    check_stream(lines)
