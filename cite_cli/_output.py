@@ -114,6 +114,7 @@ def json_message(answer: Any, model: str, notes: Sequence[Note]) -> str:
             if c.support < answer.unsupported_threshold
         ],
         "removed_reference_list": answer.removed_reference_list,
+        "left_out": list(answer.left_out),  # what was given but never a source (the left_out note)
         "extractive": "extractive" in by_kind,
         "verification": _verification(answer),
         "notes": [n.model_dump() for n in notes],

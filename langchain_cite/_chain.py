@@ -130,7 +130,8 @@ def create_cited_rag_chain(
     ``condense_question``, a follow-up is first rewritten by ``llm`` into a standalone retrieval query.
 
     ``output="answer"``: ``invoke`` returns a ``CitedRagAnswer`` (a cite_core ``CitedAnswer``) and
-    ``stream`` yields ``TextDelta`` / ``CitationsDelta`` events as the model writes, then the answer.
+    ``stream`` yields ``TextDelta`` / ``DisplayDelta`` / ``CitationsDelta`` events as the model writes,
+    then the answer (``cite_core.to_ai_sdk_stream`` serves them to a web UI as they come).
     ``output="message"``: an ``AIMessage`` whose text has the renumbered markers and LangChain
     ``Citation`` annotations; ``stream`` yields renumbered ``AIMessageChunk``\\ s (annotations on the last).
     ``output="text"``: the renumbered text. ``prompt`` replaces the built-in messages: any runnable (a

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+import mimetypes
 from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import Any
 
 from langchain_core.documents import Document
 
-from cite_core import Source, SourceError, number_sources, page_from_metadata
+from cite_core import IMAGE_KEY, Source, SourceError, number_sources, page_from_metadata
 
 __all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "has_text", "number_documents"]
 
@@ -50,6 +51,44 @@ def has_text(document: Document, index: int | None = None) -> bool:
     return bool(content.strip())
 
 
+_CAPTION_KEYS = ("caption", "alt", "alt_text")
+_MIME_KEYS = ("mime_type", "mimetype", "content_type")
+
+
+def _image_type(name: str, meta: Mapping[str, Any]) -> str | None:
+    given = next((meta[k] for k in _MIME_KEYS if isinstance(meta.get(k), str)), None)
+    found = given or mimetypes.guess_type(name.split("?")[0], strict=False)[0]
+    return found if isinstance(found, str) and found.startswith("image/") else None
+
+
+def image_of(meta: Mapping[str, Any]) -> dict[str, str] | None:
+    """The image a ``Document`` stands for (LangChain has no image document: its text is the image's
+    caption): metadata ``image_url`` or ``image_path``, or a ``source``/``url``/``file_path`` whose
+    ``mime_type`` metadata is an image; None for a text document. A file name alone is not enough: an
+    OCR loader's text of ``scan.png`` is a text document, cited by its sentences."""
+    where = next(
+        (meta[k] for k in ("image_url", "image_path") if isinstance(meta.get(k), str) and meta[k]), None
+    )
+    declared = any(isinstance(meta.get(k), str) and meta[k].startswith("image/") for k in _MIME_KEYS)
+    if where is None and declared:
+        where = next((meta[k] for k in ("source", "url", "file_path") if isinstance(meta.get(k), str)), None)
+    if where is None:
+        return None
+    web = where.startswith(("https://", "http://"))
+    inline = web or "://" in where or where.startswith("data:")  # a data: URL is no path to show
+    found = {"url": where if web else None, "path": None if inline else where}
+    found["mimetype"] = _image_type(where, meta)
+    return {k: v for k, v in found.items() if v}
+
+
+def _caption(document: Document) -> str | None:
+    """An image document's caption when its text is empty (``caption``/``alt`` metadata), else None."""
+    meta = document.metadata or {}
+    if image_of(meta) is None:
+        return None
+    return next((meta[k] for k in _CAPTION_KEYS if isinstance(meta.get(k), str) and meta[k].strip()), None)
+
+
 def document_to_item(document: Document, *, zero_based_pages: bool = True) -> dict[str, Any]:
     """One ``Document`` as a ``number_sources`` dict.
 
@@ -59,11 +98,13 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     ``source``, ``url``, ``file_path``; a ``source`` that is an http(s) URL is also the url. Without a
     ``title``, the file name of a local ``source`` is the title (never its absolute path). The vector
     store's chunk id (``Document.id``, Qdrant's ``_id``) is kept as ``chunk_id`` in the metadata;
-    ``page_label`` (the page number printed on the page) is kept in the metadata.
+    ``page_label`` (the page number printed on the page) is kept in the metadata. A document of an
+    image (``image_of``) is cited whole by its text, the image's caption (or its ``caption``/``alt``
+    metadata), linked to the image's URL, its ``url``/``path``/``mimetype`` under ``cite_core.IMAGE_KEY``.
     """
-    has_text(document)
+    text = document.page_content if has_text(document) else (_caption(document) or document.page_content)
     meta = document.metadata or {}
-    item: dict[str, Any] = {"text": document.page_content}
+    item: dict[str, Any] = {"text": text}
     for key in _PASSED_THROUGH:
         value = meta.get(key)
         # a blank string is no value: PyMuPDF writes title="" and the file name must take its place
@@ -95,6 +136,12 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     chunk_id = document.id if document.id is not None else meta.get("_id")
     if chunk_id is not None:
         extra["chunk_id"] = str(chunk_id)
+    image = image_of(meta)
+    if image is not None:  # cited whole by its caption, introduced to the model as one
+        extra[IMAGE_KEY] = image
+        if "url" not in item and image.get("url"):
+            item["url"] = image["url"]
+        item.setdefault("context", "An image; its caption or alt text:")
     item["metadata"] = extra
     return item
 
@@ -132,7 +179,7 @@ def number_documents(
     seen: dict[tuple[str, str | None], list[Document]] = {}
     for index, d in enumerate(documents):
         if isinstance(d, Document):
-            if not has_text(d, index):
+            if not has_text(d, index) and _caption(d) is None:
                 logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
                 continue
             same = seen.setdefault((d.page_content, d.id), [])

@@ -10,7 +10,14 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from pydantic import Field
 
-from cite_core import DEFAULT_UNSUPPORTED_THRESHOLD, AnswerReset, CitationsDelta, FlagCalibration, TextDelta
+from cite_core import (
+    DEFAULT_UNSUPPORTED_THRESHOLD,
+    AnswerReset,
+    CitationsDelta,
+    DisplayDelta,
+    FlagCalibration,
+    TextDelta,
+)
 
 from ._answer import CitedRagAnswer
 from ._chatrun import achat_run, atoken, chat_run, result, token
@@ -21,9 +28,9 @@ from ._run import ParseRun
 
 __all__ = ["CitationOutputParser", "Output", "StreamItem"]
 
-StreamItem = TextDelta | CitationsDelta | AnswerReset | CitedRagAnswer
-"""What ``CitationOutputParser`` streams by default: text and citation events, then the finished answer
-(an ``AnswerReset`` when a lone ``</think>`` shows that the text so far was reasoning)."""
+StreamItem = TextDelta | DisplayDelta | CitationsDelta | AnswerReset | CitedRagAnswer
+"""What ``CitationOutputParser`` streams by default: text, display and citation events, then the finished
+answer (an ``AnswerReset`` when a lone ``</think>`` shows that the text so far was reasoning)."""
 
 Output = Literal["answer", "message", "text"]
 """``answer``: a ``CitedRagAnswer`` (streams events); ``message``: an ``AIMessage`` with annotations (streams
@@ -42,11 +49,12 @@ class CitationOutputParser(PublicSerializable, RunnableSerializable[Any, StreamI
     retrieved ``Document``s (numbered here the same way). ``native=True`` reads Claude's own
     ``citations`` (ChatAnthropic given document blocks) instead of ``[n]`` markers.
 
-    ``invoke`` returns the answer; ``stream`` yields ``TextDelta`` and ``CitationsDelta`` events as the
-    model writes, then the answer, equal to ``invoke``'s. With ``output="message"``, ``invoke`` returns
-    an ``AIMessage`` (renumbered markers, LangChain ``Citation`` annotations) and ``stream`` yields
-    ``AIMessageChunk``\\ s of the renumbered text, the annotations on the last one; with
-    ``output="text"`` both give the renumbered text.
+    ``invoke`` returns the answer; ``stream`` yields ``TextDelta``, ``DisplayDelta`` (the text as shown,
+    markers renumbered: they join to ``answer.text``) and ``CitationsDelta`` events as the model writes,
+    then the answer, equal to ``invoke``'s (``cite_core.to_ai_sdk_stream`` takes them as they are).
+    With ``output="message"``, ``invoke`` returns an ``AIMessage`` (renumbered markers, LangChain
+    ``Citation`` annotations) and ``stream`` yields ``AIMessageChunk``\\ s of the renumbered text, the
+    annotations on the last one; with ``output="text"`` both give the renumbered text.
     """
 
     sources_key: str = "sources"

@@ -124,7 +124,8 @@ class ParseRun:
             self.tokens = [text_chunk(t, id=self.message_id) for t in texts]
         output = self.parser.output
         if output == "answer":
-            return [e for e in events if e.type in ("text_delta", "citations_delta", "answer_reset")]
+            kinds = ("text_delta", "display_delta", "citations_delta", "answer_reset")
+            return [e for e in events if e.type in kinds]  # display deltas: what to_ai_sdk_stream shows
         return _texts(events) if output == "text" else self.tokens
 
     def _count(self, events: list[Any]) -> None:

@@ -52,11 +52,21 @@ def from_chat_response(
             f"response must be a ChatResponse or a ChatMessage, got {type(response).__name__}"
         )
     content: list[dict[str, Any]] = []
+    leading: list[dict[str, Any]] = []  # citations before any text: of the text block that follows
     for block in message.blocks:
         if isinstance(block, TextBlock):
-            content.append({"type": "text", "text": block.text, "annotations": []})
-        elif isinstance(block, CitationBlock) and content:
-            content[-1]["annotations"].append(_annotation(block))
+            content.append({"type": "text", "text": block.text, "annotations": leading})
+            leading = []
+        elif isinstance(block, CitationBlock):
+            (content[-1]["annotations"] if content else leading).append(_annotation(block))
+    if leading:  # citations and no text at all: they cite nothing (a span outside the text: reported)
+        content.append(
+            {
+                "type": "text",
+                "text": "",
+                "annotations": [{**n, "start_index": 0, "end_index": 1} for n in leading],
+            }
+        )
     sources = number_nodes(list(nodes), merge=False).sources if nodes is not None else None
     return from_native({"content": content}, sources, **options)
 

@@ -20,6 +20,7 @@ from llama_index.core.base.response.schema import RESPONSE_TYPE
 from cite_core import CitationPrompt, CitationSession, CitedAnswer, Source, source_key
 
 from ._convert import NumberedNodes
+from ._images import with_images
 from ._synthesizer import CiteSynthesizer
 
 __all__ = ["NUMBERING_KEY", "REFERENCES_KEY", "Conversation", "ConversationSynthesizer", "message_references"]
@@ -121,8 +122,10 @@ class ConversationSynthesizer(CiteSynthesizer):
 
     conversation: Conversation
 
-    def messages(self, prompt: CitationPrompt) -> list[ChatMessage]:
+    def messages(self, prompt: CitationPrompt, numbered: NumberedNodes | None = None) -> list[ChatMessage]:
         system, *rest = [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
+        if self.multimodal and rest:
+            rest[-1] = with_images(rest[-1], prompt.sources, numbered.nodes if numbered else None)
         return [system, *self.conversation.for_model(prompt.sources), *rest]
 
     def question(self, query: str, sources: Sequence[Source]) -> str:

@@ -60,6 +60,7 @@ class _Citer:
         self.raw: list[str] = []
         self.seen: set[tuple[int, str]] = set()
         self.truncated = False
+        self.shown = 0  # characters of tokens yielded so far
 
     def feed(self, chunk: Any) -> Iterator[str]:
         """Feed a text chunk, reasoning (a ``ThinkingDelta``), or a streamed Messages API event for
@@ -74,29 +75,25 @@ class _Citer:
         return self.render(self.stream.feed(chunk))
 
     def finish(self) -> Iterator[str]:
-        answer = self.stream.finish(truncated=self.truncated)
+        answer = self.numbered.with_left_out(self.stream.finish(truncated=self.truncated))
         yield from self.render(self.stream.pending_events())
         response = self.response
         response.answer = answer
         response.response_txt = answer.text
         response.source_nodes[:] = self.numbered.cited_nodes(answer)  # in place: others hold the list
         raw = self.stream.text if isinstance(self.stream, ClaudeStream) else self.raw
-        response.metadata.update(
-            answer_metadata(
-                answer,
-                raw="".join(raw),
-                sources=response.metadata["sources"],
-                dropped=response.metadata["dropped_sources"],
-            )
-        )
+        known = {"sources": response.metadata["sources"], "dropped": response.metadata["dropped_sources"]}
+        response.metadata.update(answer_metadata(answer, raw="".join(raw), **known))
 
     def render(self, events: Iterable[StreamEvent]) -> Iterator[str]:
         for event in events:
             if isinstance(event, DisplayDelta):
                 if event.text:
+                    self.shown += len(event.text)
                     yield event.text
                 continue
             if isinstance(event, AnswerReset):  # the text so far was reasoning: so were its citations
+                self.response.metadata["answer_reset"] = self.shown  # where the answer's tokens start
                 self.response.citations.clear()
                 self.response.source_nodes.clear()
                 self.seen.clear()

@@ -125,7 +125,7 @@ def synthesize_structured(synthesizer: CiteSynthesizer, run: Run) -> PydanticRes
     structured = _structured_llm(synthesizer)
     _watch()
     try:
-        reply = structured.chat(synthesizer.messages(prompt))
+        reply = structured.chat(synthesizer.messages(prompt, run.numbered))
     except ValueError as error:  # LlamaIndex's "Could not extract json" from a partial object
         _raise_if_cut_off(error)
         raise

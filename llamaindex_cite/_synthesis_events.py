@@ -34,7 +34,7 @@ def synthesis_events(
     with synthesizer.callback_manager.event(
         CBEventType.SYNTHESIZE, payload={EventPayload.QUERY_STR: bundle.query_str}
     ) as event:
-        numbered = number_nodes(list(nodes), merge=synthesizer.merge_chunks)
+        numbered = number_nodes(list(nodes), merge=synthesizer.merge_chunks, images=synthesizer.multimodal)
         texts = [source.text for source in numbered.sources]
         dispatcher.event(GetResponseStartEvent(query_str=bundle.query_str, text_chunks=texts))
         run = Run(numbered, CallPlan(synthesizer, bundle.query_str, numbered.sources))

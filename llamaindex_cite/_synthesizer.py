@@ -111,7 +111,7 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
 
     def prompt(self, query: str, nodes: Sequence[NodeWithScore]) -> tuple[NumberedNodes, CitationPrompt]:
         """Number the nodes and build the first call's prompt (see ``CallPlan``)."""
-        numbered = number_nodes(list(nodes), merge=self.merge_chunks)
+        numbered = number_nodes(list(nodes), merge=self.merge_chunks, images=self.multimodal)
         return numbered, CallPlan(self, query, numbered.sources).first()
 
     def budget(self) -> int:
@@ -124,11 +124,13 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
         history = sum(count(str(m.content or "")) + 4 for m in self.chat_history)
         return max(meta.context_window - answer - history, 1)
 
-    def messages(self, prompt: CitationPrompt) -> list[ChatMessage]:
-        """The chat messages: instructions, the chat history, then the sources and question."""
+    def messages(self, prompt: CitationPrompt, numbered: NumberedNodes | None = None) -> list[ChatMessage]:
+        """The chat messages: instructions, the chat history, then the sources and question (with
+        ``multimodal``, each image source's image after them, read from its node in ``numbered`` when
+        the node holds it as bytes)."""
         system, *rest = [ChatMessage(role=m["role"], content=m["content"]) for m in prompt.messages]
         if self.multimodal and rest:
-            rest[-1] = with_images(rest[-1], prompt.sources)
+            rest[-1] = with_images(rest[-1], prompt.sources, numbered.nodes if numbered else None)
         return [system, *self.chat_history, *rest]
 
     def uses_claude(self) -> bool:
@@ -166,16 +168,16 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                     run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
-                reply = llm.chat(self.messages(prompt))
+                reply = llm.chat(self.messages(prompt, run.numbered))
                 following = run.plan.next(reply.message.content or "")
                 if following is None:  # nothing more fits beside the answer: it is final
                     run.reply(reply, self._streaming)
                     return run.response
                 prompt = following
             if self._streaming:
-                run.respond(deltas(llm.stream_chat(self.messages(prompt))))
+                run.respond(deltas(llm.stream_chat(self.messages(prompt, run.numbered))))
             else:
-                run.reply(llm.chat(self.messages(prompt)))
+                run.reply(llm.chat(self.messages(prompt, run.numbered)))
         return run.response
 
     @verified(dispatcher.span)
@@ -202,16 +204,16 @@ class CiteSynthesizer(TextChunkAnswers, BaseSynthesizer):
                     run.respond(raw, answer=answer)
                 return run.response
             while not run.plan.final:
-                reply = await llm.achat(self.messages(prompt))
+                reply = await llm.achat(self.messages(prompt, run.numbered))
                 following = run.plan.next(reply.message.content or "")
                 if following is None:
                     run.reply(reply, self._streaming, aio=True)
                     return run.response
                 prompt = following
             if self._streaming:
-                run.respond(adeltas(await llm.astream_chat(self.messages(prompt))))
+                run.respond(adeltas(await llm.astream_chat(self.messages(prompt, run.numbered))))
             else:
-                run.reply(await llm.achat(self.messages(prompt)))
+                run.reply(await llm.achat(self.messages(prompt, run.numbered)))
         return run.response
 
     def _events(self, query: QueryTextType, nodes: Sequence[NodeWithScore]) -> AbstractContextManager[Run]:

@@ -15,7 +15,8 @@ import cite_core
 from cite_core import CitationPrompt, CitationStream, CitedAnswer, DisplayDelta, Source, StreamEvent
 
 from ._calls import Run
-from ._convert import NumberedNodes, checked_items
+from ._convert import NumberedNodes
+from ._node_items import checked_items
 from ._synthesizer import CiteSynthesizer
 
 __all__ = ["CitationSession", "SessionSynthesizer", "cited_query_engine_tool"]

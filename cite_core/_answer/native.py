@@ -22,7 +22,7 @@ from .._sources.numbering import number_sources
 from .anthropic import AnthropicCitationStream
 from .calibrate import FlagCalibration, resolve_threshold
 from .native_blocks import is_annotated, read_annotated
-from .native_build import NativeDoc, build_native, match_source, unverified_source
+from .native_build import NativeDoc, build_native, holds, match_source, unverified_source
 from .native_formats import (
     first_message,
     get,
@@ -225,7 +225,20 @@ class _ClaudeInputs:
             if index is not None and index >= 0:
                 self._quote(index, cited, title)
         else:
-            return citation
+            index = get(citation, "document_index", path, int)
+            given = self.given
+            if (
+                index is None
+                or not cited.strip()
+                or not 0 <= index < len(given)
+                or holds(given[index], cited)
+            ):
+                return citation
+            # the quote is not in the document at that index: if another holds it, the index was stale
+            other = next((i for i, s in enumerate(given) if holds(s, cited)), None)
+            if other is None:
+                return citation
+            index = other
         return {"type": "char_location", "document_index": index, "cited_text": cited}
 
     def finish(self, content: list[dict[str, Any]]) -> list[Source]:

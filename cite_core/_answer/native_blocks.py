@@ -20,7 +20,7 @@ from typing import Any
 from .._exceptions import ArgumentError
 from .native_build import NativeAnswer, NativeCite, NativeDoc
 from .native_formats import get, items, mapping, sentence_start
-from .native_units import Offsets, Unit, resolve_span
+from .native_units import Offsets, Unit, link_shown, resolve_span, span_showing
 
 __all__ = ["is_annotated", "read_annotated"]
 
@@ -73,6 +73,7 @@ def _annotation(
     extras = get(note, "extras", path, Mapping, {})
     cited = get(note, "cited_text", path, str)
     start, end = get(note, "start_index", path, int), get(note, "end_index", path, int)
+    url = get(note, "url", path, str)
     text = offsets.text
     span: tuple[int, int] | None
     if start is None and end is None:
@@ -80,7 +81,11 @@ def _annotation(
     else:
         google = any("google" in str(k) for k in extras)
         units = _BYTES if google else _CODEPOINTS  # cited_text may be a quote of the source: no search
-        span = resolve_span(offsets, start or 0, -1 if end is None else end, cited, units, search=False)
+        start, end = start or 0, -1 if end is None else end
+        if cited is None and url:  # OpenAI's: the span is the link written after the claim
+            span = span_showing(offsets, start, end, link_shown(url, get(note, "title", path, str)), units)
+        else:
+            span = resolve_span(offsets, start, end, cited, units, search=False)
     if "reference" in extras and "source_start" in extras and _marker_after(text, span, extras["reference"]):
         raise ArgumentError(
             f"{path}: this text holds its citation markers already (langchain_cite's output='message'); "
@@ -88,7 +93,6 @@ def _annotation(
         )
     if span is not None and cited is not None and text[span[0] : span[1]].strip() == cited.strip():
         cited = None  # the answer's own text (Gemini's segment), not a quote of the source
-    url = get(note, "url", path, str)
     if span is not None and url and url in text[span[0] : span[1]]:
         span = (sentence_start(text, span[0]), span[1])  # a link after its claim (OpenAI's): the sentence
     position = extras.get("document_index", extras.get("search_result_index"))
@@ -113,4 +117,23 @@ def _annotation(
     if span is None:
         native.invalid.append(label)
     else:
-        native.cites.append(NativeCite(base + span[0], base + span[1], [index], [label], quote=cited))
+        cite = NativeCite(
+            base + span[0], base + span[1], [index], [label], quote=cited, at=_quoted_at(extras)
+        )
+        native.cites.append(cite)
+
+
+def _quoted_at(extras: Mapping[str, Any]) -> tuple[int, int] | None:
+    """Where the quote is in its source, when the annotation says (this project's own: langchain_cite's
+    ``source_start``/``source_end``, llamaindex_cite's and Claude's ``start_char_index``/``end_char_index``):
+    a quote found twice in a source is the one there, not the first."""
+    for lo, hi in (("source_start", "source_end"), ("start_char_index", "end_char_index")):
+        start, end = extras.get(lo), extras.get(hi)
+        if (
+            isinstance(start, int)
+            and isinstance(end, int)
+            and not isinstance(start, bool)
+            and 0 <= start <= end
+        ):
+            return start, end
+    return None

@@ -13,8 +13,10 @@ text and the documents it cites). ``build_native`` then does what is the same fo
 - the text is cut at each citation's end: the claim of a citation is its span, less what an earlier
   claim already holds (overlapping spans cite one after the other, never twice), and its display
   markers follow it, before its trailing whitespace, as for Claude's citations;
-- references are numbered by first appearance; a citation naming no document, or a document that the
-  user's sources do not hold when only its id is known, goes to ``invalid_markers``, never linked.
+- references are numbered by first appearance; a citation naming no document (``[]`` in
+  ``invalid_markers``), a document named by nothing the reader can show (no id, title, URL or quote),
+  or one that the user's sources do not hold when only its id is known, goes to ``invalid_markers``,
+  never linked.
 """
 
 from __future__ import annotations
@@ -33,13 +35,19 @@ from .._sources.terms import analyze
 
 __all__ = [
     "NATIVE_KEY",
+    "NO_DOCUMENT",
     "NativeAnswer",
     "NativeCite",
     "NativeDoc",
     "build_native",
+    "holds",
     "match_source",
     "unverified_source",
 ]
+
+NO_DOCUMENT = "[]"
+"""How ``invalid_markers`` lists a citation that names no document (an empty ``groundingChunkIndices``,
+a Cohere citation without sources)."""
 
 NATIVE_KEY = "native_citation"
 """The metadata key of a source made from what a provider said of a document (not the user's source)."""
@@ -73,6 +81,9 @@ class NativeCite:
     """How each of ``docs`` was named, for ``invalid_markers`` (``[8]``, ``[ref 3]``)."""
     quote: str | None = None
     """What this citation quotes of its documents, when the provider says (else their ``quote``)."""
+    at: tuple[int, int] | None = None
+    """Where ``quote`` is in the source's text, when the provider says: used when the source holds it
+    there (a quote found twice in a source is the one at ``at``, not the first)."""
 
 
 @dataclass
@@ -95,11 +106,21 @@ def _url(value: str | None) -> str:
     return value.strip().rstrip("/").casefold() if value else ""
 
 
+def holds(source: Source, quote: str) -> bool:
+    """Whether ``source``'s text holds ``quote`` (each of its passages, whitespace aside)."""
+    text = _norm(source.text)
+    return all(_norm(part) in text for part in quote.split("\n\n") if part.strip())
+
+
 def match_source(doc: NativeDoc, sources: Sequence[Source]) -> Source | None:
-    """The source ``doc`` is: the one at its position, else of the same id, else URL, else title, else
-    the one holding its quote."""
+    """The source ``doc`` is: the one at its position (unless it does not hold the quote and another
+    does: the position was of another list, a stale index), else of the same id, else URL, else
+    title, else the one holding its quote."""
     if doc.position is not None:
-        return sources[doc.position] if 0 <= doc.position < len(sources) else None
+        at = sources[doc.position] if 0 <= doc.position < len(sources) else None
+        if at is None or not (doc.quote or "").strip() or holds(at, doc.quote or ""):
+            return at
+        return next((s for s in sources if holds(s, doc.quote or "")), at)
     quote = (doc.quote or "").strip()
     tests = []
     if doc.key:
@@ -132,7 +153,10 @@ def unverified_source(number: int, doc: NativeDoc, provider: str) -> Source:
     )
 
 
-def _find(text: str, quote: str | None) -> tuple[int, int] | None:
+def _find(text: str, quote: str | None, at: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """Where ``quote`` is in ``text``: at ``at`` when it is there, else its first occurrence."""
+    if at is not None and quote and text[at[0] : at[1]].strip() == quote.strip():
+        return at
     for needle in dict.fromkeys((quote or "", (quote or "").strip())):
         found = text.find(needle) if needle else -1
         if found >= 0:
@@ -161,6 +185,8 @@ class _Builder:
         self.corpus = Corpus(everything)
 
     def _resolve(self, doc: NativeDoc) -> Source | None:
+        if doc.position is None and not (doc.key or doc.title or doc.url or doc.quote):
+            return None  # it names nothing: no source to link, reported in invalid_markers
         if given := self.given:
             found = match_source(doc, given)
             if found is not None:
@@ -174,9 +200,11 @@ class _Builder:
             made = self.made[key] = unverified_source(number, doc, self.native.provider)
         return made
 
-    def citation(self, source: Source, claim: str, quote: str | None) -> Citation:
+    def citation(
+        self, source: Source, claim: str, quote: str | None, at: tuple[int, int] | None = None
+    ) -> Citation:
         verified = NATIVE_KEY not in source.metadata
-        span = _find(source.text, quote)
+        span = _find(source.text, quote, at)
         if span is None and verified:  # no quote, or not in the source: located as for a [n] marker
             number = display_number(self.numbers, source.number)
             return self.corpus.cite(source, claim, reference=number)
@@ -219,13 +247,15 @@ class _Builder:
         citations: list[Citation] = []
         seen: set[tuple[int, int, int]] = set()
         for cite in members:
+            if not cite.docs:  # a citation naming no document (no chunk index, no source): never linked
+                self.invalid.extend(cite.labels or [NO_DOCUMENT])
             for index, label in zip(cite.docs, cite.labels or [f"[{i + 1}]" for i in cite.docs]):
                 source = self.resolved[index] if 0 <= index < len(self.resolved) else None
                 if source is None:
                     self.invalid.append(label)
                     continue
                 quote = cite.quote or self.native.docs[index].quote
-                citation = self.citation(source, claim, quote)
+                citation = self.citation(source, claim, quote, cite.at if cite.quote else None)
                 key = (citation.document_index, citation.source_start, citation.source_end)
                 if key not in seen:
                     seen.add(key)

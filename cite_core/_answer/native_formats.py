@@ -16,8 +16,8 @@ from typing import Any
 
 from .._exceptions import ArgumentError
 from .._sources.segment import split_sentences
-from .native_build import NativeAnswer, NativeCite, NativeDoc
-from .native_units import Offsets, Unit, resolve_span
+from .native_build import NO_DOCUMENT, NativeAnswer, NativeCite, NativeDoc
+from .native_units import Offsets, Unit, link_shown, resolve_span, span_showing
 
 __all__ = [
     "first_message",
@@ -30,6 +30,7 @@ __all__ = [
     "read_openai_chat",
     "read_openai_responses",
     "sentence_start",
+    "spelled",
 ]
 
 
@@ -37,13 +38,18 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+def spelled(obj: Mapping[str, Any], name: str) -> str:
+    """How the payload spells the field ``name``: as given (camelCase) or in snake_case (an SDK's
+    ``model_dump()``), so that an error names the field the user can find in their payload."""
+    return name if obj.get(name) is not None or obj.get(_snake(name)) is None else _snake(name)
+
+
 def get(
     obj: Mapping[str, Any], name: str, path: str, kind: type | tuple[type, ...], default: Any = None
 ) -> Any:
     """``obj[name]`` (or its snake_case spelling) of type ``kind``; ``default`` when absent or null."""
+    name = spelled(obj, name)
     value = obj.get(name)
-    if value is None:
-        value = obj.get(_snake(name))
     if value is None:
         return default
     if (isinstance(value, bool) and kind is int) or not isinstance(value, kind):
@@ -63,7 +69,8 @@ def get(
 
 def items(obj: Mapping[str, Any], name: str, path: str) -> list[tuple[str, Any]]:
     """The entries of the list ``obj[name]`` (empty when absent), each with its path."""
-    return [(f"{path}.{name}[{i}]", v) for i, v in enumerate(get(obj, name, path, list, []))]
+    values = get(obj, name, path, list, [])
+    return [(f"{path}.{spelled(obj, name)}[{i}]", v) for i, v in enumerate(values)]
 
 
 def mapping(value: Any, path: str) -> Mapping[str, Any]:
@@ -110,7 +117,7 @@ class _Reader:
         """A citation of ``span`` of the part at ``base``; None (outside the text or inside a
         character) is reported, never cut."""
         if span is None:
-            self.native.invalid.extend(labels)
+            self.native.invalid.extend(labels or [NO_DOCUMENT])
         else:
             self.native.cites.append(NativeCite(base + span[0], base + span[1], docs, labels))
 
@@ -141,7 +148,8 @@ def _openai_annotation(reader: _Reader, text: str, base: int, note: Mapping[str,
         span = None if at is None else (sentence_start(text, at), at)
     else:
         start, end = get(inner, "start_index", path, int, -1), get(inner, "end_index", path, int, -1)
-        span = resolve_span(offsets, start, end, None, _CODEPOINTS)
+        # the span covers the written link: the unit whose span shows it (code points on ASCII text)
+        span = span_showing(offsets, start, end, link_shown(doc.url, doc.title), _CODEPOINTS)
         if span is not None:  # the span is the link after the claim: the claim is its sentence
             span = (min(span[0], sentence_start(text, span[0])), span[1])
     reader.cite(base, span, [index], [label])
@@ -223,27 +231,27 @@ def read_gemini(response: Mapping[str, Any]) -> NativeAnswer:
         thought = get(part, "thought", ppath, bool, False)
         parts.append((text, reader.add_text(text)) if text is not None and not thought else None)
     meta = get(candidate, "groundingMetadata", path, Mapping, {})
-    mpath = f"{path}.groundingMetadata"
+    mpath = f"{path}.{spelled(candidate, 'groundingMetadata')}"
     docs = [
         _gemini_doc(mapping(chunk, cpath), cpath) for cpath, chunk in items(meta, "groundingChunks", mpath)
     ]
     offsets: dict[int, Offsets] = {}
     for spath, supp in items(meta, "groundingSupports", mpath):
         supp = mapping(supp, spath)
-        indices = get(supp, "groundingChunkIndices", spath, list, [])
-        for i, value in enumerate(indices):
+        for ipath, value in items(supp, "groundingChunkIndices", spath):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ArgumentError(f"{spath}.groundingChunkIndices[{i}]: expected int, got {value!r:.60}")
+                raise ArgumentError(f"{ipath}: expected an int, got {value!r:.60}")
+        indices = get(supp, "groundingChunkIndices", spath, list, [])
         labels = [f"[{i + 1}]" for i in indices]
         known = [reader.doc(docs[i]) if 0 <= i < len(docs) else -1 for i in indices]
         segment = get(supp, "segment", spath, Mapping, {})
-        gpath = f"{spath}.segment"
+        gpath = f"{spath}.segment"  # one word: spelled alike in both cases
         at = get(segment, "partIndex", gpath, int, 0)
         start, end = get(segment, "startIndex", gpath, int, 0), get(segment, "endIndex", gpath, int, -1)
         expected = get(segment, "text", gpath, str)
         part_at = parts[at] if 0 <= at < len(parts) else None
         if part_at is None:  # no such part, or a thought: not the answer's text
-            reader.native.invalid.extend(labels)
+            reader.native.invalid.extend(labels or [NO_DOCUMENT])
             continue
         text, base = part_at
         table = offsets.setdefault(at, Offsets(text))
@@ -255,10 +263,14 @@ def _gemini_doc(chunk: Mapping[str, Any], path: str) -> NativeDoc:
     for kind in ("web", "retrievedContext", "maps"):
         body = get(chunk, kind, path, Mapping)
         if body is not None:
-            bpath = f"{path}.{kind}"
+            bpath = f"{path}.{spelled(chunk, kind)}"
             uri, title = get(body, "uri", bpath, str), get(body, "title", bpath, str)
             key = get(body, "documentName", bpath, str)
-            return NativeDoc(key=key, title=title, url=uri, quote=get(body, "text", bpath, str))
+            quote = get(body, "text", bpath, str)
+            rag = get(body, "ragChunk", bpath, Mapping)
+            if rag is not None and not quote:  # a RAG Engine corpus: the retrieved chunk's text
+                quote = get(rag, "text", f"{bpath}.{spelled(body, 'ragChunk')}", str)
+            return NativeDoc(key=key, title=title, url=uri, quote=quote)
     return NativeDoc()
 
 
@@ -296,7 +308,7 @@ def read_cohere(response: Mapping[str, Any]) -> NativeAnswer:
         start, end = get(citation, "start", cpath, int, -1), get(citation, "end", cpath, int, -1)
         at = get(citation, "contentIndex", cpath, int, 0)
         if not 0 <= at < len(texts):
-            reader.native.invalid.extend(labels)
+            reader.native.invalid.extend(labels or [NO_DOCUMENT])
             continue
         span = resolve_span(tables[at], start, end, get(citation, "text", cpath, str), _CODEPOINTS)
         reader.cite(texts[at][1], span, docs, labels)
@@ -331,11 +343,9 @@ def read_mistral(response: Mapping[str, Any]) -> NativeAnswer:
             reader.add_text(get(chunk, "text", cpath, str, ""))
         elif kind == "reference":
             ids = get(chunk, "referenceIds", cpath, list, [])
-            for i, value in enumerate(ids):
+            for ipath, value in items(chunk, "referenceIds", cpath):
                 if isinstance(value, bool) or not isinstance(value, (int, str)):
-                    raise ArgumentError(
-                        f"{cpath}.reference_ids[{i}]: expected int or string, got {value!r:.60}"
-                    )
+                    raise ArgumentError(f"{ipath}: expected an int or a string, got {value!r:.60}")
             text, end = "".join(reader.parts), reader.size
             claim = text[pos:end]
             body_end = pos + len(claim.rstrip())

@@ -9,15 +9,19 @@ inside a multi-byte sequence, a unit between two surrogates): such a span is rep
 
 ``resolve_span`` picks the unit: where the provider also gives the text the span delimits (Gemini's
 ``segment.text``, Cohere's ``text``), the unit that reproduces it wins; otherwise the provider's
-documented unit (docs/providers.md says which for each).
+documented unit (docs/providers.md says which for each). ``span_showing`` picks it for a span that
+covers a link (OpenAI's ``url_citation``: the ``([site](url))`` written after the claim): the unit whose
+span shows the link's URL, host or title.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import Literal
+from urllib.parse import urlsplit
 
-__all__ = ["Offsets", "Unit", "resolve_span"]
+__all__ = ["Offsets", "Unit", "link_shown", "resolve_span", "span_showing"]
 
 Unit = Literal["codepoint", "utf16", "utf8"]
 
@@ -93,4 +97,37 @@ def resolve_span(
         ):  # no unit reproduces it: where the text holds it, once
             found = text.find(wanted)
             return found, found + len(wanted)
+    return offsets.span(start, end, units[0])
+
+
+def link_shown(url: str | None, title: str | None) -> Callable[[str], bool]:
+    """Whether a span's text is the written link of ``url``: it holds the URL (whole, without its
+    query, or its host; the ``title`` only for a citation without a URL) and starts and ends where a
+    link does (``([site](url))``, ``[site](url)``, the bare URL). A span read in the wrong unit is
+    shifted by a character or more, so it cuts the link or takes the text beside it. A short title
+    alone is no evidence (a title ``X`` is in most texts)."""
+    needles: set[str] = set()
+    if url:
+        host = urlsplit(url).hostname or ""
+        needles = {n for n in (url, url.split("?")[0].split("#")[0], host, host.removeprefix("www.")) if n}
+    elif title and len(title.strip()) >= 4:
+        needles = {title.strip()}
+
+    def shows(text: str) -> bool:
+        whole = text.strip()
+        ends = (whole[:1] in ("(", "[") and whole[-1:] in (")", "]")) or (bool(url) and whole == url)
+        return ends and any(n.casefold() in whole.casefold() for n in needles)
+
+    return shows
+
+
+def span_showing(
+    offsets: Offsets, start: int, end: int, shows: Callable[[str], bool], units: tuple[Unit, ...]
+) -> tuple[int, int] | None:
+    """The code-point span of ``start:end`` in the first of ``units`` whose span's text ``shows`` what
+    it should cover (``link_shown``), else in ``units[0]``; None when that is no span of the text."""
+    for unit in units:
+        span = offsets.span(start, end, unit)
+        if span is not None and shows(offsets.text[span[0] : span[1]]):
+            return span
     return offsets.span(start, end, units[0])

@@ -75,6 +75,9 @@ LABELS: dict[str, dict[str, str]] = {
             "it finished answering."
         ),
         "note_empty_answer": "The model gave no answer: its reply was empty.",
+        "note_left_out": (
+            "Given but not shown to the model or not citable, so left out of the sources: {items}"
+        ),
     },
     "es": {
         "references": "Referencias",
@@ -121,6 +124,10 @@ LABELS: dict[str, dict[str, str]] = {
             "salida, antes de terminar la respuesta."
         ),
         "note_empty_answer": "El modelo no dio ninguna respuesta: su respuesta estaba vacía.",
+        "note_left_out": (
+            "Se dieron pero no se mostraron al modelo o no se pueden citar, así que quedaron fuera de las "
+            "fuentes: {items}"
+        ),
     },
     "zh": {
         "references": "参考文献",
@@ -152,6 +159,7 @@ LABELS: dict[str, dict[str, str]] = {
         "note_truncated": "回答在模型完成之前被截断（达到输出 token 上限或连接中断）。",
         "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_empty_answer": "模型没有给出回答：它的回复是空的。",
+        "note_left_out": "以下内容已提供，但未展示给模型或无法引用，因此未列为来源：{items}",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
 }

@@ -2,7 +2,8 @@
 
 HTML, Markdown, the terminal and JSON all show the notes of :func:`answer_notes`: markers that pointed
 at no source, citations with weak support, a reference list the model wrote (removed), an extractive
-answer, sources left out by the token budget, a model that stopped while still reasoning, and an empty
+answer, sources left out by the token budget, what the caller gave that was not shown to the model or
+cannot be cited (``CitedAnswer.left_out``), a model that stopped while still reasoning, and an empty
 answer.
 """
 
@@ -31,6 +32,7 @@ NoteKind = Literal[
     "truncated",
     "unverified",
     "empty_answer",
+    "left_out",
 ]
 
 MAX_NOTE_ITEMS = 20
@@ -45,7 +47,8 @@ class Note(BaseModel):
     text: str
     """The note as a sentence, in the language asked for (model and document text in it is not escaped)."""
     items: list[str] = Field(default_factory=list)
-    """Its items: raw invalid markers, ``[n]`` markers with weak support, or dropped sources' labels."""
+    """Its items: raw invalid markers, ``[n]`` markers with weak support, dropped sources' labels, or what
+    was left out (``CitedAnswer.left_out``)."""
 
 
 def check_render_args(answer: object, lang: object, notes: object) -> list[Note] | None:
@@ -118,6 +121,10 @@ def answer_notes(
         items = [f"[{s.number}] {' '.join(s.label.split())}" for s in dropped]
         text = labels["note_dropped_sources"].format(count=len(items), items=_listed(items))
         notes.append(Note(kind="dropped_sources", text=text, items=items))
+    left_out = list(getattr(answer, "left_out", None) or [])
+    if left_out:
+        text = labels["note_left_out"].format(items=_listed(left_out))
+        notes.append(Note(kind="left_out", text=text, items=left_out))
     return notes
 
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from .source import Segment, Source, SourceKind
 from .support import SupportLevel, support_level
@@ -249,7 +256,19 @@ class CitedAnswer(BaseModel):
     dropped connection), as the caller said (``parse_answer(truncated=True)``,
     ``CitationStream.finish(truncated=True)``): an unfinished marker at the end was dropped, not shown
     as text. The notes say so."""
+    left_out: list[str] = Field(default_factory=list)
+    """What the caller gave that was not shown to the model or cannot be cited (an image without a
+    caption for a model that reads no images, a node the core rejected), one label each
+    (``Image chart.png (no caption)``): reported by the ``left_out`` note, never dropped silently. Left
+    out of the JSON form while empty, so answers that leave nothing out dump as before."""
     _verification: Verification | None = PrivateAttr(default=None)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_left_out(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not self.left_out:
+            data.pop("left_out", None)
+        return data
 
     @property
     def verification(self) -> Verification | None:

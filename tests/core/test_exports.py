@@ -76,6 +76,7 @@ EXPECTED = [
     "__version__",
     "analyze",
     "answer_notes",
+    "ato_ai_sdk_stream",
     "attribute",
     "averify",
     "brief_citation_instructions",

@@ -10,6 +10,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
+from cite_core import DisplayDelta
 from langchain_cite import CitationsDelta, CitedAnswer, CitedRagAnswer, TextDelta, create_cited_rag_chain
 from langchain_cite._messages import message_text
 
@@ -31,9 +32,10 @@ def check_stream(items: list[Any], expected: CitedAnswer) -> None:
     assert len(items) > 10, "the stream collapsed"
     *events, final = items
     assert isinstance(final, CitedRagAnswer)
-    assert all(isinstance(e, (TextDelta, CitationsDelta)) for e in events)
+    assert all(isinstance(e, (TextDelta, DisplayDelta, CitationsDelta)) for e in events)
     assert final == expected
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == final.plain_text
+    assert "".join(e.text for e in events if isinstance(e, DisplayDelta)) == final.text  # as shown
     assert [e.citation for e in events if isinstance(e, CitationsDelta)] == final.citations
 
 

@@ -170,3 +170,18 @@ def test_langchain_cites_own_message_round_trips_and_one_with_markers_is_refused
     ]
     with pytest.raises(ArgumentError, match="holds its citation markers"):
         from_message(to_ai_message(answer, markers=True), DOCUMENTS)
+
+
+def test_own_message_keeps_the_quote_where_it_was_when_the_source_says_it_twice() -> None:
+    tides = "The tide is high at noon. Boats wait in the harbour. The tide is high at noon."
+    documents = [Document(page_content=tides, metadata={"title": "Tides"})]
+    answer = parse_answer(
+        "The tide is high at noon [1:3].", documents_to_sources(documents), style="sentences"
+    )
+    [quoted] = answer.citations
+    assert quoted.source_start == tides.index("The tide", 1)  # the third sentence, not the first
+    again = from_message(to_ai_message(answer), documents)
+    check_native(again)
+    assert [(c.source_start, c.source_end) for c in again.citations] == [
+        (quoted.source_start, quoted.source_end)
+    ]

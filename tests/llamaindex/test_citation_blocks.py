@@ -78,3 +78,38 @@ def test_a_cited_answer_as_chat_message_blocks_round_trips() -> None:
         to_chat_message("not an answer")
     with pytest.raises(ArgumentError):
         from_chat_response("not a response")
+
+
+def test_own_blocks_keep_the_quote_where_it_was_when_the_node_says_it_twice() -> None:
+    tides = "The tide is high at noon. Boats wait in the harbour. The tide is high at noon."
+    nodes = [NodeWithScore(node=TextNode(text=tides, id_="tides", metadata={"title": "Tides"}), score=1.0)]
+    answer = parse_answer("The tide is high at noon [1:3].", number_sources([tides]), style="sentences")
+    [quoted] = answer.citations
+    assert quoted.source_start == tides.index("The tide", 1)
+    again = from_chat_response(to_chat_message(answer), nodes)
+    check_native(again)
+    assert [(c.source_start, c.source_end) for c in again.citations] == [
+        (quoted.source_start, quoted.source_end)
+    ]
+
+
+def test_a_citation_before_any_text_cites_the_text_that_follows_and_one_without_text_is_reported() -> None:
+    vienna = CitationBlock(
+        cited_content=TextBlock(text="Café culture began in Vienna, says the guide."),
+        source="vienna",
+        title="Vienna cafés",
+        additional_location_info={"search_result_index": 1},
+    )
+    first = ChatMessage(
+        role=MessageRole.ASSISTANT, blocks=[vienna, TextBlock(text="Café culture began in Vienna 🇦🇹.")]
+    )
+    answer = from_chat_response(first, NODES)
+    check_native(answer)
+    assert answer.text == "Café culture began in Vienna 🇦🇹. [1]"
+    assert [r.source.text for r in answer.references] == [VIENNA]
+    alone = from_chat_response(ChatMessage(role=MessageRole.ASSISTANT, blocks=[vienna]), NODES)
+    assert (alone.text, alone.references, alone.invalid_markers) == (
+        "",
+        [],
+        ["[2]"],
+    )  # never dropped silently

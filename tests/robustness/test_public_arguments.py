@@ -93,6 +93,7 @@ PUBLIC: dict[str, tuple[Callable[..., Any], list[str], dict[str, Any]]] = {
     ),
     "detect_provider": (c.detect_provider, ["response"], {"response": GEMINI}),
     "to_ai_sdk_stream": (c.to_ai_sdk_stream, ["items", "sources", "message_id"], {"items": [ANSWER]}),
+    "ato_ai_sdk_stream": (c.ato_ai_sdk_stream, ["items", "sources", "message_id"], {"items": [ANSWER]}),
     "get_encoding": (c.get_encoding, ["name"], {}),
     "number_sources": (c.number_sources, ["items", "merge", "start"], {"items": ["a"]}),
     "page_from_metadata": (
@@ -243,6 +244,13 @@ def _call(name: str, argument: str, value: Any) -> None:
         asyncio.run(result)
     if name == "to_ai_sdk_stream":
         list(result)  # a stream: the events are read as it is
+    if inspect.isasyncgen(result):  # ato_ai_sdk_stream: its arguments are read as it starts
+
+        async def read() -> None:
+            async for _ in result:
+                pass
+
+        asyncio.run(read())
     if name == "token_counter":
         result("some text")  # the counter is where a wrong encoding would fail
     elif name == "embedding_scorer":
