@@ -69,6 +69,9 @@ class CitationStream:
         self.sources: list[Source] = items
         names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
         self._lexer = Lexer(names)
+        self._path_feed = self._lexer.plain
+        """The fast path's first step (``LexerState.plain``): the texts of a chunk of plain text, or None for
+        the general path. Tests that want the general path alone set it to ``lambda chunk: None``."""
         self._display_numbers = (display_numbers, first_new)
         self._options: dict[str, Any] = {
             "threshold": unsupported_threshold,
@@ -103,7 +106,7 @@ class CitationStream:
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
             if self._raw is not None:
                 self._raw.append(chunk)
-            taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
+            taken = self._path_feed(chunk)  # most chunks: plain text, no token made
             if taken is not None:
                 return self._out.plain(taken)
             self._consume(self._lexer.feed(chunk))

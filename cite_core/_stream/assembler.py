@@ -81,6 +81,7 @@ class Assembler:
         self._prev_char = ""
         self.stopped_in_reasoning = False
         self.truncated = False
+        self._ready = False  # nothing pending or open: set by take_events, cleared by every other entry
 
     def restarted(self, events: list[StreamEvent], reasoning: str) -> None:
         """Start as the answer after a lone closing thinking tag: the previous assembler's last
@@ -92,6 +93,7 @@ class Assembler:
 
     def thinking(self, text: str) -> None:
         """Reasoning text: to ``CitedAnswer.reasoning`` and ``ThinkingDelta`` events."""
+        self._ready = False
         if text:
             self._reasoning.append(text)
             if self.emit:
@@ -146,6 +148,7 @@ class Assembler:
 
     def text(self, text: str) -> None:
         """Answer text."""
+        self._ready = False
         statements = self.statements
         if statements.cite_group is not None:  # inside <cite>: not answer text, up to the end of the line
             cut = text.find("\n")
@@ -171,24 +174,17 @@ class Assembler:
         self._prev_char = text[-1]
 
     def plain(self, texts: tuple[str, ...]) -> list[StreamEvent]:
-        """``text`` of each text of the lexer's fast path, then ``take_events``: the usual chunk (nothing
-        else pending) is written as one text (all are joined in the end) straight into its event."""
-        if (
-            texts
-            and self.emit
-            and self.statements.cite_group is None
-            and self._tag is None
-            and not (
-                self._forward or self._pending_text or self._events or self._pending_thinking or self._show
-            )
-        ):
+        """``text`` of each text of the lexer's fast path, then ``take_events``: when ``_ready``, the texts
+        are written as one (all are joined in the end) straight into their event."""
+        if self._ready and texts:
             text = texts[0] if len(texts) == 1 else "".join(texts)
             self._plain.append(text)
             self._display.append(text)
             self._tail.append(text)
             self._plain_len += len(text)
             self._group = None
-            self._note_letter(text)
+            # no _note_letter: the last letter is only compared with the start of a waiting forward claim,
+            # and nothing waits while _ready, so every letter written here lies before any later one's start
             self._prev_char = text[-1]
             return [text_delta(text)]
         for text in texts:
@@ -207,7 +203,9 @@ class Assembler:
             self._pending_display = []
 
     def take_events(self) -> list[StreamEvent]:
-        """The events made since the last call."""
+        """The events made since the last call; then ``plain`` may write text into its event (``_ready``)."""
+        ready = self.emit and not (self._show or self._forward) and self._tag is None  # nothing waits
+        self._ready = ready and self.statements.cite_group is None
         if self._pending_text and not self._events and not self._pending_display:
             # the usual chunk: its text alone (pending thinking is flushed before any text is added)
             text = self._pending_text
@@ -237,6 +235,7 @@ class Assembler:
 
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
+        self._ready = False
         if self.statements.cite_group is not None:
             self.statements.marker(self, marker)
             return
@@ -379,6 +378,7 @@ class Assembler:
 
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
+        self._ready = False
         if tag.name != "cit":
             self.statements.tag(self, tag)
             return

@@ -12,16 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .._brackets import OPENERS
 from .lexer_tokens import Kind, Mode, Token
 from .match_types import Marker
+from .plain_path import PLAIN_PATH, STOPS
 
 __all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
 
-TEXT_STOP = re.compile(f"[{re.escape(OPENERS)}`\n]")
+TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
@@ -30,7 +30,6 @@ _TICKS = Mode.TICKS
 _IN_TEXT = frozenset((Mode.TEXT, Mode.LINE_START, Mode.GROUP, Mode.TICKS))
 """The modes of answer text (written text moves them to ``TEXT`` or ``LINE_START``); inside code,
 a fence or thinking, text does not change the mode."""
-_text_stop = TEXT_STOP.search
 
 
 class LexerState:
@@ -49,6 +48,7 @@ class LexerState:
         self._ws_run = 0  # spaces at the end of the model's text passed on (held spaces not counted)
         self._written = False  # any answer text so far
         self._seen_think = False  # a thinking tag was seen (a closing one before it is a lone close)
+        self.scan = PLAIN_PATH.scan  # the length of the plain text a chunk starts with (plain_path.py)
 
     @property
     def thinking_seen(self) -> bool:
@@ -62,13 +62,27 @@ class LexerState:
 
     def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
-        newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
-        its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
-        otherwise."""
-        if self._buf or (self.mode is not _TEXT and self.mode is not _TICKS) or _text_stop(chunk) is not None:
+        newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
+        make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
+        is held). None (nothing taken) otherwise."""
+        mode = self.mode
+        if self._buf or (mode is not _TEXT and mode is not _TICKS):
             return None
+        try:
+            if self.scan(chunk) != len(chunk):
+                return None
+        except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form (a compiled scan): the general path
+            return None
+        last = chunk[-1]
+        if last != " " and last != "\t" and not self._held:  # most chunks: no space to hold or release
+            self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
+            return (chunk,)
+        return self._plain_spaces(chunk)
+
+    def _plain_spaces(self, chunk: str) -> tuple[str, ...] | None:
+        """``plain`` of a plain chunk that ends with spaces or follows held ones: what ``_run`` makes of it,
+        ``_text_run(chunk, hold=True)``, the held spaces released before its text."""
         body = chunk.rstrip(" \t")
-        # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
         if not body:
             if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
                 return None  # too many spaces to hold: feed releases them

@@ -80,7 +80,7 @@ TEXTS = st.lists(st.sampled_from(PIECES), max_size=25).map("".join)
 def _events(text: str, size: int, *, fast: bool, display: bool) -> tuple[list[Any], Any]:
     stream = CitationStream(SOURCES, display=display)
     if not fast:
-        stream._lexer.plain = lambda chunk: None  # type: ignore[method-assign]  # the general path only
+        stream._path_feed = lambda chunk: None  # the general path only
     events: list[Any] = []
     for i in range(0, len(text), size):
         events += stream.feed(text[i : i + size])
@@ -102,8 +102,8 @@ def test_long_plain_runs_go_through_the_fast_path_and_match_the_general_path(siz
     text = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit " * 20) + "the grass is green [1]. " * 3
     taken = []
     stream = CitationStream(SOURCES)
-    plain = stream._lexer.plain
-    stream._lexer.plain = lambda chunk: taken.append(plain(chunk)) or taken[-1]  # type: ignore[method-assign]
+    plain = stream._path_feed
+    stream._path_feed = lambda chunk: taken.append(plain(chunk)) or taken[-1]
     for i in range(0, len(text), size):
         stream.feed(text[i : i + size])
     stream.finish()
