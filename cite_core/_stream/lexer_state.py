@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .._exceptions import NativeError
 from .lexer_tokens import Kind, Mode, Token
 from .match_types import Marker
-from .plain_path import PLAIN_PATH, STOPS
+from .plain_path import PANIC, PLAIN_PATH, STOPS
 
 __all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
 
@@ -71,8 +72,10 @@ class LexerState:
         try:
             if self.scan(chunk) != len(chunk):
                 return None
-        except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form (a compiled scan): the general path
+        except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
             return None
+        except PANIC as exc:
+            raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         last = chunk[-1]
         if last != " " and last != "\t" and not self._held:  # most chunks: no space to hold or release
             self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0

@@ -1,9 +1,12 @@
-"""The plain-text scan of the stream lexer's fast path, behind an interface that a compiled twin can take.
+"""The plain-text scan of the stream lexer's fast path, chosen once: the compiled ``PlainPath`` of
+``cite_core._native`` when it is built, else (or with ``CITE_PURE_PYTHON=1``) ``PythonPlainPath``, the
+reference. Both answer the same for every text (tests/core/test_native_lexer.py).
 
 ``scan(chunk)`` is the length of the plain text ``chunk`` starts with: up to its first stop character, a
 possible opener of a marker or tag (``OPENERS`` of ``_brackets.py``, the one marker table), a backtick or
 a newline. A chunk that is plain text to its end goes straight to the assembler without tokens
-(``LexerState.plain``). The stop characters are passed in at construction.
+(``LexerState.plain``). The stop characters are passed in at construction, so the Rust side holds no
+copy of the table.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from .._accel import NATIVE
 from .._brackets import OPENERS
+from .._exceptions import NativeError
 
-__all__ = ["PLAIN_PATH", "STOPS", "PlainPath", "PythonPlainPath", "plain_path"]
+__all__ = ["PANIC", "PLAIN_PATH", "STOPS", "PlainPath", "PythonPlainPath", "plain_path"]
 
 STOPS = OPENERS + "`\n"
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
@@ -39,9 +44,13 @@ class PythonPlainPath:
 
 
 def plain_path(stops: str = STOPS) -> PlainPath:
-    """The implementation in use for ``stops``."""
-    return PythonPlainPath(stops)
+    """The implementation in use for ``stops``: the extension's, unless it is not built or not wanted."""
+    return PythonPlainPath(stops) if NATIVE is None else NATIVE.PlainPath(stops)
 
 
 PLAIN_PATH: PlainPath = plain_path()
 """The plain-text scan the lexer uses."""
+
+PANIC: type[BaseException] = NativeError if NATIVE is None else NATIVE.PanicException
+"""What a failing ``PLAIN_PATH.scan`` raises (a panic in the extension: a bug); the lexer raises it as a
+``NativeError``. The Python reference raises none of its own (``NativeError`` is never raised there)."""
