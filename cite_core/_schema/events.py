@@ -24,7 +24,15 @@ from .models import (
     ThinkingDelta,
 )
 
-__all__ = ["char_location", "citations_delta", "display_delta", "text_block", "text_delta", "thinking_delta"]
+__all__ = [
+    "MODEL_SLOTS",
+    "char_location",
+    "citations_delta",
+    "display_delta",
+    "text_block",
+    "text_delta",
+    "thinking_delta",
+]
 
 _M = TypeVar("_M", bound=BaseModel)
 _new = object.__new__
@@ -34,6 +42,10 @@ _set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+MODEL_SLOTS = (_new, _set_dict, _set_fields, _set_extra, _set_private)
+"""What ``text_delta`` does, for the one caller that inlines it in its loop (``Assembler.plain``, a
+function call per chunk saved): ``object.__new__`` and the setters of ``__dict__``, the fields set, extra
+and private state."""
 
 
 def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:

@@ -50,6 +50,9 @@ class LexerState:
         self._written = False  # any answer text so far
         self._seen_think = False  # a thinking tag was seen (a closing one before it is a lone close)
         self.scan = PLAIN_PATH.scan  # the length of the plain text a chunk starts with (plain_path.py)
+        # after a plain chunk that ends in neither space nor tab: nothing held or buffered, mode TEXT, no
+        # line start or run of spaces, so another such chunk changes nothing; plain sets it, feed clears it
+        self._steady = False
 
     @property
     def thinking_seen(self) -> bool:
@@ -66,8 +69,8 @@ class LexerState:
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
         make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
         is held). None (nothing taken) otherwise."""
-        mode = self.mode
-        if self._buf or (mode is not _TEXT and mode is not _TICKS):
+        steady = self._steady
+        if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
             return None
         try:
             if self.scan(chunk) != len(chunk):
@@ -77,9 +80,14 @@ class LexerState:
         except PANIC as exc:
             raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         last = chunk[-1]
-        if last != " " and last != "\t" and not self._held:  # most chunks: no space to hold or release
-            self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
-            return (chunk,)
+        if last != " " and last != "\t":  # most chunks: no space to hold
+            if steady:
+                return (chunk,)
+            if not self._held:
+                self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
+                self._steady = True
+                return (chunk,)
+        self._steady = False
         return self._plain_spaces(chunk)
 
     def _plain_spaces(self, chunk: str) -> tuple[str, ...] | None:
