@@ -194,7 +194,7 @@ class Assembler:
             return [event]
         for text in texts:
             self.text(text)
-        return self.take_events()
+        return self.take_events() if texts or not self._ready else []  # spaces held: nothing to say
 
     def _leave_fast(self) -> None:
         """The fast path's texts join the plain, display and claim text as one ``text``, but for _note_letter:

@@ -80,19 +80,22 @@ class LexerState:
         except PANIC as exc:
             raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         last = chunk[-1]
-        if last != " " and last != "\t":  # most chunks: no space to hold
+        if last != " " and last != "\t":  # most chunks: no space to hold, the held ones released first
             if steady:
                 return (chunk,)
-            if not self._held:
-                self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
-                self._steady = True
-                return (chunk,)
+            self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
+            self._steady = True
+            held = self._held
+            if held:
+                self._held = ""
+                return (held, chunk)
+            return (chunk,)
         self._steady = False
         return self._plain_spaces(chunk)
 
     def _plain_spaces(self, chunk: str) -> tuple[str, ...] | None:
-        """``plain`` of a plain chunk that ends with spaces or follows held ones: what ``_run`` makes of it,
-        ``_text_run(chunk, hold=True)``, the held spaces released before its text."""
+        """``plain`` of a plain chunk that ends with spaces: what ``_run`` makes of it, ``_text_run(chunk,
+        hold=True)``, the held spaces released before its text."""
         body = chunk.rstrip(" \t")
         if not body:
             if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
