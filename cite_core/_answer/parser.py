@@ -102,13 +102,15 @@ class CitationStream:
         if self._finished is not None:
             raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
+            taken = self._path_feed(chunk)  # most chunks: plain text (never a lone surrogate), no token made
+            if taken is not None:
+                if self._raw is not None:
+                    self._raw.append(chunk)
+                return self._out.plain(taken)
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
             if self._raw is not None:
                 self._raw.append(chunk)
-            taken = self._path_feed(chunk)  # most chunks: plain text, no token made
-            if taken is not None:
-                return self._out.plain(taken)
             self._consume(self._lexer.feed(chunk))
             if self._lexer.thinking_seen:
                 self._raw = None

@@ -28,15 +28,18 @@ class PlainPath(Protocol):
     """The length of the plain text a chunk starts with (``str`` indices: code points)."""
 
     def scan(self, chunk: str) -> int:
-        """The index of the first stop character of ``chunk``, or ``len(chunk)`` when it has none."""
+        """The index of the first stop character of ``chunk``, or ``len(chunk)`` when it has none; a lone
+        surrogate is never plain text (its index, or ``UnicodeEncodeError``)."""
         ...
 
 
 class PythonPlainPath:
-    """The reference: one regular-expression search for a stop character."""
+    """The reference: one regular-expression search for a stop character. A lone surrogate ends the plain
+    text too: it has no UTF-8 form (the compiled scan refuses the chunk with ``UnicodeEncodeError``), so a
+    chunk holding one never takes the fast path, and the stream replaces it before the general path."""
 
     def __init__(self, stops: str) -> None:
-        self._search = re.compile(f"[{re.escape(stops)}]").search
+        self._search = re.compile(f"[{re.escape(stops)}\ud800-\udfff]").search
 
     def scan(self, chunk: str) -> int:
         found = self._search(chunk)

@@ -110,12 +110,17 @@ def test_the_stops_are_the_tables_openers_a_backtick_and_a_newline() -> None:
     assert NATIVE.PlainPath("#").scan("a#b") == 1  # it holds no copy: any stops given are the stops
 
 
-def test_a_chunk_with_a_lone_surrogate_takes_the_general_path() -> None:
+@pytest.mark.parametrize("scan", [RUST.scan, PYTHON.scan], ids=["rust", "python"])
+def test_a_chunk_with_a_lone_surrogate_takes_the_general_path(scan: Any) -> None:
     lexer = Lexer()
-    lexer.scan = RUST.scan
+    lexer.scan = scan
     list(lexer.feed("Grass"))
-    assert lexer.plain(" is\ud800") is None  # no UTF-8 form: the general path takes it
+    assert lexer.plain(" is\ud800") is None  # no UTF-8 form: the stream replaces it on the general path
+    assert lexer.plain("\udfff") is None
     assert lexer.plain(" is green") == (" is green",)
+    assert PYTHON.scan("ab\ud800c") == 2
+    with pytest.raises(UnicodeEncodeError):
+        RUST.scan("ab\ud800c")
 
 
 @pytest.mark.skipif(IN_USE is None, reason="the Python implementation is in use")
@@ -164,6 +169,7 @@ ANSWER_PIECES = [
     "</CIT>",
     "\U0001f600",
     "   ",
+    "\ud800",  # a lone surrogate: U+FFFD in the answer, on the general path
 ]
 ANSWERS = st.lists(st.sampled_from(ANSWER_PIECES), max_size=20).map("".join)
 
