@@ -23,6 +23,7 @@ from cite_core._sources.stopwords import CJK_STOP, STOP, SUFFIXES
 from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._stream.blocks import blocks_with_markers
 from cite_core._stream.lexer import Lexer
+from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
@@ -360,3 +361,14 @@ def test_blocks_find_the_markers_inside_each_span_by_bisection(
     inserts = [(offset, f" [{n}]") for n, offset in enumerate(sorted(offsets), start=1)]
     blocks = blocks_with_markers(plain, spans, {}, inserts)
     assert [(b.text, b.marker_text) for b in blocks] == _blocks_reference(plain, spans, inserts)
+
+
+@given(st.text(st.sampled_from("#*_ \tSsRrCcBbWwFfoueinatdl参考文献来源引用出处xyz"), max_size=14))
+@example("Sources c")
+@example("## Ref")
+@example("**WORKS CITED")
+@example("参考")
+def test_a_heading_prefix_is_found_by_one_set_lookup_as_by_a_scan_of_the_words(fragment: str) -> None:
+    stripped = fragment.lstrip("#*_ \t").lower()
+    scan = not stripped or any(word.startswith(stripped) for word in _HEADING_WORDS)
+    assert _is_heading_prefix(fragment) == scan
