@@ -9,7 +9,7 @@ tokens into claims, citations, events and the answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._args import check_flag, check_items, check_iterable, check_number, check_text, shown
@@ -90,6 +90,8 @@ class CitationStream:
         )
         self._raw: list[str] | None = []
         """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
+        self._keep_raw: Callable[[str], None] = self._raw.append  # _ignore once _raw is None
+        self._plain_out = self._out.plain  # the assembler's fast path (a new one after a restart)
         self._style = style
         self._finished: CitedAnswer | None = None
 
@@ -97,23 +99,21 @@ class CitationStream:
 
     def feed(self, chunk: str) -> list[StreamEvent]:
         """Add a chunk of model output; returns the text and citation events it completes."""
-        if not isinstance(chunk, str):
+        if chunk.__class__ is not str and not isinstance(chunk, str):  # the usual str: no call
             raise ArgumentError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
         if self._finished is not None:
             raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
             taken = self._path_feed(chunk)  # most chunks: plain text (never a lone surrogate), no token made
             if taken is not None:
-                if self._raw is not None:
-                    self._raw.append(chunk)
-                return self._out.plain(taken)
+                self._keep_raw(chunk)
+                return self._plain_out(taken)
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
-            if self._raw is not None:
-                self._raw.append(chunk)
+            self._keep_raw(chunk)
             self._consume(self._lexer.feed(chunk))
             if self._lexer.thinking_seen:
-                self._raw = None
+                self._raw, self._keep_raw = None, _ignore
         return self._out.take_events()
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:
@@ -185,7 +185,7 @@ class CitationStream:
             **self._options,
         )
         self._out.restarted(old.take_events() if old.emit else [], raw[: len(raw) - len(rest)])
-        self._raw = None
+        self._raw, self._keep_raw, self._plain_out = None, _ignore, self._out.plain
         return self._out
 
     def _consume(self, tokens: Iterator[Token]) -> None:
@@ -208,6 +208,10 @@ class CitationStream:
                 out.thinking(token.text)
             elif kind is Kind.REFLIST:
                 out.removed(token.text)
+
+
+def _ignore(chunk: str) -> None:
+    """``CitationStream._keep_raw`` once a thinking tag decided where the answer starts: nothing kept."""
 
 
 def parse_answer(

@@ -165,6 +165,7 @@ ANSWER_PIECES = [
     "`code [1]`",
     "```\nfenced [2]\n```\n",
     "<think>[2] maybe</think>",
+    "</think>",  # a lone closing tag: the text before it (fast chunks included) becomes reasoning
     "<CIT chunk_id='1'>",
     "</CIT>",
     "\U0001f600",
@@ -195,6 +196,7 @@ def _sized(text: str, size: int) -> list[str]:
 @given(ANSWERS, st.integers(min_value=1, max_value=12))
 @example("The grass is green [1]. [1] The Moon orbits the Earth. ", 1)
 @example("According to [3], water boils. 月は地球を回る【2】。", 3)
+@example("The grass is green [1]. The Moon orbits the Earth</think>Water boils [3].", 2)
 def test_a_streams_events_are_the_same_with_the_fast_path_on_and_off(text: str, size: int) -> None:
     general = _events(_sized(text, size), None)
     assert _events(_sized(text, size), RUST.scan) == general
