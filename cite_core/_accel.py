@@ -3,8 +3,9 @@ crate in ``native/``), or None when it is not built (a source checkout without R
 platform) or when ``CITE_PURE_PYTHON`` is set to anything but ``0``, read once at import.
 
 The Python implementation is the reference and the fallback, as in aiohttp, multidict and markupsafe:
-each stage chooses its implementation in one place from ``NATIVE`` (``_sources.segmenter``), and both
-return the same results (tests/core/test_native_properties.py; CI runs the suite under both).
+each stage chooses its implementation in one place from ``NATIVE`` (``_sources.segmenter``,
+``_stream.plain_path``), and both return the same results (tests/core/test_native_properties.py,
+tests/core/test_native_lexer.py; CI runs the suite under both).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ closers (``_stream/markers.py``), what may follow ``<cite>`` (``_stream/tags.py`
 characters a sentence may end or start with (``_sources/segment.py``), the characters the extractive
 answerer neutralises (``_answer/extractive.py``) and the brackets ``_render/reveal.py`` looks inside. No
 other module writes a bracket of this table out (``tests/core/test_brackets.py`` checks it), so adding
-a row is the one change that teaches every stage a new bracket. A compiled lexer reads the same rows.
+a row is the one change that teaches every stage a new bracket. The compiled plain-text scan of the lexer
+(``_stream/plain_path.py``) is handed the openers at construction: the extension holds no copy.
 """
 
 from __future__ import annotations

@@ -33,5 +33,12 @@ class TermTable:
 
     def __len__(self) -> int: ...
 
+class PlainPath:
+    """The lexer's plain-text scan (``cite_core/_stream/plain_path.py``), stopping at any of ``stops``."""
+
+    def __init__(self, stops: str) -> None: ...
+    def scan(self, chunk: str) -> int:
+        """The index (code points) of the first character of ``stops`` in ``chunk``, or ``len(chunk)``."""
+
 def _panic() -> None:
     """Panics (for the test that a panic becomes an exception, never an abort)."""

@@ -9,7 +9,7 @@ tokens into claims, citations, events and the answer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._args import check_flag, check_items, check_iterable, check_number, check_text, shown
@@ -69,6 +69,9 @@ class CitationStream:
         self.sources: list[Source] = items
         names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
         self._lexer = Lexer(names)
+        self._path_feed = self._lexer.plain
+        """The fast path's first step (``LexerState.plain``): the texts of a chunk of plain text, or None for
+        the general path. Tests that want the general path alone set it to ``lambda chunk: None``."""
         self._display_numbers = (display_numbers, first_new)
         self._options: dict[str, Any] = {
             "threshold": unsupported_threshold,
@@ -87,6 +90,8 @@ class CitationStream:
         )
         self._raw: list[str] | None = []
         """The model text so far, until a thinking tag decides whether the answer started in reasoning."""
+        self._keep_raw: Callable[[str], None] = self._raw.append  # _ignore once _raw is None
+        self._plain_out = self._out.plain  # the assembler's fast path (a new one after a restart)
         self._style = style
         self._finished: CitedAnswer | None = None
         self._shared: tuple[DisplayNumbers, dict[int, int], int] | None = None
@@ -102,21 +107,21 @@ class CitationStream:
 
     def feed(self, chunk: str) -> list[StreamEvent]:
         """Add a chunk of model output; returns the text and citation events it completes."""
-        if not isinstance(chunk, str):
+        if chunk.__class__ is not str and not isinstance(chunk, str):  # the usual str: no call
             raise ArgumentError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
         if self._finished is not None:
             raise StreamClosedError("CitationStream.feed called after finish()")
         if chunk:
+            taken = self._path_feed(chunk)  # most chunks: plain text (never a lone surrogate), no token made
+            if taken is not None:
+                self._keep_raw(chunk)
+                return self._plain_out(taken)
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
-            if self._raw is not None:
-                self._raw.append(chunk)
-            taken = self._lexer.plain(chunk)  # most chunks: plain text, no token made
-            if taken is not None:
-                return self._out.plain(taken)
+            self._keep_raw(chunk)
             self._consume(self._lexer.feed(chunk))
             if self._lexer.thinking_seen:
-                self._raw = None
+                self._raw, self._keep_raw = None, _ignore
         return self._out.take_events()
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:
@@ -190,7 +195,7 @@ class CitationStream:
             self.sources, emit=old.emit, corpus=self._corpus, display_numbers=numbers, **self._options
         )
         self._out.restarted(old.take_events() if old.emit else [], raw[: len(raw) - len(rest)])
-        self._raw = None
+        self._raw, self._keep_raw, self._plain_out = None, _ignore, self._out.plain
         return self._out
 
     def _consume(self, tokens: Iterator[Token]) -> None:
@@ -213,6 +218,10 @@ class CitationStream:
                 out.thinking(token.text)
             elif kind is Kind.REFLIST:
                 out.removed(token.text)
+
+
+def _ignore(chunk: str) -> None:
+    """``CitationStream._keep_raw`` once a thinking tag decided where the answer starts: nothing kept."""
 
 
 def parse_answer(

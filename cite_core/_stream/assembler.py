@@ -11,11 +11,10 @@ import math
 import re
 
 from .._schema.citations import DisplayNumbers, build_answer, display_number
-from .._schema.events import citations_delta, display_delta, text_delta, thinking_delta
-from .._schema.models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent
-from .._sources.analysis import source_units
+from .._schema.events import MODEL_SLOTS, citations_delta, display_delta, text_delta, thinking_delta
+from .._schema.models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent, TextDelta
 from .._sources.segmenter import split_sentences
-from .assembly import Group, Locator
+from .assembly import Group, Locator, cited_source, tag_claim
 from .blocks import blocks_with_markers, claim_spans, marker_groups
 from .claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from .match_types import Item, Marker, Tag
@@ -26,6 +25,7 @@ __all__ = ["Assembler"]
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
 _LETTER = re.compile(r"[^\W\d_]")
 _FORWARD_END = re.compile(r"[.!?](?=\s)|[。！？]|\n")
+_new, _set_dict, _set_fields, _set_extra, _set_private = MODEL_SLOTS
 _LAST_LETTER = re.compile(r".*([^\W\d_])", re.S)
 """The last letter of a text: ``.*`` runs to the end and backs off to it (linear)."""
 
@@ -64,7 +64,7 @@ class Assembler:
         self.emit = emit  # False for a whole parse: nobody reads the events (60 models per 30 markers)
         self._reasoning: list[str] = []
         self._removed: list[str] = []
-        self._invalid: list[str] = []
+        self.invalid: list[str] = []
         self._display_no: dict[int, int] = display_numbers if display_numbers is not None else {}
         self._groups: list[Group] = []
         self._group: Group | None = None
@@ -81,6 +81,8 @@ class Assembler:
         self._prev_char = ""
         self.stopped_in_reasoning = False
         self.truncated = False
+        self._ready = False  # nothing pending or open: set by take_events, cleared by every other entry
+        self._fast: list[str] = []  # the texts of the fast path since the last other entry
 
     def restarted(self, events: list[StreamEvent], reasoning: str) -> None:
         """Start as the answer after a lone closing thinking tag: the previous assembler's last
@@ -92,6 +94,8 @@ class Assembler:
 
     def thinking(self, text: str) -> None:
         """Reasoning text: to ``CitedAnswer.reasoning`` and ``ThinkingDelta`` events."""
+        if self._ready:
+            self._leave_fast()
         if text:
             self._reasoning.append(text)
             if self.emit:
@@ -105,6 +109,8 @@ class Assembler:
 
     def finish(self) -> CitedAnswer:
         """Resolve the pending claims and build the answer."""
+        if self._ready:
+            self._leave_fast()
         if self._forward:  # before the tag closes, as when a new tag opens: it moves the boundary
             self._resolve_forward(self._plain_len)
         self.statements.cite_group = None
@@ -115,6 +121,8 @@ class Assembler:
     def separator(self, sep: str, space_follows: bool) -> str:
         """Text right after a marker group. After a lead-in ("According to [2], there are"), the comma
         stays with the markers in the display text and the plain text reads "According to there are"."""
+        if self._ready:
+            self._leave_fast()
         group = self._group
         comma = len(sep) - len(sep.lstrip(" \t"))
         if (
@@ -146,6 +154,8 @@ class Assembler:
 
     def text(self, text: str) -> None:
         """Answer text."""
+        if self._ready:
+            self._leave_fast()
         statements = self.statements
         if statements.cite_group is not None:  # inside <cite>: not answer text, up to the end of the line
             cut = text.find("\n")
@@ -171,29 +181,34 @@ class Assembler:
         self._prev_char = text[-1]
 
     def plain(self, texts: tuple[str, ...]) -> list[StreamEvent]:
-        """``text`` of each text of the lexer's fast path, then ``take_events``: the usual chunk (nothing
-        else pending) is written as one text (all are joined in the end) straight into its event."""
-        if (
-            texts
-            and self.emit
-            and self.statements.cite_group is None
-            and self._tag is None
-            and not (
-                self._forward or self._pending_text or self._events or self._pending_thinking or self._show
-            )
-        ):
+        """``text`` of each text of the lexer's fast path, then ``take_events``. When ``_ready`` the texts
+        go straight into their event and wait in ``_fast`` until the next other entry (``_leave_fast``)."""
+        if self._ready and texts:
             text = texts[0] if len(texts) == 1 else "".join(texts)
+            self._fast.append(text)
+            event = _new(TextDelta)  # text_delta(text), inlined
+            _set_dict(event, {"type": "text_delta", "text": text})
+            _set_fields(event, {"text"})
+            _set_extra(event, None)
+            _set_private(event, None)
+            return [event]
+        for text in texts:
+            self.text(text)
+        return self.take_events() if texts or not self._ready else []  # spaces held: nothing to say
+
+    def _leave_fast(self) -> None:
+        """The fast path's texts join the plain, display and claim text as one ``text``, but for _note_letter:
+        the last letter is compared only with a waiting forward claim's start, after every letter here."""
+        self._ready = False
+        if self._fast:
+            text = "".join(self._fast)
+            self._fast.clear()
             self._plain.append(text)
             self._display.append(text)
             self._tail.append(text)
             self._plain_len += len(text)
             self._group = None
-            self._note_letter(text)
             self._prev_char = text[-1]
-            return [text_delta(text)]
-        for text in texts:
-            self.text(text)
-        return self.take_events()
 
     def _flush_text(self) -> None:
         if self._pending_thinking:
@@ -207,7 +222,10 @@ class Assembler:
             self._pending_display = []
 
     def take_events(self) -> list[StreamEvent]:
-        """The events made since the last call."""
+        """The events made since the last call; then ``plain`` may write text into its event (``_ready``:
+        the state it reads changes only in entries that leave the fast path first, so ``_fast`` is empty)."""
+        ready = self.emit and not (self._show or self._forward) and self._tag is None  # nothing waits
+        self._ready = ready and self.statements.cite_group is None
         if self._pending_text and not self._events and not self._pending_display:
             # the usual chunk: its text alone (pending thinking is flushed before any text is added)
             text = self._pending_text
@@ -237,15 +255,17 @@ class Assembler:
 
     def marker(self, marker: Marker, opens: bool, pre_ws: str) -> None:
         """A citation marker; ``opens`` a new group, after the spaces ``pre_ws`` (display text only)."""
+        if self._ready:
+            self._leave_fast()
         if self.statements.cite_group is not None:
             self.statements.marker(self, marker)
             return
         if opens:
             self._pre_ws = pre_ws
             self._group = None
-        self._invalid.extend(marker.invalid)
+        self.invalid.extend(marker.invalid)
         for item in marker.items:
-            source = self._cited_source(item)
+            source = cited_source(self._by_number, item, self.invalid)
             if source is None:
                 continue
             group = self._group or self._start_group()
@@ -256,18 +276,6 @@ class Assembler:
             group.items.append((source, item))
             if not group.forward:
                 self._cite(group, source, item)
-
-    def _cited_source(self, item: Item) -> Source | None:
-        """The source ``item`` cites; None, reported as invalid, for a number that names no source or
-        sentences the source does not have (``[1:999]``, ``[1:0]``, ``[1:3-99]``, ``sentences='42'``)."""
-        source = self._by_number.get(item.number)
-        if source is not None and item.sentences is not None:
-            lo, hi = item.sentences
-            if not 1 <= lo <= hi <= len(source_units(source)):
-                source = None
-        if source is None:
-            self._invalid.append(item.raw)
-        return source
 
     def _start_group(self) -> Group:
         group = Group()
@@ -374,11 +382,10 @@ class Assembler:
                 self._flush_text()
                 self._events.append(citations_delta(citation, group.start, group.end))
 
-    def _new_group(self) -> Group:
-        return Group()
-
     def tag(self, tag: Tag) -> None:
         """An opening or closing ``<CIT>`` tag: it closes the claims before it."""
+        if self._ready:
+            self._leave_fast()
         if tag.name != "cit":
             self.statements.tag(self, tag)
             return
@@ -390,22 +397,15 @@ class Assembler:
             self._tag = (self._plain_len, tag.items)
             self._tag_text = []
 
-    def _tag_claim(self, start: int) -> tuple[int, int, str]:
-        """The claim of the tag opened at ``start``: its text so far, stripped, as (start, end, text)."""
-        # not the claim tail: markers inside the tag may have moved its boundary past the tag's start
-        text = "".join(self._tag_text)
-        lead = len(text) - len(text.lstrip())
-        return start + lead, max(start + len(text.rstrip()), start + lead), text.strip()
-
     def _close_tag(self) -> None:
         if self._tag is None:
             return
         start, items = self._tag
         self._tag = None
-        claim = self._tag_claim(start)
+        claim = tag_claim(start, self._tag_text)
         self._tag_text = []
         for item in items:
-            source = self._cited_source(item)
+            source = cited_source(self._by_number, item, self.invalid)
             if source is None:
                 continue
             group = Group()
@@ -434,7 +434,7 @@ class Assembler:
             blocks,
             self._display_no,
             self._by_number,
-            invalid=self._invalid,
+            invalid=self.invalid,
             threshold=self._threshold,
             removed="".join(self._removed),
             reasoning="".join(self._reasoning),

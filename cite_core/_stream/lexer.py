@@ -52,6 +52,7 @@ class Lexer(LexerState):
     def feed(self, chunk: str) -> Iterator[Token]:
         """Add a chunk; yields the tokens it completes."""
         if chunk:
+            self._steady = False
             self._buf += chunk
             yield from self._run()
 
@@ -59,6 +60,7 @@ class Lexer(LexerState):
         """The end of the input: yields the rest, held spaces included. ``truncated``: the output was
         cut off, so text held back because it may still become a marker (``[2``, a lone opener) is dropped
         with the spaces before it, never released as text."""
+        self._steady = False
         if truncated and self._dangling():
             self._buf, self._held = "", ""
         self._eof = True

@@ -12,16 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .._brackets import OPENERS
+from .._exceptions import NativeError
 from .lexer_tokens import Kind, Mode, Token
 from .match_types import Marker
+from .plain_path import PANIC, PLAIN_PATH, STOPS
 
 __all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
 
-TEXT_STOP = re.compile(f"[{re.escape(OPENERS)}`\n]")
+TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
@@ -30,7 +31,6 @@ _TICKS = Mode.TICKS
 _IN_TEXT = frozenset((Mode.TEXT, Mode.LINE_START, Mode.GROUP, Mode.TICKS))
 """The modes of answer text (written text moves them to ``TEXT`` or ``LINE_START``); inside code,
 a fence or thinking, text does not change the mode."""
-_text_stop = TEXT_STOP.search
 
 
 class LexerState:
@@ -49,6 +49,10 @@ class LexerState:
         self._ws_run = 0  # spaces at the end of the model's text passed on (held spaces not counted)
         self._written = False  # any answer text so far
         self._seen_think = False  # a thinking tag was seen (a closing one before it is a lone close)
+        self.scan = PLAIN_PATH.scan  # the length of the plain text a chunk starts with (plain_path.py)
+        # after a plain chunk that ends in neither space nor tab: nothing held or buffered, mode TEXT, no
+        # line start or run of spaces, so another such chunk changes nothing; plain sets it, feed clears it
+        self._steady = False
 
     @property
     def thinking_seen(self) -> bool:
@@ -62,13 +66,37 @@ class LexerState:
 
     def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
-        newline) as the texts of the ``TEXT`` tokens ``feed`` would make: the spaces held before it, then
-        its text, its trailing spaces held (a chunk of spaces alone is held). None (nothing taken)
-        otherwise."""
-        if self._buf or (self.mode is not _TEXT and self.mode is not _TICKS) or _text_stop(chunk) is not None:
+        newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
+        make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
+        is held). None (nothing taken) otherwise."""
+        steady = self._steady
+        if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
             return None
+        try:
+            if self.scan(chunk) != len(chunk):
+                return None
+        except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
+            return None
+        except PANIC as exc:
+            raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        last = chunk[-1]
+        if last != " " and last != "\t":  # most chunks: no space to hold, the held ones released first
+            if steady:
+                return (chunk,)
+            self.mode, self._line_start, self._written, self._ws_run = _TEXT, False, True, 0
+            self._steady = True
+            held = self._held
+            if held:
+                self._held = ""
+                return (held, chunk)
+            return (chunk,)
+        self._steady = False
+        return self._plain_spaces(chunk)
+
+    def _plain_spaces(self, chunk: str) -> tuple[str, ...] | None:
+        """``plain`` of a plain chunk that ends with spaces: what ``_run`` makes of it, ``_text_run(chunk,
+        hold=True)``, the held spaces released before its text."""
         body = chunk.rstrip(" \t")
-        # what _run makes of it: _text_run(chunk, hold=True), the held spaces released before the body
         if not body:
             if self._ws_run + len(self._held) + len(chunk) > MAX_WS:
                 return None  # too many spaces to hold: feed releases them

@@ -20,11 +20,11 @@ from .._brackets import KEYWORD_CLOSERS, MARKER_CLOSERS
 from .._schema.citations import display_number
 from .._schema.models import Source
 from .._sources.analysis import first_sentences, source_units
+from .assembly import Group, cited_source, tag_claim
 from .match_types import Item, Marker, Tag
 
 if TYPE_CHECKING:
     from .assembler import Assembler
-    from .assembly import Group
 
 __all__ = ["SentenceMap", "SentenceRange", "Statements", "per_segment", "sentence_ranges"]
 
@@ -136,12 +136,12 @@ class Statements:
 
     def _group(self, out: Assembler) -> Group:
         """The group that the markers of a ``<cite>`` add to: the open statement, else the claim before."""
-        group = out._new_group()
+        group = Group()
         out._groups.append(group)
         if out._tag is None:
             out._backward_claim(group)
         else:
-            group.start, group.end, group.claim = out._tag_claim(out._tag[0])
+            group.start, group.end, group.claim = tag_claim(out._tag[0], out._tag_text)
             group.resolved = True
         if not group.forward:
             out._move_boundary(out._plain_len)
@@ -153,20 +153,20 @@ class Statements:
         group = self.cite_group
         assert group is not None  # the assembler hands markers here only inside <cite>
         if self._sentence_map is None or any(item.sentences for item in marker.items):
-            out._invalid.extend(marker.invalid)
+            out.invalid.extend(marker.invalid)
             for item in marker.items:
                 self._cite_item(out, group, item)
             return
         for lo, hi, raw in sentence_ranges(marker.raw):
             pieces = self._sentence_map.resolve(lo, hi)
             if pieces is None:
-                out._invalid.append(raw)
+                out.invalid.append(raw)
                 continue
             for piece in pieces:
                 self._cite_item(out, group, Item(piece.source.number, raw, (piece.first + 1, piece.last + 1)))
 
     def _cite_item(self, out: Assembler, group: Group, item: Item) -> None:
-        source = out._cited_source(item)  # None (reported as invalid): no such source or sentences
+        source = cited_source(out.corpus.by_number, item, out.invalid)  # None: no such source or sentences
         if source is None:
             return
         if any(s.number == source.number and i.sentences == item.sentences for s, i in group.items):

@@ -1,13 +1,17 @@
 //! The compiled hot path of cite-anything, imported as `cite_core._native`.
 //!
-//! The pure-Rust core (`chars`, `segment`) builds without Python (`cargo test --no-default-features`,
-//! the fuzz targets); `python` holds the PyO3 bindings. The Python implementation in `cite_core` is the
-//! reference: every function here returns exactly what its Python twin returns.
+//! The pure-Rust core (`chars`, `lexer`, `segment`, `terms`) builds without Python (`cargo test
+//! --no-default-features`, the fuzz targets); `python` and `lexer_py` hold the PyO3 bindings. The
+//! Python implementation in `cite_core` is the reference: every function here returns exactly what
+//! its Python twin returns.
 #![deny(unsafe_code)]
 
 pub mod chars;
+pub mod lexer;
 pub mod segment;
 pub mod terms;
 
+#[cfg(feature = "python")]
+mod lexer_py;
 #[cfg(feature = "python")]
 mod python;

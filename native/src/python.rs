@@ -248,6 +248,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_units, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_class::<TermTable>()?;
+    m.add_class::<crate::lexer_py::PlainPath>()?;
     m.add("PanicException", m.py().get_type::<PanicException>())?;
     m.add("WRAP_MIN", segment::WRAP_MIN)?;
     Ok(())

@@ -23,6 +23,7 @@ from cite_core._sources.stopwords import CJK_STOP, STOP, SUFFIXES
 from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._stream.blocks import blocks_with_markers
 from cite_core._stream.lexer import Lexer
+from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
@@ -80,7 +81,7 @@ TEXTS = st.lists(st.sampled_from(PIECES), max_size=25).map("".join)
 def _events(text: str, size: int, *, fast: bool, display: bool) -> tuple[list[Any], Any]:
     stream = CitationStream(SOURCES, display=display)
     if not fast:
-        stream._lexer.plain = lambda chunk: None  # type: ignore[method-assign]  # the general path only
+        stream._path_feed = lambda chunk: None  # the general path only
     events: list[Any] = []
     for i in range(0, len(text), size):
         events += stream.feed(text[i : i + size])
@@ -102,8 +103,8 @@ def test_long_plain_runs_go_through_the_fast_path_and_match_the_general_path(siz
     text = ("Lorem ipsum dolor sit amet, consectetur adipiscing elit " * 20) + "the grass is green [1]. " * 3
     taken = []
     stream = CitationStream(SOURCES)
-    plain = stream._lexer.plain
-    stream._lexer.plain = lambda chunk: taken.append(plain(chunk)) or taken[-1]  # type: ignore[method-assign]
+    plain = stream._path_feed
+    stream._path_feed = lambda chunk: taken.append(plain(chunk)) or taken[-1]
     for i in range(0, len(text), size):
         stream.feed(text[i : i + size])
     stream.finish()
@@ -360,3 +361,14 @@ def test_blocks_find_the_markers_inside_each_span_by_bisection(
     inserts = [(offset, f" [{n}]") for n, offset in enumerate(sorted(offsets), start=1)]
     blocks = blocks_with_markers(plain, spans, {}, inserts)
     assert [(b.text, b.marker_text) for b in blocks] == _blocks_reference(plain, spans, inserts)
+
+
+@given(st.text(st.sampled_from("#*_ \tSsRrCcBbWwFfoueinatdl参考文献来源引用出处xyz"), max_size=14))
+@example("Sources c")
+@example("## Ref")
+@example("**WORKS CITED")
+@example("参考")
+def test_a_heading_prefix_is_found_by_one_set_lookup_as_by_a_scan_of_the_words(fragment: str) -> None:
+    stripped = fragment.lstrip("#*_ \t").lower()
+    scan = not stripped or any(word.startswith(stripped) for word in _HEADING_WORDS)
+    assert _is_heading_prefix(fragment) == scan
