@@ -4,6 +4,8 @@ Offsets are ``str`` indices (code points). A text with a lone surrogate has no U
 ``UnicodeEncodeError``: callers pass it with U+FFFD in place of each surrogate.
 """
 
+from collections.abc import Callable
+
 WRAP_MIN: int
 
 class PanicException(BaseException):
@@ -28,8 +30,47 @@ class TermTable:
         """Each span's terms, term counts (in order of first occurrence) and number of terms; a
         ``ValueError`` for a non-ASCII text or a span outside it."""
 
+    def claim(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """An ASCII claim's terms and its distinct terms in order of first occurrence; None for other
+        text (``terms._analyze`` analyses it)."""
+
     def clear(self) -> None:
         """Forget every word's term."""
+
+    def __len__(self) -> int: ...
+
+DETACH_MIN_TERMS: int
+
+class UnitIndex:
+    """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
+    Python): term counts, lengths, segments, line breaks between neighbours and fragment flags."""
+
+    def __init__(
+        self,
+        counts: list[dict[str, int]],
+        lengths: list[int],
+        segments: list[int],
+        breaks: list[bool],
+        fragments: list[bool],
+    ) -> None: ...
+    def locate(
+        self,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        avg_len: float,
+        params: tuple[float, float, float, float, float, int, int, int],
+        verbatim: Callable[[int], int],
+    ) -> tuple[int | None, int | None, list[int] | None]:
+        """``span.locate``: params are (k1, b, extend_gain, fragment_weight, tie, long, cap, top); the
+        GIL is released while an index of ``DETACH_MIN_TERMS`` terms or more is scored."""
+
+    def bm25(
+        self, weights: tuple[tuple[str, float], ...], avg_len: float, k1: float, b: float
+    ) -> list[float]:
+        """``scoring.bm25`` of every unit."""
+
+    def terms(self) -> int:
+        """The number of terms of all units together."""
 
     def __len__(self) -> int: ...
 

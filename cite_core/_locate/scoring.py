@@ -24,6 +24,7 @@ from operator import add, itemgetter, mul
 
 from .._sources.families import FAMILY_BIAS, Family, claim_family
 from .._sources.terms import _analyze
+from .._sources.unit_index import build_postings
 
 __all__ = [
     "BM25_B",
@@ -273,19 +274,6 @@ def bm25(
                     score += idf * count * k1_plus_1 / (count + norm)
         scores.append(score)
     return scores
-
-
-def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[int, int]]]:
-    """Term -> [(unit index, count)] over the units' term counts, in unit order."""
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for index, unit in enumerate(counts):
-        for term, count in unit.items():
-            entry = postings.get(term)
-            if entry is None:
-                postings[term] = [(index, count)]
-            else:
-                entry.append((index, count))
-    return postings
 
 
 def coverage(claim: ClaimTerms, have: Container[str]) -> float:

@@ -6,6 +6,7 @@
 #![deny(unsafe_code)]
 
 pub mod chars;
+pub mod scorer;
 pub mod segment;
 pub mod terms;
 

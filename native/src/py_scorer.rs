@@ -1,0 +1,199 @@
+//! The PyO3 bindings of scoring (`scorer.rs`): `UnitIndex`, and `TermTable.claim` (the claim's terms
+//! through the same word table as the units). A child module of `python.rs`, which registers it with
+//! one call (`register`) and reaches the word table through it.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use super::{TermTable, Words};
+use crate::scorer::{Claim, Index, Params};
+use crate::terms::ascii_words;
+
+/// Indexes of this many terms or more are scored with the GIL released (other threads run meanwhile);
+/// below it, releasing and taking it back costs more than it frees.
+const DETACH_MIN_TERMS: usize = 1 << 16;
+
+/// (terms, distinct terms in order of first occurrence) of a claim.
+pub(super) type ClaimTerms<'py> = (Bound<'py, PyTuple>, Bound<'py, PyTuple>);
+
+/// `TermTable.claim`: the terms of an ASCII claim (`terms._analyze`) and its distinct terms in order
+/// of first occurrence, through the table's words; None for a text that is not ASCII (Python then
+/// analyses it: accents, CJK and the final sigma are its reference's business).
+pub(super) fn claim<'py>(
+    table: &TermTable,
+    py: Python<'py>,
+    text: &str,
+) -> PyResult<Option<ClaimTerms<'py>>> {
+    if !text.is_ascii() {
+        return Ok(None);
+    }
+    let separated: String = text
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                char::from(b.to_ascii_lowercase())
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let mut guard = table
+        .words
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if guard.terms.len() > table.max_words {
+        *guard = Words::default();
+    }
+    let mut terms: Vec<Py<PyString>> = Vec::new();
+    let mut distinct: Vec<(u32, Py<PyString>)> = Vec::new();
+    for word in ascii_words(&separated) {
+        if !guard.terms.contains_key(word) {
+            let term = match table.stemmer.term(word) {
+                None => None,
+                Some(t) => {
+                    let next = guard.ids.len() as u32;
+                    let id = *guard.ids.entry(t.clone()).or_insert(next);
+                    Some((id, PyString::new(py, &t).unbind()))
+                }
+            };
+            guard.terms.insert(word.into(), term);
+        }
+        if let Some(Some((id, term))) = guard.terms.get(word) {
+            terms.push(term.clone_ref(py));
+            if !distinct.iter().any(|d| d.0 == *id) {
+                distinct.push((*id, term.clone_ref(py)));
+            }
+        }
+    }
+    drop(guard);
+    Ok(Some((
+        PyTuple::new(py, terms)?,
+        PyTuple::new(py, distinct.into_iter().map(|d| d.1))?,
+    )))
+}
+
+/// UnitIndex(counts, lengths, segments, breaks, fragments): the units of one source for scoring (the
+/// Rust twin of `unit_index.CountsIndex`); `locate` finds the span a claim cites.
+#[pyclass(frozen, module = "cite_core._native")]
+struct UnitIndex {
+    index: Index,
+}
+
+#[pymethods]
+impl UnitIndex {
+    #[new]
+    fn new(
+        counts: &Bound<'_, PyList>,
+        lengths: Vec<u32>,
+        segments: Vec<u32>,
+        breaks: Vec<bool>,
+        fragments: Vec<bool>,
+    ) -> PyResult<Self> {
+        let refused =
+            || PyValueError::new_err("UnitIndex: one count, length, segment and flag per unit");
+        if counts.len() != lengths.len() {
+            return Err(refused());
+        }
+        let mut index = Index::new(lengths, segments, breaks, fragments).map_err(|_| refused())?;
+        for (unit, item) in counts.iter().enumerate() {
+            let unit_counts = item.cast::<PyDict>()?;
+            for (term, count) in unit_counts.iter() {
+                let term = term.cast::<PyString>()?;
+                index
+                    .add(unit, term.to_str()?, count.extract()?)
+                    .map_err(|_| refused())?;
+            }
+        }
+        Ok(UnitIndex { index })
+    }
+
+    /// locate(weights, total, avg_len, params, verbatim) -> (first, last, top): `span.locate` (see its
+    /// docstring); `params` is (k1, b, extend_gain, fragment_weight, tie, long, cap, top) and `verbatim(i)`
+    /// is asked on ties only.
+    fn locate(
+        &self,
+        py: Python<'_>,
+        weights: Vec<(Bound<'_, PyString>, f64)>,
+        total: f64,
+        avg_len: f64,
+        params: (f64, f64, f64, f64, f64, usize, usize, usize),
+        verbatim: &Bound<'_, PyAny>,
+    ) -> PyResult<Span> {
+        let claim = self.claim(&weights, total)?;
+        let (k1, b, extend_gain, fragment_weight, tie, long, cap, top) = params;
+        let p = Params {
+            k1,
+            b,
+            extend_gain,
+            fragment_weight,
+            tie,
+            long,
+            cap,
+            top,
+        };
+        let index = &self.index;
+        let scored = if index.terms() >= DETACH_MIN_TERMS {
+            py.detach(|| index.score(&claim, avg_len, &p))
+        } else {
+            index.score(&claim, avg_len, &p)
+        };
+        let located = index.locate(&claim, &scored, &p, |unit| {
+            verbatim.call1((unit,))?.extract::<i64>()
+        })?;
+        Ok((located.first, located.last, located.top))
+    }
+
+    /// bm25(weights, avg_len, k1, b) -> list[float]: `scoring.bm25` of every unit.
+    fn bm25(
+        &self,
+        weights: Vec<(Bound<'_, PyString>, f64)>,
+        avg_len: f64,
+        k1: f64,
+        b: f64,
+    ) -> PyResult<Vec<f64>> {
+        let claim = self.claim(&weights, 0.0)?;
+        let p = Params {
+            k1,
+            b,
+            extend_gain: 0.0,
+            fragment_weight: 1.0,
+            tie: 0.0,
+            long: 0,
+            cap: 0,
+            top: 0,
+        };
+        Ok(self.index.bm25(&claim, avg_len, &p))
+    }
+
+    /// The number of terms of all units together.
+    fn terms(&self) -> usize {
+        self.index.terms()
+    }
+
+    fn __len__(&self) -> usize {
+        self.index.len()
+    }
+}
+
+impl UnitIndex {
+    fn claim(&self, weights: &[(Bound<'_, PyString>, f64)], total: f64) -> PyResult<Claim> {
+        let mut ids = Vec::with_capacity(weights.len());
+        let mut idfs = Vec::with_capacity(weights.len());
+        for (term, idf) in weights {
+            ids.push(self.index.id(term.to_str()?));
+            idfs.push(*idf);
+        }
+        Ok(Claim { ids, idfs, total })
+    }
+}
+
+/// (first, last, top) of `locate`.
+type Span = (Option<usize>, Option<usize>, Option<Vec<usize>>);
+
+/// Adds `UnitIndex` to the module.
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<UnitIndex>()?;
+    m.add("DETACH_MIN_TERMS", DETACH_MIN_TERMS)?;
+    Ok(())
+}
