@@ -23,6 +23,7 @@ from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
 
 from .._sources.families import FAMILY_BIAS, Family, claim_family
+from .._sources.term_analyser import TERM_ANALYSER
 from .._sources.terms import _analyze
 from .._sources.unit_index import build_postings
 
@@ -147,7 +148,7 @@ class _IdfByDf(dict[int, float]):
 @dataclass(frozen=True)
 class ClaimTerms:
     """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
-    (term, idf) pairs of its distinct terms in ``set(terms)`` order and the sum of those idfs. Every
+    (term, idf) pairs of its distinct terms in order of first occurrence and the sum of those idfs. Every
     sum runs in this order, so BM25, coverage and support agree to the last bit wherever computed."""
 
     terms: tuple[str, ...]
@@ -160,9 +161,17 @@ class ClaimTerms:
     """The terms of the claim's names: capitalised words inside a sentence (``claim_names``)."""
 
     @classmethod
-    def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
-        """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
-        distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
+    def of(
+        cls,
+        terms: Sequence[str],
+        stats: TermStats,
+        names: Iterable[str] = (),
+        distinct: Sequence[str] | None = None,
+    ) -> ClaimTerms:
+        """The claim terms of ``terms`` (already analysed; ``distinct``: its distinct terms in order of
+        first occurrence, when known) with idf from ``stats``."""
+        if distinct is None:
+            distinct = tuple(dict.fromkeys(terms))
         # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
         idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
         # summed in order from 0.0 one addition at a time (not sum(): Python 3.12
@@ -171,8 +180,10 @@ class ClaimTerms:
 
     @classmethod
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
-        """The claim terms of a claim's text, with its names."""
-        return cls.of(_analyze(text), stats, claim_names(text))
+        """The claim terms of a claim's text (analysed in one call: ``TERM_ANALYSER.claim``), with its
+        names."""
+        terms, distinct = TERM_ANALYSER.claim(text)
+        return cls.of(terms, stats, claim_names(text), distinct)
 
     @property
     def family(self) -> Family:

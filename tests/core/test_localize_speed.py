@@ -194,8 +194,9 @@ def test_kept_fragment_flags_are_those_of_the_units(text: str, uses: int) -> Non
 
 
 def _reference_claim_terms(terms: list[str], stats: TermStats) -> tuple[tuple[tuple[str, float], ...], float]:
-    """``ClaimTerms.of``'s weights and total as they were: each term's idf computed, summed in a loop."""
-    distinct = set(terms)
+    """``ClaimTerms.of``'s weights and total as they were: each term's idf computed, summed in a loop (the
+    distinct terms in order of first occurrence, as ``TermTable.claim`` gives them)."""
+    distinct = dict.fromkeys(terms)
     weights = tuple(zip(distinct, [stats._compute_idf(t) for t in distinct]))
     total = 0.0
     for _, value in weights:
