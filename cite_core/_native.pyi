@@ -4,7 +4,7 @@ Offsets are ``str`` indices (code points). A text with a lone surrogate has no U
 ``UnicodeEncodeError``: callers pass it with U+FFFD in place of each surrogate.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 WRAP_MIN: int
 
@@ -41,17 +41,26 @@ class TermTable:
 
 DETACH_MIN_TERMS: int
 
-class UnitIndex:
-    """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
-    Python): term counts, lengths, segments, line breaks between neighbours and fragment flags."""
+class ClaimParts:
+    """What the support features read of a claim, built once per claim: its terms in order, its numbers
+    and rarest terms (``ClaimTerms.support_parts``) as positions in its weights; a ``ValueError`` for a
+    term without a weight."""
 
     def __init__(
         self,
-        counts: list[dict[str, int]],
-        lengths: list[int],
-        segments: list[int],
-        breaks: list[bool],
-        fragments: list[bool],
+        weights: tuple[tuple[str, float], ...],
+        terms: Iterable[str],
+        numbers: Iterable[str],
+        rare: Iterable[str],
+    ) -> None: ...
+
+class UnitIndex:
+    """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
+    Python), from each unit's terms in order, with its segment, the line breaks between neighbours and
+    fragment flags; a ``ValueError`` for lists of different lengths."""
+
+    def __init__(
+        self, terms: list[tuple[str, ...]], segments: list[int], breaks: list[bool], fragments: list[bool]
     ) -> None: ...
     def locate(
         self,
@@ -68,6 +77,17 @@ class UnitIndex:
         self, weights: tuple[tuple[str, float], ...], avg_len: float, k1: float, b: float
     ) -> list[float]:
         """``scoring.bm25`` of every unit."""
+
+    def features(
+        self,
+        parts: ClaimParts,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        names: Iterable[str],
+        units: Sequence[int],
+    ) -> list[float]:
+        """``scoring.support_features`` of the claim and the terms of ``units`` read in that order; a
+        ``ValueError`` for a unit out of range."""
 
     def terms(self) -> int:
         """The number of terms of all units together."""

@@ -144,23 +144,27 @@ class Corpus:
                     MAX_CANDIDATES,
                     self.source_units,
                 )
-        cited_terms: Sequence[str]
+        index = index_of(source)
+        cited: Sequence[int]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
-            cited_terms = [t for u in units if u.segment == 0 for t in u.terms]
+            cited = [i for i, u in enumerate(units) if u.segment == 0]
         else:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
-            if first == last:
-                cited_terms = units[first].terms
-            else:
-                cited_terms = [t for u in units[first : last + 1] for t in u.terms]
+            cited = range(first, last + 1)
         every = source_terms(source)
-        score = support(claim_terms, cited_terms, every)
-        if claim_terms.terms and self.source_units > 1 and len(units) > 1 and top is not None:
-            # the best units read together, in unit order (ties in unit order)
-            terms = [t for i in top for t in units[i].terms]
-            score = max(score, support(claim_terms, terms, every))
+        best_units = top if claim_terms.terms and self.source_units > 1 and len(units) > 1 else None
+        if vectors is None:
+            score = SCORER.support(index, claim_terms, cited, every)
+            if best_units is not None:  # the best units read together, in unit order
+                score = max(score, SCORER.support(index, claim_terms, best_units, every))
+        else:  # with embeddings, the reference's support (the dense path is Python's throughout)
+            score = support(claim_terms, [t for i in cited for t in units[i].terms], every)
+            if best_units is not None:
+                score = max(
+                    score, support(claim_terms, [t for i in best_units for t in units[i].terms], every)
+                )
         if vectors:
             lo, hi = (first, last) if first is not None and last is not None else (0, len(units) - 1)
             span = [v for u, v in zip(units[lo : hi + 1], vectors[1 + lo : hi + 2]) if u.segment == seg_index]

@@ -10,16 +10,17 @@ candidates) and picks the span. A claim mixed with embeddings is located by ``sp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 from .._accel import NATIVE
 from .._exceptions import NativeError
 from .._sources.unit_index import CountsIndex
 from . import candidates, span
-from .scoring import BM25_B, BM25_K1, ClaimTerms
+from .scoring import BM25_B, BM25_K1, ClaimTerms, support, support_of
 
-__all__ = ["SCORER", "NativeScorer", "PythonScorer", "Scorer"]
+__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer"]
 
 
 class Scorer(Protocol):
@@ -37,6 +38,11 @@ class Scorer(Protocol):
         """``span.locate``: the cited span's first and last unit, and the ``top`` best units."""
         ...
 
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        """``scoring.support`` of the claim and the terms of ``units`` read in that order (``source``:
+        every term of the source, ``analysis.source_terms``)."""
+        ...
+
 
 class PythonScorer:
     """The reference implementation (span.py)."""
@@ -51,6 +57,17 @@ class PythonScorer:
         top: int,
     ) -> span.Located:
         return span.locate(index, claim, avg_len, verbatim, long, top)
+
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        return support(claim, _cited(index, units), source)
+
+
+def _cited(index: CountsIndex, units: Sequence[int]) -> Sequence[str]:
+    """The terms of ``units`` one after another."""
+    if len(units) == 1:
+        return index.units[units[0]].terms
+    every = index.units
+    return [t for i in units for t in every[i].terms]
 
 
 class NativeScorer:
@@ -70,7 +87,6 @@ class NativeScorer:
         long: int,
         top: int,
     ) -> span.Located:
-        compiled = index.native
         params = (
             BM25_K1,
             BM25_B,
@@ -82,10 +98,9 @@ class NativeScorer:
             top,
         )
         try:
-            if compiled is None:
-                compiled = index.native = self._build(index)
-            if compiled is not False:
-                first, last, best = compiled.locate(claim.weights, claim.total, avg_len, params, verbatim)  # type: ignore[attr-defined]
+            compiled = self._compiled(index)
+            if compiled is not None:
+                first, last, best = compiled.locate(claim.weights, claim.total, avg_len, params, verbatim)
                 return first, last, best
         except UnicodeEncodeError:
             pass  # a term with a lone surrogate has no UTF-8 form: the reference scores it
@@ -93,15 +108,44 @@ class NativeScorer:
             raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         return span.locate(index, claim, avg_len, verbatim, long, top)
 
-    def _build(self, index: CountsIndex) -> object:
-        segments = [u.segment for u in index.units]
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        if not claim.terms:
+            return 0.0
         try:
-            return self._native.UnitIndex(
-                index.counts, index.lengths, segments, index.breaks(), index.fragments
-            )
+            compiled = self._compiled(index)
+            if compiled is not None:
+                parts = claim.__dict__.get("_native_parts")
+                if parts is None:  # built once per claim, as support_parts
+                    _, numbers, rare = claim.support_parts()
+                    parts = self._native.ClaimParts(claim.weights, claim.terms, numbers, rare)
+                    claim.__dict__["_native_parts"] = parts
+                return support_of(
+                    claim, compiled.features(parts, claim.weights, claim.total, claim.names, units)
+                )
         except UnicodeEncodeError:
-            return False
+            pass
+        except self._panic as exc:
+            raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        return support(claim, _cited(index, units), source)
+
+    def _compiled(self, index: CountsIndex) -> Any:
+        """The compiled index of ``index``'s units, built on first use; None when a term has no UTF-8
+        form (a lone surrogate: the reference scores that source)."""
+        compiled = index.native
+        if compiled is None:
+            units = index.units
+            try:
+                compiled = self._native.UnitIndex(
+                    [u.terms for u in units], [u.segment for u in units], index.breaks(), index.fragments
+                )
+            except UnicodeEncodeError:
+                compiled = False
+            index.native = compiled
+        return compiled if compiled is not False else None
 
 
-SCORER: Scorer = NativeScorer(NATIVE) if NATIVE is not None else PythonScorer()
+PYTHON_SCORER = PythonScorer()
+"""The reference, for what stays in Python (a claim located with embeddings)."""
+
+SCORER: Scorer = NativeScorer(NATIVE) if NATIVE is not None else PYTHON_SCORER
 """The scorer localisation uses."""

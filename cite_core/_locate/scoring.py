@@ -40,6 +40,7 @@ __all__ = [
     "coverage",
     "support",
     "support_features",
+    "support_of",
 ]
 
 BM25_K1 = 1.2
@@ -345,10 +346,15 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     (``FAMILY_BIAS``: Chinese and Japanese claims are calibrated apart)."""
     if not claim.terms:
         return 0.0
+    return support_of(claim, support_features(claim, cited, source))
+
+
+def support_of(claim: ClaimTerms, features: Iterable[float]) -> float:
+    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer)."""
     # the products summed by sum() in weight order, so every scorer adds them in the same order
     z = (
         SUPPORT_WEIGHTS[0]
         + FAMILY_BIAS[claim.family]
-        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), support_features(claim, cited, source)))
+        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
     )
     return round(1.0 / (1.0 + math.exp(-z)), 4)

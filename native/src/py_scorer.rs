@@ -4,10 +4,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::{TermTable, Words};
-use crate::scorer::{Claim, Index, Params};
+use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params, SupportClaim};
 use crate::terms::ascii_words;
 
 /// Indexes of this many terms or more are scored with the GIL released (other threads run meanwhile);
@@ -73,8 +73,9 @@ pub(super) fn claim<'py>(
     )))
 }
 
-/// UnitIndex(counts, lengths, segments, breaks, fragments): the units of one source for scoring (the
-/// Rust twin of `unit_index.CountsIndex`); `locate` finds the span a claim cites.
+/// UnitIndex(terms, segments, breaks, fragments): the units of one source for scoring (the Rust twin
+/// of `unit_index.CountsIndex`), from each unit's terms in order; `locate` finds the span a claim cites
+/// and `features` reads the support of cited units.
 #[pyclass(frozen, module = "cite_core._native")]
 struct UnitIndex {
     index: Index,
@@ -84,28 +85,41 @@ struct UnitIndex {
 impl UnitIndex {
     #[new]
     fn new(
-        counts: &Bound<'_, PyList>,
-        lengths: Vec<u32>,
+        terms: &Bound<'_, PyList>,
         segments: Vec<u32>,
         breaks: Vec<bool>,
         fragments: Vec<bool>,
     ) -> PyResult<Self> {
         let refused =
-            || PyValueError::new_err("UnitIndex: one count, length, segment and flag per unit");
-        if counts.len() != lengths.len() {
+            || PyValueError::new_err("UnitIndex: one term tuple, segment and flag per unit");
+        if terms.len() != segments.len() {
             return Err(refused());
         }
-        let mut index = Index::new(lengths, segments, breaks, fragments).map_err(|_| refused())?;
-        for (unit, item) in counts.iter().enumerate() {
-            let unit_counts = item.cast::<PyDict>()?;
-            for (term, count) in unit_counts.iter() {
-                let term = term.cast::<PyString>()?;
-                index
-                    .add(unit, term.to_str()?, count.extract()?)
-                    .map_err(|_| refused())?;
+        let mut builder = IndexBuilder::new(segments, breaks, fragments).map_err(|_| refused())?;
+        // a term is one `str` shared by every unit holding it (the term table's): its address finds its
+        // id without reading the text again (the list holds every term alive while this runs)
+        let mut by_address: FastMap<usize, u32> = FastMap::default();
+        let mut ids: Vec<u32> = Vec::new();
+        for unit in terms.iter() {
+            let unit = unit.cast::<PyTuple>()?;
+            ids.clear();
+            for term in unit.iter() {
+                let address = term.as_ptr() as usize;
+                let id = match by_address.get(&address) {
+                    Some(&id) => id,
+                    None => {
+                        let id = builder.intern(term.cast::<PyString>()?.to_str()?);
+                        by_address.insert(address, id);
+                        id
+                    }
+                };
+                ids.push(id);
             }
+            builder.push(&ids).map_err(|_| refused())?;
         }
-        Ok(UnitIndex { index })
+        Ok(UnitIndex {
+            index: builder.build().map_err(|_| refused())?,
+        })
     }
 
     /// locate(weights, total, avg_len, params, verbatim) -> (first, last, top): `span.locate` (see its
@@ -166,6 +180,30 @@ impl UnitIndex {
         Ok(self.index.bm25(&claim, avg_len, &p))
     }
 
+    /// features(parts, weights, total, names, units) -> list of 10 floats: `scoring.support_features`
+    /// of the claim (`parts`: its `ClaimParts`; its weights, the sum of their idfs, its names) and the
+    /// terms of `units` read in that order, the source being these units.
+    fn features(
+        &self,
+        parts: &ClaimParts,
+        weights: Vec<(Bound<'_, PyString>, f64)>,
+        total: f64,
+        names: &Bound<'_, PyAny>,
+        units: Vec<usize>,
+    ) -> PyResult<[f64; 10]> {
+        let claim = self.claim(&weights, total)?;
+        if units.iter().any(|&unit| unit >= self.index.len()) {
+            return Err(PyValueError::new_err(
+                "UnitIndex.features: a unit out of range",
+            ));
+        }
+        let mut ids = Vec::new();
+        for name in names.try_iter()? {
+            ids.push(self.index.id(name?.cast::<PyString>()?.to_str()?));
+        }
+        Ok(self.index.features(&claim, &parts.parts, &ids, &units))
+    }
+
     /// The number of terms of all units together.
     fn terms(&self) -> usize {
         self.index.terms()
@@ -188,12 +226,52 @@ impl UnitIndex {
     }
 }
 
+/// ClaimParts(weights, terms, numbers, rare): what the support features read of a claim, built once per
+/// claim (`ClaimTerms.support_parts` with its terms as positions in its weights), for any index.
+#[pyclass(frozen, module = "cite_core._native")]
+struct ClaimParts {
+    parts: SupportClaim,
+}
+
+#[pymethods]
+impl ClaimParts {
+    #[new]
+    fn new(
+        weights: Vec<(Bound<'_, PyString>, f64)>,
+        terms: &Bound<'_, PyAny>,
+        numbers: &Bound<'_, PyAny>,
+        rare: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let mut position: FastMap<&str, usize> = FastMap::default();
+        for (at, (term, _)) in weights.iter().enumerate() {
+            position.entry(term.to_str()?).or_insert(at);
+        }
+        let positions = |items: &Bound<'_, PyAny>| -> PyResult<Vec<usize>> {
+            let mut found = Vec::new();
+            for item in items.try_iter()? {
+                let item = item?;
+                match position.get(item.cast::<PyString>()?.to_str()?) {
+                    Some(&at) => found.push(at),
+                    None => {
+                        return Err(PyValueError::new_err("ClaimParts: a term without a weight"))
+                    }
+                }
+            }
+            Ok(found)
+        };
+        let seq = positions(terms)?;
+        let parts = SupportClaim::new(&seq, positions(numbers)?, positions(rare)?);
+        Ok(ClaimParts { parts })
+    }
+}
+
 /// (first, last, top) of `locate`.
 type Span = (Option<usize>, Option<usize>, Option<Vec<usize>>);
 
 /// Adds `UnitIndex` to the module.
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UnitIndex>()?;
+    m.add_class::<ClaimParts>()?;
     m.add("DETACH_MIN_TERMS", DETACH_MIN_TERMS)?;
     Ok(())
 }

@@ -58,17 +58,20 @@ pub struct Claim {
     pub total: f64,
 }
 
-/// The units of one source: postings by term id, and what a span reads.
+/// The units of one source: each unit's terms (ids, in order), each term's postings, and what a span
+/// reads. Built by an `IndexBuilder`.
 pub struct Index {
     vocab: FastMap<Box<str>, u32>,
-    /// term id -> [(unit, count)] in unit order
-    postings: Vec<Vec<(u32, u32)>>,
-    lengths: Vec<u32>,
+    /// every unit's term ids one after another; unit i is `seq[starts[i]..starts[i + 1]]`
+    seq: Vec<u32>,
+    starts: Vec<u32>,
+    /// term id -> [(unit, count)] in unit order: `post[post_starts[id]..post_starts[id + 1]]`
+    post: Vec<(u32, u32)>,
+    post_starts: Vec<u32>,
     segments: Vec<u32>,
     /// `breaks[i]`: a line break lies between unit i and unit i + 1
     breaks: Vec<bool>,
     fragments: Vec<bool>,
-    terms: usize,
 }
 
 /// Where a claim is located: the span's first and last unit (None: nothing matches), and the best
@@ -80,66 +83,128 @@ pub struct Located {
     pub top: Option<Vec<usize>>,
 }
 
-/// What `Index::new` refuses: per-unit lists of different lengths.
+/// What an `IndexBuilder` refuses: per-unit lists of different lengths, an unknown term id.
 #[derive(Debug)]
 pub struct Mismatch;
 
-impl Index {
-    /// An index of units without terms yet (`add` gives them), with their lengths, segments, line
-    /// breaks between neighbours (one fewer than units; missing ones count as none) and fragment flags.
+/// Collects the units of an index, in order: `intern` each term, `push` each unit's term ids.
+pub struct IndexBuilder {
+    vocab: FastMap<Box<str>, u32>,
+    seq: Vec<u32>,
+    starts: Vec<u32>,
+    segments: Vec<u32>,
+    breaks: Vec<bool>,
+    fragments: Vec<bool>,
+}
+
+impl IndexBuilder {
+    /// Units of these segments and fragment flags (one each), with line breaks between neighbours
+    /// (one fewer than units; missing ones count as none).
     pub fn new(
-        lengths: Vec<u32>,
         segments: Vec<u32>,
         breaks: Vec<bool>,
         fragments: Vec<bool>,
     ) -> Result<Self, Mismatch> {
-        let n = lengths.len();
-        if segments.len() != n || fragments.len() != n {
+        if segments.len() != fragments.len() || segments.len() > u32::MAX as usize {
             return Err(Mismatch);
         }
-        Ok(Index {
+        Ok(IndexBuilder {
             vocab: FastMap::default(),
-            postings: Vec::new(),
-            lengths,
+            seq: Vec::new(),
+            starts: vec![0],
             segments,
             breaks,
             fragments,
-            terms: 0,
         })
     }
 
-    /// Unit `unit` holds `term` `count` times: units come in order (a unit before an earlier one is
-    /// refused); a term given twice for one unit adds up.
-    pub fn add(&mut self, unit: usize, term: &str, count: u32) -> Result<(), Mismatch> {
-        if unit >= self.len() {
+    /// The id of a term.
+    pub fn intern(&mut self, term: &str) -> u32 {
+        let next = self.vocab.len() as u32;
+        *self.vocab.entry(term.into()).or_insert(next)
+    }
+
+    /// The next unit's terms, as interned ids in order.
+    pub fn push(&mut self, ids: &[u32]) -> Result<(), Mismatch> {
+        let known = self.vocab.len() as u32;
+        if self.starts.len() > self.segments.len() || ids.iter().any(|&id| id >= known) {
             return Err(Mismatch);
         }
-        let next = self.postings.len() as u32;
-        let id = *self.vocab.entry(term.into()).or_insert(next);
-        if id == next {
-            self.postings.push(Vec::new());
-        }
-        let posting = &mut self.postings[id as usize];
-        match posting.last_mut() {
-            Some(last) if last.0 as usize > unit => return Err(Mismatch),
-            Some(last) if last.0 as usize == unit => last.1 = last.1.saturating_add(count),
-            _ => posting.push((unit as u32, count)),
-        }
-        self.terms = self.terms.saturating_add(count as usize);
+        self.seq.extend_from_slice(ids);
+        self.starts
+            .push(u32::try_from(self.seq.len()).map_err(|_| Mismatch)?);
         Ok(())
     }
 
+    /// The index, once every unit is pushed: postings counted from the units' terms.
+    pub fn build(self) -> Result<Index, Mismatch> {
+        let n = self.segments.len();
+        if self.starts.len() != n + 1 {
+            return Err(Mismatch);
+        }
+        // (id, unit, count) of each distinct term of each unit, units in order
+        let mut entries: Vec<(u32, u32, u32)> = Vec::new();
+        let mut sorted: Vec<u32> = Vec::new();
+        for unit in 0..n {
+            sorted.clear();
+            sorted.extend_from_slice(
+                &self.seq[self.starts[unit] as usize..self.starts[unit + 1] as usize],
+            );
+            sorted.sort_unstable();
+            for run in sorted.chunk_by(|a, b| a == b) {
+                entries.push((run[0], unit as u32, run.len() as u32));
+            }
+        }
+        // counting sort by term id: each posting keeps unit order
+        let vocab = self.vocab.len();
+        let mut post_starts = vec![0u32; vocab + 1];
+        for &(id, _, _) in &entries {
+            post_starts[id as usize + 1] += 1;
+        }
+        for id in 0..vocab {
+            post_starts[id + 1] += post_starts[id];
+        }
+        let mut fill = post_starts.clone();
+        let mut post = vec![(0u32, 0u32); entries.len()];
+        for (id, unit, count) in entries {
+            let at = &mut fill[id as usize];
+            post[*at as usize] = (unit, count);
+            *at += 1;
+        }
+        Ok(Index {
+            vocab: self.vocab,
+            seq: self.seq,
+            starts: self.starts,
+            post,
+            post_starts,
+            segments: self.segments,
+            breaks: self.breaks,
+            fragments: self.fragments,
+        })
+    }
+}
+
+impl Index {
     pub fn len(&self) -> usize {
-        self.lengths.len()
+        self.segments.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lengths.is_empty()
+        self.segments.is_empty()
     }
 
     /// The number of terms of every unit together (how long scoring may take).
     pub fn terms(&self) -> usize {
-        self.terms
+        self.seq.len()
+    }
+
+    /// The term ids of a unit, in order.
+    pub fn unit(&self, unit: usize) -> &[u32] {
+        &self.seq[self.starts[unit] as usize..self.starts[unit + 1] as usize]
+    }
+
+    fn length(&self, unit: usize) -> f64 {
+        f64::from(self.starts[unit + 1] - self.starts[unit])
     }
 
     /// A term's id, when a unit holds it.
@@ -148,7 +213,10 @@ impl Index {
     }
 
     fn posting(&self, id: Option<u32>) -> &[(u32, u32)] {
-        id.map_or(&[], |id| &self.postings[id as usize])
+        id.map_or(&[], |id| {
+            &self.post
+                [self.post_starts[id as usize] as usize..self.post_starts[id as usize + 1] as usize]
+        })
     }
 
     fn count(&self, id: Option<u32>, unit: usize) -> Option<u32> {
@@ -167,7 +235,7 @@ impl Index {
         for (&id, &idf) in claim.ids.iter().zip(&claim.idfs) {
             for &(unit, f) in self.posting(id) {
                 let f = f64::from(f);
-                let length = f64::from(self.lengths[unit as usize]);
+                let length = self.length(unit as usize);
                 scores[unit as usize] +=
                     idf * f * k1_plus_1 / (f + p.k1 * (1.0 - p.b + scale * length));
             }
@@ -209,7 +277,7 @@ impl Index {
         units
             .iter()
             .map(|&unit| {
-                let norm = p.k1 * (1.0 - p.b + scale * f64::from(self.lengths[unit]));
+                let norm = p.k1 * (1.0 - p.b + scale * self.length(unit));
                 let mut score = 0.0;
                 for (&id, &idf) in claim.ids.iter().zip(&claim.idfs) {
                     if let Some(f) = self.count(id, unit) {
@@ -385,6 +453,140 @@ impl Index {
     }
 }
 
+/// What `support_features` reads of a claim besides its weights, built once per claim: its distinct
+/// adjacent term pairs, its numbers and its rarest terms (positions in the claim's weights).
+pub struct SupportClaim {
+    pairs: Vec<(usize, usize)>,
+    numbers: Vec<usize>,
+    rare: Vec<usize>,
+}
+
+impl SupportClaim {
+    /// From the claim's terms in order, its numbers and its rarest terms, as positions in its weights.
+    pub fn new(seq: &[usize], numbers: Vec<usize>, rare: Vec<usize>) -> Self {
+        let mut pairs: Vec<(usize, usize)> = seq.windows(2).map(|w| (w[0], w[1])).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        SupportClaim {
+            pairs,
+            numbers,
+            rare,
+        }
+    }
+}
+
+impl Index {
+    /// `scoring.support_features` of a claim (`names`: the ids of its names, None for one nowhere in
+    /// the source) and the terms of `units` read one after another (in the given order: adjacent pairs
+    /// run across units), the whole source being this index. A position of `support` outside the
+    /// claim's weights counts as a term the cited units lack.
+    pub fn features(
+        &self,
+        claim: &Claim,
+        support: &SupportClaim,
+        names: &[Option<u32>],
+        units: &[usize],
+    ) -> [f64; 10] {
+        let mut position: FastMap<u32, usize> = FastMap::default();
+        for (at, id) in claim.ids.iter().enumerate() {
+            if let Some(id) = id {
+                position.insert(*id, at);
+            }
+        }
+        let pairs = &support.pairs;
+        let mut paired = vec![false; pairs.len()];
+        let mut have = vec![false; claim.ids.len()];
+        let mut previous: Option<usize> = None;
+        for &unit in units {
+            for id in self.unit(unit) {
+                let at = position.get(id).copied();
+                if let Some(at) = at {
+                    have[at] = true;
+                    if let Some(before) = previous {
+                        if let Ok(k) = pairs.binary_search(&(before, at)) {
+                            paired[k] = true;
+                        }
+                    }
+                }
+                previous = at;
+            }
+        }
+        let mut found_idf = 0.0;
+        let mut found = 0usize;
+        for (at, &idf) in claim.idfs.iter().enumerate() {
+            if have[at] {
+                found_idf += idf;
+                found += 1;
+            }
+        }
+        let share_of = |part: usize, whole: usize| part as f64 / whole as f64;
+        let cov = if claim.total != 0.0 {
+            found_idf / claim.total
+        } else {
+            0.0
+        };
+        let pair_share = if pairs.is_empty() {
+            cov
+        } else {
+            share_of(paired.iter().filter(|&&p| p).count(), pairs.len())
+        };
+        let numbers = &support.numbers;
+        let missing = if numbers.is_empty() {
+            0.0
+        } else {
+            share_of(
+                numbers.iter().filter(|&&at| !have[at]).count(),
+                numbers.len(),
+            )
+        };
+        let distinct = claim.ids.len();
+        let share = if distinct == 0 {
+            0.0
+        } else {
+            share_of(found, distinct)
+        };
+        let rare = &support.rare;
+        let rare_missing = if rare.is_empty() {
+            0.0
+        } else {
+            share_of(
+                rare.iter()
+                    .filter(|&&at| !have.get(at).copied().unwrap_or(false))
+                    .count(),
+                rare.len(),
+            )
+        };
+        let names_absent = if names.is_empty() {
+            0.0
+        } else {
+            share_of(names.iter().filter(|id| id.is_none()).count(), names.len())
+        };
+        let numbers_absent = if numbers.is_empty() {
+            0.0
+        } else {
+            share_of(
+                numbers
+                    .iter()
+                    .filter(|&&at| claim.ids[at].is_none())
+                    .count(),
+                numbers.len(),
+            )
+        };
+        [
+            cov,
+            pair_share,
+            missing,
+            (distinct as f64).ln_1p(),
+            share,
+            ((distinct - found) as f64).ln_1p(),
+            rare_missing,
+            names_absent,
+            numbers_absent,
+            if names.is_empty() { 0.0 } else { 1.0 },
+        ]
+    }
+}
+
 /// A claim's scores: over every unit, or over `units` (its candidates).
 pub struct Scored {
     pub units: Option<Vec<usize>>,
@@ -408,20 +610,18 @@ mod tests {
 
     fn index(units: &[&[(&str, u32)]]) -> Index {
         let n = units.len();
-        let lengths = units.iter().map(|u| u.iter().map(|t| t.1).sum()).collect();
-        let mut ix = Index::new(
-            lengths,
-            vec![0; n],
-            vec![false; n.saturating_sub(1)],
-            vec![false; n],
-        )
-        .unwrap();
-        for (unit, terms) in units.iter().enumerate() {
+        let mut builder =
+            IndexBuilder::new(vec![0; n], vec![false; n.saturating_sub(1)], vec![false; n])
+                .unwrap();
+        for terms in units {
+            let mut ids = Vec::new();
             for &(term, count) in terms.iter() {
-                ix.add(unit, term, count).unwrap();
+                let id = builder.intern(term);
+                ids.extend(std::iter::repeat_n(id, count as usize));
             }
+            builder.push(&ids).unwrap();
         }
-        ix
+        builder.build().unwrap()
     }
 
     fn claim(index: &Index, terms: &[(&str, f64)]) -> Claim {
@@ -476,8 +676,16 @@ mod tests {
                 top: Some(vec![])
             }
         );
-        assert!(Index::new(vec![1], vec![], vec![], vec![false]).is_err());
-        let mut two = index(&[&[("a", 1)], &[("a", 1)]]);
-        assert!(two.add(0, "a", 1).is_err() && two.add(2, "b", 1).is_err());
+        assert!(IndexBuilder::new(vec![], vec![], vec![false]).is_err());
+        let mut one = IndexBuilder::new(vec![0], vec![], vec![false]).unwrap();
+        assert!(one.push(&[0]).is_err()); // no term 0 interned
+        let a = one.intern("a");
+        one.push(&[a, a]).unwrap();
+        assert!(one.push(&[a]).is_err()); // one unit only
+        assert_eq!(one.build().unwrap().unit(0), &[a, a]);
+        assert!(IndexBuilder::new(vec![0], vec![], vec![false])
+            .unwrap()
+            .build()
+            .is_err());
     }
 }

@@ -1,9 +1,10 @@
 //! Any text as units and claim: building an index and locating a claim never panics, and what
 //! `locate` returns is a span of neighbouring units of one segment holding a claim term, with the best
-//! units in order; scoring every unit and scoring the candidates agree where both score a unit.
+//! units in order; scoring every unit and scoring the candidates agree where both score a unit; the
+//! support features of the best units are finite, the shares among them within 0..1.
 #![no_main]
 
-use cite_native::scorer::{Claim, Index, Params};
+use cite_native::scorer::{Claim, IndexBuilder, Params, SupportClaim};
 use cite_native::terms::{ascii_words, Stemmer};
 use libfuzzer_sys::fuzz_target;
 
@@ -21,30 +22,42 @@ fuzz_target!(|data: &[u8]| {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
             .collect();
-        ascii_words(&separated).filter_map(|w| stemmer.term(w)).collect()
+        ascii_words(&separated)
+            .filter_map(|w| stemmer.term(w))
+            .collect()
     };
     let units: Vec<Vec<String>> = source.split(['.', '\n']).map(analyse).collect();
     let n = units.len();
-    let lengths = units.iter().map(|u| u.len() as u32).collect();
-    let segments = (0..n).map(|i| (i as u32 * u32::from(flags & 3)) / 7).collect();
-    let breaks = (0..n.saturating_sub(1)).map(|i| (i + usize::from(flags)) % 5 == 0).collect();
-    let fragments = (0..n).map(|i| (i + usize::from(flags >> 4)) % 3 == 0).collect();
-    let mut index = Index::new(lengths, segments, breaks, fragments).expect("one of each per unit");
-    for (unit, terms) in units.iter().enumerate() {
-        for term in terms {
-            index.add(unit, term, 1).expect("units in order");
-        }
+    let segments = (0..n)
+        .map(|i| (i as u32 * u32::from(flags & 3)) / 7)
+        .collect();
+    let breaks = (0..n.saturating_sub(1))
+        .map(|i| (i + usize::from(flags)) % 5 == 0)
+        .collect();
+    let fragments = (0..n)
+        .map(|i| (i + usize::from(flags >> 4)) % 3 == 0)
+        .collect();
+    let mut builder = IndexBuilder::new(segments, breaks, fragments).expect("one of each per unit");
+    for terms in &units {
+        let ids: Vec<u32> = terms.iter().map(|t| builder.intern(t)).collect();
+        builder.push(&ids).expect("one push per unit");
     }
-    let mut terms = analyse(claim_text);
-    terms.dedup();
+    let index = builder.build().expect("every unit pushed");
+    let terms = analyse(claim_text);
+    let mut distinct: Vec<&String> = Vec::new();
     let mut ids = Vec::new();
     let mut idfs = Vec::new();
     for (i, term) in terms.iter().enumerate() {
-        if !terms[..i].contains(term) {
+        if !distinct.contains(&term) {
+            distinct.push(term);
             ids.push(index.id(term));
             idfs.push(1.0 + (i % 4) as f64 / 3.0);
         }
     }
+    let seq: Vec<usize> = terms
+        .iter()
+        .map(|t| distinct.iter().position(|d| *d == t).unwrap())
+        .collect();
     let total = idfs.iter().fold(0.0, |a, b| a + b);
     let claim = Claim { ids, idfs, total };
     let p = Params {
@@ -71,13 +84,33 @@ fuzz_target!(|data: &[u8]| {
         .locate(&claim, &scored, &p, |unit| Ok::<i64, ()>((unit % 3) as i64))
         .expect("verbatim never fails here");
     if let (Some(first), Some(last)) = (located.first, located.last) {
-        assert!(first <= last && last < n && last - first <= 2, "{located:?}");
+        assert!(
+            first <= last && last < n && last - first <= 2,
+            "{located:?}"
+        );
         assert!(all[first..=last].iter().any(|&s| s > 0.0));
     } else {
         assert_eq!(located.first, located.last);
     }
-    if let Some(best) = located.top {
+    if let Some(best) = &located.top {
         assert!(best.len() <= p.top && best.windows(2).all(|w| w[0] < w[1]));
         assert!(best.iter().all(|&unit| all[unit] > 0.0));
     }
+    let numbers: Vec<usize> = (0..distinct.len())
+        .filter(|&at| distinct[at].starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let rare = (0..distinct.len()).step_by(3).collect();
+    let support = SupportClaim::new(&seq, numbers, rare);
+    let names: Vec<Option<u32>> = distinct.iter().map(|t| index.id(t)).take(2).collect();
+    let cited: Vec<usize> = located.top.unwrap_or_default();
+    let features = index.features(&claim, &support, &names, &cited);
+    assert!(
+        features.iter().all(|f| f.is_finite() && *f >= 0.0),
+        "{features:?}"
+    );
+    assert!(features[..3]
+        .iter()
+        .chain(&features[4..5])
+        .chain(&features[6..])
+        .all(|&f| f <= 1.0 + 1e-9)); // a share, up to rounding
 });
