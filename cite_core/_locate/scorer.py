@@ -116,8 +116,7 @@ class NativeScorer:
             if compiled is not None:
                 parts = claim.__dict__.get("_native_parts")
                 if parts is None:  # built once per claim, as support_parts
-                    _, numbers, rare = claim.support_parts()
-                    parts = self._native.ClaimParts(claim.weights, claim.terms, numbers, rare)
+                    parts = self._native.ClaimParts(claim.weights, claim.terms)
                     claim.__dict__["_native_parts"] = parts
                 return support_of(
                     claim, compiled.features(parts, claim.weights, claim.total, claim.names, units)

@@ -226,8 +226,9 @@ impl UnitIndex {
     }
 }
 
-/// ClaimParts(weights, terms, numbers, rare): what the support features read of a claim, built once per
-/// claim (`ClaimTerms.support_parts` with its terms as positions in its weights), for any index.
+/// ClaimParts(weights, terms): what the support features read of a claim, built once per claim for
+/// any index: `ClaimTerms.support_parts` (its adjacent term pairs, its numbers, the rarest third of its
+/// distinct terms by idf, ties by term) as positions in its weights.
 #[pyclass(frozen, module = "cite_core._native")]
 struct ClaimParts {
     parts: SupportClaim,
@@ -237,30 +238,51 @@ struct ClaimParts {
 impl ClaimParts {
     #[new]
     fn new(
+        py: Python<'_>,
         weights: Vec<(Bound<'_, PyString>, f64)>,
         terms: &Bound<'_, PyAny>,
-        numbers: &Bound<'_, PyAny>,
-        rare: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
+        let mut texts: Vec<&str> = Vec::with_capacity(weights.len());
         let mut position: FastMap<&str, usize> = FastMap::default();
-        for (at, (term, _)) in weights.iter().enumerate() {
-            position.entry(term.to_str()?).or_insert(at);
+        for (term, _) in &weights {
+            let text = term.to_str()?;
+            position.entry(text).or_insert(texts.len());
+            texts.push(text);
         }
-        let positions = |items: &Bound<'_, PyAny>| -> PyResult<Vec<usize>> {
-            let mut found = Vec::new();
-            for item in items.try_iter()? {
-                let item = item?;
-                match position.get(item.cast::<PyString>()?.to_str()?) {
-                    Some(&at) => found.push(at),
-                    None => {
-                        return Err(PyValueError::new_err("ClaimParts: a term without a weight"))
-                    }
-                }
+        let mut seq = Vec::new();
+        for item in terms.try_iter()? {
+            let item = item?;
+            match position.get(item.cast::<PyString>()?.to_str()?) {
+                Some(&at) => seq.push(at),
+                None => return Err(PyValueError::new_err("ClaimParts: a term without a weight")),
             }
-            Ok(found)
-        };
-        let seq = positions(terms)?;
-        let parts = SupportClaim::new(&seq, positions(numbers)?, positions(rare)?);
+        }
+        // a number starts with what Python's str.isdigit calls a digit (asked of Python beyond ASCII)
+        let mut numbers = Vec::new();
+        for (at, text) in texts.iter().enumerate() {
+            let digit = match text.chars().next() {
+                None => false,
+                Some(c) if c.is_ascii() => c.is_ascii_digit(),
+                Some(c) => {
+                    let mut buf = [0u8; 4];
+                    let first = PyString::new(py, c.encode_utf8(&mut buf));
+                    first.call_method0("isdigit")?.extract::<bool>()?
+                }
+            };
+            if digit {
+                numbers.push(at);
+            }
+        }
+        // highest idf first, ties by term (UTF-8 byte order is code point order, as Python's)
+        let mut rare: Vec<usize> = (0..texts.len()).collect();
+        rare.sort_by(|&a, &b| {
+            weights[b]
+                .1
+                .total_cmp(&weights[a].1)
+                .then_with(|| texts[a].cmp(texts[b]))
+        });
+        rare.truncate((texts.len() / 3).max(1));
+        let parts = SupportClaim::new(&seq, numbers, rare);
         Ok(ClaimParts { parts })
     }
 }
