@@ -8,6 +8,8 @@
 pub mod chars;
 pub mod scorer;
 pub mod segment;
+pub mod span;
+pub mod support;
 pub mod terms;
 
 #[cfg(feature = "python")]

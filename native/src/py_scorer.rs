@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::{TermTable, Words};
-use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params, SupportClaim};
+use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params};
+use crate::support::SupportClaim;
 use crate::terms::ascii_words;
 
 /// Indexes of this many terms or more are scored with the GIL released (other threads run meanwhile);

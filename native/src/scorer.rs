@@ -1,8 +1,9 @@
-//! Scoring and localisation: the Rust port of `cite_core/_locate/span.py` over the units of one
-//! source (which stays the reference). An `Index` holds each term's postings (the units holding it, with
-//! its count there, in unit order) and what a span may take in (each unit's segment, whether a line
-//! break lies between two neighbours, whether a unit is a fragment). `locate` scores a claim's terms
-//! against it (BM25), picks the best unit and extends it to the neighbours that add coverage.
+//! Scoring: the units of one source as the Rust port of `cite_core/_locate/span.py` and
+//! `scoring.support_features` reads them (the Python stays the reference). An `Index` holds each unit's
+//! term ids in order, each term's postings (the units holding it, with its count there, in unit order)
+//! and what a span may take in (each unit's segment, whether a line break lies between two neighbours,
+//! whether a unit is a fragment); here BM25 and the candidates of a long source, in `span.rs` the pick
+//! of the cited span (`Index::locate`), in `support.rs` the support features.
 //!
 //! Every float is computed as Python computes it: each unit's BM25 sum runs over the claim's terms in
 //! their order, starting from 0.0, with the same expression; coverage sums idfs in that order too. So
@@ -68,19 +69,10 @@ pub struct Index {
     /// term id -> [(unit, count)] in unit order: `post[post_starts[id]..post_starts[id + 1]]`
     post: Vec<(u32, u32)>,
     post_starts: Vec<u32>,
-    segments: Vec<u32>,
+    pub(crate) segments: Vec<u32>,
     /// `breaks[i]`: a line break lies between unit i and unit i + 1
-    breaks: Vec<bool>,
-    fragments: Vec<bool>,
-}
-
-/// Where a claim is located: the span's first and last unit (None: nothing matches), and the best
-/// `top` units of positive score in unit order (None when the claim has no term or there is no unit).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Located {
-    pub first: Option<usize>,
-    pub last: Option<usize>,
-    pub top: Option<Vec<usize>>,
+    pub(crate) breaks: Vec<bool>,
+    pub(crate) fragments: Vec<bool>,
 }
 
 /// What an `IndexBuilder` refuses: per-unit lists of different lengths, an unknown term id.
@@ -212,14 +204,14 @@ impl Index {
         self.vocab.get(term).copied()
     }
 
-    fn posting(&self, id: Option<u32>) -> &[(u32, u32)] {
+    pub(crate) fn posting(&self, id: Option<u32>) -> &[(u32, u32)] {
         id.map_or(&[], |id| {
             &self.post
                 [self.post_starts[id as usize] as usize..self.post_starts[id as usize + 1] as usize]
         })
     }
 
-    fn count(&self, id: Option<u32>, unit: usize) -> Option<u32> {
+    pub(crate) fn count(&self, id: Option<u32>, unit: usize) -> Option<u32> {
         let posting = self.posting(id);
         posting
             .binary_search_by_key(&(unit as u32), |&(u, _)| u)
@@ -289,313 +281,12 @@ impl Index {
             })
             .collect()
     }
-
-    fn holds_term(&self, claim: &Claim, unit: usize) -> bool {
-        claim.ids.iter().any(|&id| self.count(id, unit).is_some())
-    }
-
-    /// `scoring.coverage` of the terms of units `lo..=hi`.
-    fn coverage(&self, claim: &Claim, lo: usize, hi: usize) -> f64 {
-        if claim.total == 0.0 {
-            return 0.0;
-        }
-        let mut found = 0.0;
-        for (&id, &idf) in claim.ids.iter().zip(&claim.idfs) {
-            let posting = self.posting(id);
-            let at = posting.partition_point(|&(u, _)| (u as usize) < lo);
-            if posting.get(at).is_some_and(|&(u, _)| u as usize <= hi) {
-                found += idf;
-            }
-        }
-        found / claim.total
-    }
-
-    /// `span.extend`: the span of `best` with the neighbours that add `extend_gain` of coverage.
-    pub fn extend(&self, claim: &Claim, best: usize, p: &Params) -> (usize, usize) {
-        let (mut first, mut last) = (best, best);
-        let mut base = self.coverage(claim, best, best);
-        for neighbour in [best.wrapping_sub(1), best + 1] {
-            if neighbour < self.len()
-                && (p.extend_gain <= 0.0 || self.holds_term(claim, neighbour))
-                && self.segments[neighbour] == self.segments[best]
-                && !self
-                    .breaks
-                    .get(best.min(neighbour))
-                    .copied()
-                    .unwrap_or(false)
-            {
-                let (lo, hi) = (first.min(neighbour), last.max(neighbour));
-                let gain = self.coverage(claim, lo, hi) - base;
-                if gain >= p.extend_gain {
-                    (first, last, base) = (lo, hi, base + gain);
-                }
-            }
-        }
-        (first, last)
-    }
-
-    /// `span.pick` among `units` with their `scores`: the position (in `units`) of the best, fragments
-    /// weighted; ties go to a sentence, then to more `verbatim` words, then to the first.
-    pub fn pick<E>(
-        &self,
-        units: &[usize],
-        scores: &[f64],
-        p: &Params,
-        mut verbatim: impl FnMut(usize) -> Result<i64, E>,
-    ) -> Result<usize, E> {
-        let fragment = |at: usize| self.fragments[units[at]];
-        let weighted: Vec<f64> = scores
-            .iter()
-            .enumerate()
-            .map(|(at, &s)| {
-                if fragment(at) && s > 0.0 {
-                    s * p.fragment_weight
-                } else {
-                    s
-                }
-            })
-            .collect();
-        let top = weighted.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let floor = top - top.abs() * p.tie;
-        let tied: Vec<usize> = (0..weighted.len())
-            .filter(|&at| weighted[at] >= floor)
-            .collect();
-        if tied.len() == 1 {
-            return Ok(tied[0]);
-        }
-        let mut best: Option<(bool, i64, usize)> = None;
-        for at in tied {
-            let key = (fragment(at), -verbatim(units[at])?, at);
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
-            }
-        }
-        Ok(best.map_or(0, |b| b.2))
-    }
-
-    /// The scores of a claim: of every unit (a list over `0..len`), or of its candidates only for a
-    /// source of more than `long` units (`units` then lists them).
-    pub fn score(&self, claim: &Claim, avg_len: f64, p: &Params) -> Scored {
-        if self.len() > p.long {
-            let units = self.candidates(claim, p.cap);
-            let scores = self.bm25_of(claim, avg_len, &units, p);
-            Scored {
-                units: Some(units),
-                scores,
-            }
-        } else {
-            Scored {
-                units: None,
-                scores: self.bm25(claim, avg_len, p),
-            }
-        }
-    }
-
-    /// `span.locate`: the span a claim cites and the best `top` units, from its scores.
-    pub fn locate<E>(
-        &self,
-        claim: &Claim,
-        scored: &Scored,
-        p: &Params,
-        verbatim: impl FnMut(usize) -> Result<i64, E>,
-    ) -> Result<Located, E> {
-        if self.is_empty() || claim.ids.is_empty() {
-            return Ok(Located {
-                first: None,
-                last: None,
-                top: None,
-            });
-        }
-        let all: Vec<usize>;
-        let units = match &scored.units {
-            Some(units) => units.as_slice(),
-            None => {
-                all = (0..self.len()).collect();
-                &all
-            }
-        };
-        let top = Some(self.top(units, &scored.scores, p.top));
-        if units.is_empty()
-            || scored
-                .scores
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max)
-                <= 0.0
-        {
-            return Ok(Located {
-                first: None,
-                last: None,
-                top,
-            });
-        }
-        let best = units[self.pick(units, &scored.scores, p, verbatim)?];
-        let (first, last) = self.extend(claim, best, p);
-        Ok(Located {
-            first: Some(first),
-            last: Some(last),
-            top,
-        })
-    }
-
-    /// The best `n` of `units` by score (ties: the first), of positive score only, in unit order.
-    fn top(&self, units: &[usize], scores: &[f64], n: usize) -> Vec<usize> {
-        let mut ranked: Vec<(usize, f64)> = units
-            .iter()
-            .zip(scores)
-            .filter(|(_, &s)| s > 0.0)
-            .map(|(&u, &s)| (u, s))
-            .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1)); // stable: ties keep unit order
-        let mut top: Vec<usize> = ranked.into_iter().take(n).map(|(u, _)| u).collect();
-        top.sort_unstable();
-        top
-    }
-}
-
-/// What `support_features` reads of a claim besides its weights, built once per claim: its distinct
-/// adjacent term pairs, its numbers and its rarest terms (positions in the claim's weights).
-pub struct SupportClaim {
-    pairs: Vec<(usize, usize)>,
-    numbers: Vec<usize>,
-    rare: Vec<usize>,
-}
-
-impl SupportClaim {
-    /// From the claim's terms in order, its numbers and its rarest terms, as positions in its weights.
-    pub fn new(seq: &[usize], numbers: Vec<usize>, rare: Vec<usize>) -> Self {
-        let mut pairs: Vec<(usize, usize)> = seq.windows(2).map(|w| (w[0], w[1])).collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        SupportClaim {
-            pairs,
-            numbers,
-            rare,
-        }
-    }
-}
-
-impl Index {
-    /// `scoring.support_features` of a claim (`names`: the ids of its names, None for one nowhere in
-    /// the source) and the terms of `units` read one after another (in the given order: adjacent pairs
-    /// run across units), the whole source being this index. A position of `support` outside the
-    /// claim's weights counts as a term the cited units lack.
-    pub fn features(
-        &self,
-        claim: &Claim,
-        support: &SupportClaim,
-        names: &[Option<u32>],
-        units: &[usize],
-    ) -> [f64; 10] {
-        let mut position: FastMap<u32, usize> = FastMap::default();
-        for (at, id) in claim.ids.iter().enumerate() {
-            if let Some(id) = id {
-                position.insert(*id, at);
-            }
-        }
-        let pairs = &support.pairs;
-        let mut paired = vec![false; pairs.len()];
-        let mut have = vec![false; claim.ids.len()];
-        let mut previous: Option<usize> = None;
-        for &unit in units {
-            for id in self.unit(unit) {
-                let at = position.get(id).copied();
-                if let Some(at) = at {
-                    have[at] = true;
-                    if let Some(before) = previous {
-                        if let Ok(k) = pairs.binary_search(&(before, at)) {
-                            paired[k] = true;
-                        }
-                    }
-                }
-                previous = at;
-            }
-        }
-        let mut found_idf = 0.0;
-        let mut found = 0usize;
-        for (at, &idf) in claim.idfs.iter().enumerate() {
-            if have[at] {
-                found_idf += idf;
-                found += 1;
-            }
-        }
-        let share_of = |part: usize, whole: usize| part as f64 / whole as f64;
-        let cov = if claim.total != 0.0 {
-            found_idf / claim.total
-        } else {
-            0.0
-        };
-        let pair_share = if pairs.is_empty() {
-            cov
-        } else {
-            share_of(paired.iter().filter(|&&p| p).count(), pairs.len())
-        };
-        let numbers = &support.numbers;
-        let missing = if numbers.is_empty() {
-            0.0
-        } else {
-            share_of(
-                numbers.iter().filter(|&&at| !have[at]).count(),
-                numbers.len(),
-            )
-        };
-        let distinct = claim.ids.len();
-        let share = if distinct == 0 {
-            0.0
-        } else {
-            share_of(found, distinct)
-        };
-        let rare = &support.rare;
-        let rare_missing = if rare.is_empty() {
-            0.0
-        } else {
-            share_of(
-                rare.iter()
-                    .filter(|&&at| !have.get(at).copied().unwrap_or(false))
-                    .count(),
-                rare.len(),
-            )
-        };
-        let names_absent = if names.is_empty() {
-            0.0
-        } else {
-            share_of(names.iter().filter(|id| id.is_none()).count(), names.len())
-        };
-        let numbers_absent = if numbers.is_empty() {
-            0.0
-        } else {
-            share_of(
-                numbers
-                    .iter()
-                    .filter(|&&at| claim.ids[at].is_none())
-                    .count(),
-                numbers.len(),
-            )
-        };
-        [
-            cov,
-            pair_share,
-            missing,
-            (distinct as f64).ln_1p(),
-            share,
-            ((distinct - found) as f64).ln_1p(),
-            rare_missing,
-            names_absent,
-            numbers_absent,
-            if names.is_empty() { 0.0 } else { 1.0 },
-        ]
-    }
-}
-
-/// A claim's scores: over every unit, or over `units` (its candidates).
-pub struct Scored {
-    pub units: Option<Vec<usize>>,
-    pub scores: Vec<f64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::span::Located;
 
     const P: Params = Params {
         k1: 1.2,

@@ -4,7 +4,8 @@
 //! support features of the best units are finite, the shares among them within 0..1.
 #![no_main]
 
-use cite_native::scorer::{Claim, IndexBuilder, Params, SupportClaim};
+use cite_native::scorer::{Claim, IndexBuilder, Params};
+use cite_native::support::SupportClaim;
 use cite_native::terms::{ascii_words, Stemmer};
 use libfuzzer_sys::fuzz_target;
 
