@@ -30,9 +30,9 @@ class TermTable:
         """Each span's terms, term counts (in order of first occurrence) and number of terms; a
         ``ValueError`` for a non-ASCII text or a span outside it."""
 
-    def claim(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-        """An ASCII claim's terms and its distinct terms in order of first occurrence; None for other
-        text (``terms._analyze`` analyses it)."""
+    def claim(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+        """An ASCII claim's terms, its distinct terms in order of first occurrence and the terms of its
+        names (``scoring.claim_names``); None for other text (``terms._analyze`` analyses it)."""
 
     def clear(self) -> None:
         """Forget every word's term."""

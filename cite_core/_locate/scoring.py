@@ -183,8 +183,8 @@ class ClaimTerms:
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
         """The claim terms of a claim's text (analysed in one call: ``TERM_ANALYSER.claim``), with its
         names."""
-        terms, distinct = TERM_ANALYSER.claim(text)
-        return cls.of(terms, stats, claim_names(text), distinct)
+        terms, distinct, names = TERM_ANALYSER.claim(text)
+        return cls.of(terms, stats, claim_names(text) if names is None else names, distinct)
 
     @property
     def family(self) -> Family:

@@ -21,7 +21,7 @@ from .terms import _TERMS_MAX, _analyze, clear_terms, term_of
 __all__ = ["TERM_ANALYSER", "NativeTermAnalyser", "PythonTermAnalyser", "TermAnalyser", "counts_of"]
 
 UnitTerms = tuple[list[tuple[str, ...]], list[dict[str, int]], list[int]]
-ClaimTerms = tuple[tuple[str, ...], tuple[str, ...]]
+ClaimTerms = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...] | None]
 
 
 class TermAnalyser(Protocol):
@@ -34,8 +34,9 @@ class TermAnalyser(Protocol):
         ...
 
     def claim(self, text: str) -> ClaimTerms:
-        """A claim's terms (``terms._analyze``: order and duplicates kept) and its distinct terms in
-        order of first occurrence, in one call."""
+        """A claim's terms (``terms._analyze``: order and duplicates kept), its distinct terms in order
+        of first occurrence and the terms of its names (``scoring.claim_names``; None: not computed, the
+        caller computes them), in one call."""
         ...
 
     def clear(self) -> None:
@@ -61,7 +62,7 @@ class PythonTermAnalyser:
 
     def claim(self, text: str) -> ClaimTerms:
         terms = _analyze(text)
-        return terms, tuple(dict.fromkeys(terms))
+        return terms, tuple(dict.fromkeys(terms)), None
 
     def clear(self) -> None:
         clear_terms()
@@ -90,8 +91,8 @@ class NativeTermAnalyser:
                 message = f"the compiled term analyser failed ({exc}); CITE_PURE_PYTHON=1 avoids it"
                 raise NativeError(message) from exc
             if found is not None:
-                terms, distinct = found
-                return terms, distinct
+                terms, distinct, names = found
+                return terms, distinct, names
         return PYTHON_CLAIMS.claim(text)
 
     def clear(self) -> None:

@@ -15,12 +15,82 @@ use crate::terms::ascii_words;
 /// below it, releasing and taking it back costs more than it frees.
 const DETACH_MIN_TERMS: usize = 1 << 16;
 
-/// (terms, distinct terms in order of first occurrence) of a claim.
-pub(super) type ClaimTerms<'py> = (Bound<'py, PyTuple>, Bound<'py, PyTuple>);
+/// (terms, distinct terms in order of first occurrence, the terms of its names) of a claim.
+pub(super) type ClaimTerms<'py> = (
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+);
 
-/// `TermTable.claim`: the terms of an ASCII claim (`terms._analyze`) and its distinct terms in order
-/// of first occurrence, through the table's words; None for a text that is not ASCII (Python then
-/// analyses it: accents, CJK and the final sigma are its reference's business).
+/// A word's term (None: a stop word), from the table or stemmed and remembered.
+fn term_of(
+    table: &TermTable,
+    words: &mut Words,
+    py: Python<'_>,
+    word: &str,
+) -> Option<(u32, Py<PyString>)> {
+    if !words.terms.contains_key(word) {
+        let term = table.stemmer.term(word).map(|t| {
+            let next = words.ids.len() as u32;
+            let id = *words.ids.entry(t.clone()).or_insert(next);
+            (id, PyString::new(py, &t).unbind())
+        });
+        words.terms.insert(word.into(), term);
+    }
+    match words.terms.get(word) {
+        Some(Some((id, term))) => Some((*id, term.clone_ref(py))),
+        _ => None,
+    }
+}
+
+/// The text lower-cased with every character but an ASCII letter or digit a space.
+fn separate(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                char::from(b.to_ascii_lowercase())
+            } else {
+                ' '
+            }
+        })
+        .collect()
+}
+
+/// `scoring.claim_names` of an ASCII text: the words (`[\w'-]*` from a capital) that start with a
+/// capital letter that is neither inside a word nor first in the text, a line, a sentence, a quotation
+/// or a list item.
+fn name_words(text: &[u8]) -> Vec<&[u8]> {
+    const NAME_AFTER: &[u8] = b".!?:;\"'(*#-\n";
+    let not_letter = |b: u8| b"_'-".contains(&b) || b.is_ascii_digit();
+    let in_word = |b: u8| b.is_ascii_alphanumeric() || b"_'-".contains(&b);
+    let mut found = Vec::new();
+    for at in 0..text.len() {
+        if !text[at].is_ascii_uppercase() {
+            continue;
+        }
+        let mut i = at;
+        while i > 0 && not_letter(text[i - 1]) {
+            i -= 1;
+        }
+        if i > 0 && text[i - 1].is_ascii_alphanumeric() {
+            continue; // a capital inside a word ("iPhone", "McDonald")
+        }
+        let mut i = at;
+        while i > 0 && matches!(text[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        if i > 0 && !NAME_AFTER.contains(&text[i - 1]) {
+            let end = at + text[at..].iter().take_while(|&&b| in_word(b)).count();
+            found.push(&text[at..end]);
+        }
+    }
+    found
+}
+
+/// `TermTable.claim`: the terms of an ASCII claim (`terms._analyze`), its distinct terms in order of
+/// first occurrence and the terms of its names (`scoring.claim_names`), through the table's words; None
+/// for a text that is not ASCII (Python then analyses it: accents, CJK and the final sigma are its
+/// reference's business).
 pub(super) fn claim<'py>(
     table: &TermTable,
     py: Python<'py>,
@@ -29,16 +99,7 @@ pub(super) fn claim<'py>(
     if !text.is_ascii() {
         return Ok(None);
     }
-    let separated: String = text
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() {
-                char::from(b.to_ascii_lowercase())
-            } else {
-                ' '
-            }
-        })
-        .collect();
+    let separated = separate(text);
     let mut guard = table
         .words
         .lock()
@@ -49,21 +110,21 @@ pub(super) fn claim<'py>(
     let mut terms: Vec<Py<PyString>> = Vec::new();
     let mut distinct: Vec<(u32, Py<PyString>)> = Vec::new();
     for word in ascii_words(&separated) {
-        if !guard.terms.contains_key(word) {
-            let term = match table.stemmer.term(word) {
-                None => None,
-                Some(t) => {
-                    let next = guard.ids.len() as u32;
-                    let id = *guard.ids.entry(t.clone()).or_insert(next);
-                    Some((id, PyString::new(py, &t).unbind()))
-                }
-            };
-            guard.terms.insert(word.into(), term);
+        if let Some((id, term)) = term_of(table, &mut guard, py, word) {
+            if !distinct.iter().any(|d| d.0 == id) {
+                distinct.push((id, term.clone_ref(py)));
+            }
+            terms.push(term);
         }
-        if let Some(Some((id, term))) = guard.terms.get(word) {
-            terms.push(term.clone_ref(py));
-            if !distinct.iter().any(|d| d.0 == *id) {
-                distinct.push((*id, term.clone_ref(py)));
+    }
+    let mut names: Vec<(u32, Py<PyString>)> = Vec::new();
+    for name in name_words(text.as_bytes()) {
+        let name = separate(std::str::from_utf8(name).unwrap_or_default());
+        for word in ascii_words(&name) {
+            if let Some((id, term)) = term_of(table, &mut guard, py, word) {
+                if !names.iter().any(|d| d.0 == id) {
+                    names.push((id, term));
+                }
             }
         }
     }
@@ -71,6 +132,7 @@ pub(super) fn claim<'py>(
     Ok(Some((
         PyTuple::new(py, terms)?,
         PyTuple::new(py, distinct.into_iter().map(|d| d.1))?,
+        PyTuple::new(py, names.into_iter().map(|d| d.1))?,
     )))
 }
 

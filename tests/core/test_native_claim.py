@@ -13,7 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cite_core._accel import native_module
-from cite_core._locate.scoring import ClaimTerms, TermStats
+from cite_core._locate.scoring import ClaimTerms, TermStats, claim_names
 from cite_core._sources.term_analyser import NativeTermAnalyser, PythonTermAnalyser
 from cite_core._sources.terms import _analyze
 
@@ -43,9 +43,17 @@ PIECES = [
 CLAIM = st.lists(st.sampled_from(PIECES), max_size=20).map(" ".join)
 
 
-def _expected(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _expected(text: str) -> tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]:
     terms = _analyze(text)
-    return terms, tuple(dict.fromkeys(terms))
+    return terms, tuple(dict.fromkeys(terms)), frozenset(claim_names(text))
+
+
+def _rust(found: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None) -> object:
+    if found is None:
+        return None
+    terms, distinct, names = found
+    assert names is not None and len(set(names)) == len(names)
+    return terms, distinct, frozenset(names)
 
 
 @given(CLAIM)
@@ -55,33 +63,51 @@ def _expected(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 @example("Ñandú runs")
 @example("x" * 10_000)
 def test_rust_analyses_a_claim_as_python(text: str) -> None:
-    assert RUST.claim(text) == PYTHON.claim(text) == _expected(text)
+    terms, distinct, _ = PYTHON.claim(text)
+    assert RUST.claim(text)[:2] == (terms, distinct) == _expected(text)[:2]
     found = NATIVE_TABLE.claim(text)
     if text.isascii():
-        assert found == _expected(text)
+        assert _rust(found) == _expected(text)
     else:
         assert found is None  # the Python reference analyses it
 
 
 @given(st.text(max_size=80))
 def test_rust_analyses_random_unicode_claims_as_python(text: str) -> None:
-    assert RUST.claim(text) == _expected(text)
+    terms, distinct, names = RUST.claim(text)
+    assert (terms, distinct) == _expected(text)[:2]
+    assert names is None or frozenset(names) == _expected(text)[2]
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=200))
 def test_rust_analyses_random_ascii_claims_as_python(text: str) -> None:
-    assert NATIVE_TABLE.claim(text) == _expected(text)
+    assert _rust(NATIVE_TABLE.claim(text)) == _expected(text)
+
+
+NAME_PIECES = st.sampled_from(
+    [
+        *"The Eiffel Tower in Paris iPhone McDonald O'Neil Smith-Jones 3Com X_Y A".split(),
+        *". ! ? : ; \" ' ( * # - \n \t".split(" "),
+    ]
+)
+
+
+@given(st.lists(NAME_PIECES, max_size=20).map(" ".join))
+@example("the Eiffel Tower in Paris")
+@example("iPhone and McDonald's O'Neil met Smith-Jones at 3Com.\n- Item One")
+def test_rust_finds_a_claims_names_as_python(text: str) -> None:
+    assert _rust(NATIVE_TABLE.claim(text)) == _expected(text)
 
 
 @pytest.mark.parametrize(
     "text", ["a " * 50_000, "word" * 50_000, "1" * 100_000, ". " * 50_000, "running parties " * 20_000]
 )
 def test_rust_analyses_huge_claims_as_python(text: str) -> None:
-    assert NATIVE_TABLE.claim(text) == _expected(text)
+    assert _rust(NATIVE_TABLE.claim(text)) == _expected(text)
 
 
 def test_distinct_terms_come_in_order_of_first_occurrence_whatever_the_hash_seed() -> None:
-    terms, distinct = RUST.claim("Zebras, apples and zebras eat mangoes; apples")
+    terms, distinct, _ = RUST.claim("Zebras, apples and zebras eat mangoes; apples")
     assert terms == ("zebra", "appl", "zebra", "eat", "mango", "appl")
     assert distinct == ("zebra", "appl", "eat", "mango")
     stats = TermStats.from_units([["zebra"], ["appl", "eat"]])
@@ -94,7 +120,7 @@ def test_a_full_table_starts_over_and_still_analyses_claims() -> None:
 
     table = NATIVE.TermTable(sorted(STOP), list(SUFFIXES), 4)
     for i in range(20):
-        assert table.claim(f"word{i} other{i} running") == _expected(f"word{i} other{i} running")
+        assert _rust(table.claim(f"word{i} other{i} running")) == _expected(f"word{i} other{i} running")
     assert len(table) <= 4 + 3
 
 
