@@ -4,6 +4,8 @@ Offsets are ``str`` indices (code points). A text with a lone surrogate has no U
 ``UnicodeEncodeError``: callers pass it with U+FFFD in place of each surrogate.
 """
 
+from collections.abc import Callable, Iterable, Sequence
+
 WRAP_MIN: int
 
 class PanicException(BaseException):
@@ -28,6 +30,10 @@ class TermTable:
         """Each span's terms, term counts (in order of first occurrence) and number of terms; a
         ``ValueError`` for a non-ASCII text or a span outside it."""
 
+    def claim(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+        """An ASCII claim's terms, its distinct terms in order of first occurrence and the terms of its
+        names (``scoring.claim_names``); None for other text (``terms._analyze`` analyses it)."""
+
     def clear(self) -> None:
         """Forget every word's term."""
 
@@ -39,6 +45,60 @@ class PlainPath:
     def __init__(self, stops: str) -> None: ...
     def scan(self, chunk: str) -> int:
         """The index (code points) of the first character of ``stops`` in ``chunk``, or ``len(chunk)``."""
+DETACH_MIN_TERMS: int
+
+class ClaimParts:
+    """What the support features read of a claim, built once per claim: its terms in order, its numbers
+    and rarest terms (``ClaimTerms.support_parts``) as positions in its weights; a ``ValueError`` for a
+    term without a weight."""
+
+    def __init__(
+        self,
+        weights: tuple[tuple[str, float], ...],
+        terms: Iterable[str],
+        numbers: Iterable[str],
+        rare: Iterable[str],
+    ) -> None: ...
+
+class UnitIndex:
+    """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
+    Python), from each unit's terms in order, with its segment, the line breaks between neighbours and
+    fragment flags; a ``ValueError`` for lists of different lengths."""
+
+    def __init__(
+        self, terms: list[tuple[str, ...]], segments: list[int], breaks: list[bool], fragments: list[bool]
+    ) -> None: ...
+    def locate(
+        self,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        avg_len: float,
+        params: tuple[float, float, float, float, float, int, int, int],
+        verbatim: Callable[[int], int],
+    ) -> tuple[int | None, int | None, list[int] | None]:
+        """``span.locate``: params are (k1, b, extend_gain, fragment_weight, tie, long, cap, top); the
+        GIL is released while an index of ``DETACH_MIN_TERMS`` terms or more is scored."""
+
+    def bm25(
+        self, weights: tuple[tuple[str, float], ...], avg_len: float, k1: float, b: float
+    ) -> list[float]:
+        """``scoring.bm25`` of every unit."""
+
+    def features(
+        self,
+        parts: ClaimParts,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        names: Iterable[str],
+        units: Sequence[int],
+    ) -> list[float]:
+        """``scoring.support_features`` of the claim and the terms of ``units`` read in that order; a
+        ``ValueError`` for a unit out of range."""
+
+    def terms(self) -> int:
+        """The number of terms of all units together."""
+
+    def __len__(self) -> int: ...
 
 def _panic() -> None:
     """Panics (for the test that a panic becomes an exception, never an abort)."""

@@ -29,6 +29,7 @@ from cite_core import parse_answer
 from cite_core._locate import hybrid as hybrid
 from cite_core._locate import localize as localize  # the recording hooks wrap the library's own functions
 from cite_core._locate import scoring as scoring
+from cite_core._locate.scorer import PYTHON_SCORER
 from cite_core._schema import support as thresholds
 
 from ._data import available
@@ -66,10 +67,13 @@ Claim = tuple[str, list[tuple[float, ...]]]
 @contextmanager
 def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[None]:
     """Record every feature tuple ``support`` computes while the block runs (``hybrid``: the logit of
-    the lexical support and the dense similarity ``hybrid_support`` combines)."""
+    the lexical support and the dense similarity ``hybrid_support`` combines). The Python scorer runs
+    meanwhile: the compiled one computes the same features (tests/core/test_native_scorer.py) where no
+    hook sees them."""
     module: Any = localize if hybrid else scoring
     name = "hybrid_support" if hybrid else "support_features"
     original = getattr(module, name)
+    scorer = localize.SCORER
 
     def record(*args: Any) -> Any:
         result = original(*args)
@@ -77,10 +81,12 @@ def _recording(into: list[tuple[float, ...]], hybrid: bool = False) -> Iterator[
         return result
 
     setattr(module, name, record)
+    localize.SCORER = PYTHON_SCORER
     try:
         yield
     finally:
         setattr(module, name, original)
+        localize.SCORER = scorer
 
 
 def _hybrid_features(lexical: float, similarity: float) -> tuple[float, float]:

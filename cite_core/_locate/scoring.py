@@ -23,7 +23,9 @@ from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
 
 from .._sources.families import FAMILY_BIAS, Family, claim_family
+from .._sources.term_analyser import TERM_ANALYSER
 from .._sources.terms import _analyze
+from .._sources.unit_index import build_postings
 
 __all__ = [
     "BM25_B",
@@ -38,6 +40,7 @@ __all__ = [
     "coverage",
     "support",
     "support_features",
+    "support_of",
 ]
 
 BM25_K1 = 1.2
@@ -146,7 +149,7 @@ class _IdfByDf(dict[int, float]):
 @dataclass(frozen=True)
 class ClaimTerms:
     """A claim's terms as every scorer reads them, built once per claim: the terms in order, the
-    (term, idf) pairs of its distinct terms in ``set(terms)`` order and the sum of those idfs. Every
+    (term, idf) pairs of its distinct terms in order of first occurrence and the sum of those idfs. Every
     sum runs in this order, so BM25, coverage and support agree to the last bit wherever computed."""
 
     terms: tuple[str, ...]
@@ -159,9 +162,17 @@ class ClaimTerms:
     """The terms of the claim's names: capitalised words inside a sentence (``claim_names``)."""
 
     @classmethod
-    def of(cls, terms: Sequence[str], stats: TermStats, names: Iterable[str] = ()) -> ClaimTerms:
-        """The claim terms of ``terms`` (already analysed) with idf from ``stats``."""
-        distinct = set(terms)  # iterated twice in the same order: zipped with its idfs, in C
+    def of(
+        cls,
+        terms: Sequence[str],
+        stats: TermStats,
+        names: Iterable[str] = (),
+        distinct: Sequence[str] | None = None,
+    ) -> ClaimTerms:
+        """The claim terms of ``terms`` (already analysed; ``distinct``: its distinct terms in order of
+        first occurrence, when known) with idf from ``stats``."""
+        if distinct is None:
+            distinct = tuple(dict.fromkeys(terms))
         # each term's frequency, then its idf, looked up in C (a Python call per new frequency only)
         idfs = list(map(stats.idf_by_df.__getitem__, map(stats.df.get, distinct, repeat(0))))
         # summed in order from 0.0 one addition at a time (not sum(): Python 3.12
@@ -170,8 +181,10 @@ class ClaimTerms:
 
     @classmethod
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
-        """The claim terms of a claim's text, with its names."""
-        return cls.of(_analyze(text), stats, claim_names(text))
+        """The claim terms of a claim's text (analysed in one call: ``TERM_ANALYSER.claim``), with its
+        names."""
+        terms, distinct, names = TERM_ANALYSER.claim(text)
+        return cls.of(terms, stats, claim_names(text) if names is None else names, distinct)
 
     @property
     def family(self) -> Family:
@@ -275,19 +288,6 @@ def bm25(
     return scores
 
 
-def build_postings(counts: Sequence[Mapping[str, int]]) -> dict[str, list[tuple[int, int]]]:
-    """Term -> [(unit index, count)] over the units' term counts, in unit order."""
-    postings: dict[str, list[tuple[int, int]]] = {}
-    for index, unit in enumerate(counts):
-        for term, count in unit.items():
-            entry = postings.get(term)
-            if entry is None:
-                postings[term] = [(index, count)]
-            else:
-                entry.append((index, count))
-    return postings
-
-
 def coverage(claim: ClaimTerms, have: Container[str]) -> float:
     """Idf-weighted share of the claim's distinct terms found in ``have`` (a set of terms), 0..1."""
     if not claim.total:
@@ -346,10 +346,15 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     (``FAMILY_BIAS``: Chinese and Japanese claims are calibrated apart)."""
     if not claim.terms:
         return 0.0
+    return support_of(claim, support_features(claim, cited, source))
+
+
+def support_of(claim: ClaimTerms, features: Iterable[float]) -> float:
+    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer)."""
     # the products summed by sum() in weight order, so every scorer adds them in the same order
     z = (
         SUPPORT_WEIGHTS[0]
         + FAMILY_BIAS[claim.family]
-        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), support_features(claim, cited, source)))
+        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
     )
     return round(1.0 / (1.0 + math.exp(-z)), 4)

@@ -63,10 +63,10 @@ class ChunkAnalysis:
     """Term -> count of each unit (its keys are the unit's distinct terms)."""
     lengths: list[int]
     """Number of terms of each unit."""
-    postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)], built once BM25 has scored the chunk ``POSTINGS_AFTER`` times."""
-    uses: int = 0
-    """How many times BM25 scored this chunk before its postings were built."""
+    index: object = None
+    """The scoring index of the units once a source of this chunk was located (a
+    ``_sources.unit_index.CountsIndex``: its term counts, BM25 postings and compiled twin; typed by what
+    reads it, as this module comes first)."""
     fragments: list[bool] | None = None
     """Whether each unit is a fragment rather than a sentence (``_analysis.fragment_flags``), on first use."""
 
@@ -86,15 +86,14 @@ class SourceAnalysis:
     unit_counts: tuple[list[dict[str, int]], list[int]] | None = None
     """Term counts and number of terms of each unit (set with ``units``)."""
     chunk: ChunkAnalysis | None = None
-    """Of a one-chunk source once cited: its chunk's analysis, which keeps postings and fragment flags."""
+    """Of a one-chunk source once cited: its chunk's analysis, which keeps its index and fragment flags."""
     terms: set[str] | None = None
     """Every term of the source."""
     fragments: list[bool] | None = None
     """Whether each unit is a fragment rather than a sentence."""
-    postings: dict[str, list[tuple[int, int]]] | None = None
-    """Term -> [(unit index, count)] over the units, for BM25 (``_localize``)."""
-    bm25_uses: int = 0
-    """How many times BM25 scored a source of several segments before its postings were built."""
+    index: object = None
+    """The scoring index of the units (a ``_sources.unit_index.CountsIndex``; of a one-chunk source the
+    chunk's, shared)."""
     stats: object = None
     """The term statistics over the units (a ``_scoring.TermStats``, kept by ``_localize``: typed by
     what reads it there, as this module comes before scoring)."""

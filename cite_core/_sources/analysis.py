@@ -2,8 +2,8 @@
 counts and fragment flags, computed once per chunk text (the chunk cache) and kept on the source
 (``SourceAnalysis``, reached through ``analysis_of``); and the global unit numbers of a list of sources.
 
-Pure analysis of the source's text: no scoring. What scoring derives from it (term statistics, BM25
-postings) is kept on the same ``SourceAnalysis`` by ``_localize``.
+Pure analysis of the source's text: no scoring. What scoring derives from it (term statistics, the scoring
+index of ``unit_index``) is kept on the same ``SourceAnalysis``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _analyse_source(
         units = list(entry.units)
         counted = (entry.counts, entry.lengths)
         if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
-            analysis.chunk = entry  # not kept by the chunk cache: its postings go with the source
+            analysis.chunk = entry  # not kept by the chunk cache: its index goes with the source
     else:
         units, counted = [], ([], [])
         for index, seg in enumerate(segments):

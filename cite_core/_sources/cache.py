@@ -1,7 +1,7 @@
 """Every cache the core keeps across queries, in one place, with one ``clear()``.
 
-* ``CHUNKS``: the analysis of a chunk text (citable units, their term counts and lengths, BM25
-  postings), shared read-only by every source whose chunk has that text.
+* ``CHUNKS``: the analysis of a chunk text (citable units, their term counts and lengths, their
+  scoring index with its postings), shared read-only by every source whose chunk has that text.
 * ``VECTORS``: embedding vectors of unit and claim texts, per embedding model (``QUALITY-EMBED``).
 * the word table of ``_terms`` (each word's term), the terms of texts it analysed (``_analyze``) and the
   token counts of ``_tokens``.

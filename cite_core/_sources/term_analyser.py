@@ -4,7 +4,8 @@ terms, counts and lengths (tests/core/test_native_properties.py).
 
 It takes the ASCII path of a chunk's analysis (``analysis._analyse_segment``): the chunk lower-cased
 and cut by ``terms.ascii_separated``, and the spans of its units. Text with other words (accents, CJK)
-goes through ``terms._analyze`` in Python.
+goes through ``terms._analyze`` in Python. ``claim`` analyses a claim in one call (ASCII claims in Rust,
+others in Python), with its distinct terms in order of first occurrence.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from typing import Protocol
 from .._accel import NATIVE
 from .._exceptions import NativeError
 from .stopwords import STOP, SUFFIXES
-from .terms import _TERMS_MAX, clear_terms, term_of
+from .terms import _TERMS_MAX, _analyze, clear_terms, term_of
 
 __all__ = ["TERM_ANALYSER", "NativeTermAnalyser", "PythonTermAnalyser", "TermAnalyser", "counts_of"]
 
 UnitTerms = tuple[list[tuple[str, ...]], list[dict[str, int]], list[int]]
+ClaimTerms = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...] | None]
 
 
 class TermAnalyser(Protocol):
@@ -29,6 +31,12 @@ class TermAnalyser(Protocol):
         """For each ``(start, end)`` span of ``separated`` (lower-cased; every character but an ASCII
         letter or digit a space): its terms (stop words dropped, stems), a dict term -> count in order
         of first occurrence (for BM25), and its number of terms."""
+        ...
+
+    def claim(self, text: str) -> ClaimTerms:
+        """A claim's terms (``terms._analyze``: order and duplicates kept), its distinct terms in order
+        of first occurrence and the terms of its names (``scoring.claim_names``; None: not computed, the
+        caller computes them), in one call."""
         ...
 
     def clear(self) -> None:
@@ -52,6 +60,10 @@ class PythonTermAnalyser:
         terms = [tuple(filter(None, map(term, separated[a:b].split()))) for a, b in spans]
         return terms, [counts_of(t) for t in terms], [len(t) for t in terms]
 
+    def claim(self, text: str) -> ClaimTerms:
+        terms = _analyze(text)
+        return terms, tuple(dict.fromkeys(terms)), None
+
     def clear(self) -> None:
         clear_terms()
 
@@ -71,10 +83,25 @@ class NativeTermAnalyser:
             raise NativeError(message) from exc
         return terms, counts, lengths
 
+    def claim(self, text: str) -> ClaimTerms:
+        if text.isascii():  # other text (accents, CJK, the final sigma): the Python reference
+            try:
+                found = self._table.claim(text)
+            except self._panic as exc:
+                message = f"the compiled term analyser failed ({exc}); CITE_PURE_PYTHON=1 avoids it"
+                raise NativeError(message) from exc
+            if found is not None:
+                terms, distinct, names = found
+                return terms, distinct, names
+        return PYTHON_CLAIMS.claim(text)
+
     def clear(self) -> None:
         self._table.clear()
         clear_terms()  # the Python table serves claims and text with non-ASCII words
 
+
+PYTHON_CLAIMS = PythonTermAnalyser()
+"""The reference, for claims the compiled analyser leaves to Python."""
 
 TERM_ANALYSER: TermAnalyser = NativeTermAnalyser(NATIVE) if NATIVE is not None else PythonTermAnalyser()
 """The term analyser every chunk's analysis uses."""

@@ -8,7 +8,10 @@
 
 pub mod chars;
 pub mod lexer;
+pub mod scorer;
 pub mod segment;
+pub mod span;
+pub mod support;
 pub mod terms;
 
 #[cfg(feature = "python")]

@@ -18,6 +18,9 @@ use crate::chars::{Table, ALNUM, ALPHA, DECIMAL, DIGIT, LOWER, SPACE, UPPER};
 use crate::segment;
 use crate::terms::{ascii_words, Stemmer};
 
+#[path = "py_scorer.rs"]
+mod py_scorer;
+
 /// Texts longer than this are segmented with the GIL released (other threads run meanwhile); for a
 /// short text, releasing and taking it back costs more than it frees.
 const DETACH_MIN_CHARS: usize = 1 << 16;
@@ -221,6 +224,15 @@ impl TermTable {
         Ok((all_terms, all_counts, lengths))
     }
 
+    /// claim(text) -> (terms, distinct) | None: a claim's terms (py_scorer.rs).
+    fn claim<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+    ) -> PyResult<Option<py_scorer::ClaimTerms<'py>>> {
+        py_scorer::claim(self, py, text)
+    }
+
     /// Forget every word's term.
     fn clear(&self) {
         *self.words.lock().unwrap_or_else(PoisonError::into_inner) = Words::default();
@@ -249,6 +261,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_class::<TermTable>()?;
     m.add_class::<crate::lexer_py::PlainPath>()?;
+    py_scorer::register(m)?;
     m.add("PanicException", m.py().get_type::<PanicException>())?;
     m.add("WRAP_MIN", segment::WRAP_MIN)?;
     Ok(())

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from cite_core import clear_caches, number_sources, parse_answer
 from cite_core._locate import localize as _localize
 from cite_core._locate import scoring as _scoring
+from cite_core._locate.scorer import PythonScorer
 from cite_core._schema.source import ChunkAnalysis
 from cite_core._sources import analysis as _analysis
 from cite_core._sources import cache as _cache
@@ -20,6 +21,7 @@ from cite_core._sources.analysis import source_units
 from cite_core._sources.cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._sources.stopwords import SUFFIXES
 from cite_core._sources.term_analyser import counts_of
+from cite_core._sources.unit_index import POSTINGS_AFTER, CountsIndex, index_of
 from cite_core._stream import markers as _markers
 from tests.core.test_properties import PIECES  # (its import also loads the hypothesis profile)
 
@@ -180,14 +182,19 @@ def test_bm25_from_postings_equals_bm25_over_counts_to_the_last_bit(
     assert _scoring.bm25(claim_terms, counts, lengths, stats.avg_len) == expected
 
 
-def test_chunk_postings_are_built_after_some_uses_and_give_the_same_answer() -> None:
+def test_chunk_postings_are_built_after_some_uses_and_give_the_same_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_localize, "SCORER", PythonScorer())  # the reference, which keeps the postings
     clear_caches()
     first = parse_answer(ANSWER, number_sources(CHUNKS))
     entry = _cache.CHUNKS.get((CHUNKS[0], False))
-    assert entry is not None and entry.postings is None and entry.uses == 1
-    for _ in range(_localize.POSTINGS_AFTER - 1):
+    assert entry is not None and isinstance(entry.index, CountsIndex)  # kept with the chunk's analysis
+    index = entry.index
+    assert index._postings is None and index._uses == 1
+    for _ in range(POSTINGS_AFTER - 1):
         assert parse_answer(ANSWER, number_sources(CHUNKS)) == first
-    assert entry.postings is not None
+    assert index._postings is not None
     assert parse_answer(ANSWER, number_sources(CHUNKS)) == first
 
 
@@ -199,13 +206,15 @@ def test_postings_of_a_merged_source_index_its_own_units() -> None:
         ]
     )[0]
     units = source_units(merged)
-    for _ in range(_localize.POSTINGS_AFTER - 1):
-        assert _localize._postings(merged) is None  # the first uses score the counts directly
-    postings = _localize._postings(merged)
+    index = index_of(merged)
+    assert index is index_of(merged)  # kept with the source's analysis
+    for _ in range(POSTINGS_AFTER - 1):
+        assert index.postings() is None  # the first uses score the counts directly
+    postings = index.postings()
     assert postings is not None
     for term, entries in postings.items():
-        for index, count in entries:
-            assert units[index].terms.count(term) == count
+        for at, count in entries:
+            assert units[at].terms.count(term) == count
     answer = parse_answer("Dogs bark at strangers [1].", [merged])
     assert answer.citations[0].cited_text == "Dogs bark at strangers."
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from cite_core import clear_caches, number_sources, parse_answer
 from cite_core._locate import localize as _localize
 from cite_core._locate import scoring as _scoring
+from cite_core._locate import span as _span
 from cite_core._locate.scoring import (
     BM25_B,
     BM25_K1,
@@ -38,6 +39,7 @@ from cite_core._sources import analysis as _analysis
 from cite_core._sources.analysis import source_units
 from cite_core._sources.cache import CHUNK_CACHE_MAX_CHARS
 from cite_core._sources.terms import _analyze
+from cite_core._sources.unit_index import POSTINGS_AFTER
 from tests.core.test_fast_paths import CLAIM_TERMS, _support_features_reference
 
 NAME_PIECES = st.sampled_from(
@@ -169,7 +171,7 @@ def test_a_long_document_is_analysed_once_however_often_it_is_cited(monkeypatch:
     filler = "Rain fell on the quiet hills during the long winter of that year. "
     text = (filler * (CHUNK_CACHE_MAX_CHARS // len(filler) + 1)) + sentence + filler * 20
     assert len(text) > CHUNK_CACHE_MAX_CHARS  # too long for the chunk cache: analysed, not kept
-    answer = "The bridge was opened in 1932 [1]. " * (_localize.POSTINGS_AFTER + 2)
+    answer = "The bridge was opened in 1932 [1]. " * (POSTINGS_AFTER + 2)
     clear_caches()
     expected = parse_answer(answer, number_sources([text]))  # every citation scored without postings
     analysed = []
@@ -192,8 +194,9 @@ def test_kept_fragment_flags_are_those_of_the_units(text: str, uses: int) -> Non
 
 
 def _reference_claim_terms(terms: list[str], stats: TermStats) -> tuple[tuple[tuple[str, float], ...], float]:
-    """``ClaimTerms.of``'s weights and total as they were: each term's idf computed, summed in a loop."""
-    distinct = set(terms)
+    """``ClaimTerms.of``'s weights and total as they were: each term's idf computed, summed in a loop (the
+    distinct terms in order of first occurrence, as ``TermTable.claim`` gives them)."""
+    distinct = dict.fromkeys(terms)
     weights = tuple(zip(distinct, [stats._compute_idf(t) for t in distinct]))
     total = 0.0
     for _, value in weights:
@@ -232,11 +235,11 @@ def _reference_span(
         if (
             0 <= neighbour < len(units)
             and units[neighbour].segment == units[best].segment
-            and not _localize._line_between(text, units[min(best, neighbour)], units[max(best, neighbour)])
+            and "\n" not in text[units[min(best, neighbour)].end : units[max(best, neighbour)].start]
         ):
             lo, hi = min(first, neighbour), max(last, neighbour)
             gain = _scoring.coverage(claim, {t for c in counts[lo : hi + 1] for t in c}) - base
-            if gain >= _localize.EXTEND_GAIN:
+            if gain >= _span.EXTEND_GAIN:
                 first, last, base = lo, hi, base + gain
     return first, last
 
@@ -258,5 +261,5 @@ def test_the_cited_span_equals_the_one_every_neighbour_was_measured_for(
     first, last, scores = corpus._best(source, terms, units)
     if first is None or last is None or scores is None:
         return
-    best = _localize._pick(scores, _analysis._fragments(source.text, units))
+    best = _span.pick(scores, _analysis._fragments(source.text, units))
     assert (first, last) == _reference_span(source.text, terms, units, _analysis.unit_counts(source)[0], best)

@@ -5,7 +5,8 @@ not beat a real sentence, and ties are broken by the documented rule."""
 from __future__ import annotations
 
 from cite_core import number_sources, parse_answer
-from cite_core._locate.localize import FRAGMENT_WEIGHT, _pick
+from cite_core._locate.span import FRAGMENT_WEIGHT
+from cite_core._locate.span import pick as _pick
 from cite_core._sources.analysis import source_units
 from cite_core._sources.segmenter import split_lines
 

@@ -1,0 +1,150 @@
+"""The scorer in use, chosen once: the compiled ``UnitIndex`` of ``cite_core._native`` when it is built,
+else (or with ``CITE_PURE_PYTHON=1``) the Python reference of ``span.py``. Both give the same spans and
+best units for every claim and source (tests/core/test_native_locate.py), as the segmenter and the term
+analyser do (``_sources.segmenter``, ``_sources.term_analyser``).
+
+Localisation (``localize.Corpus.cite``) goes through ``SCORER.locate`` with the source's ``CountsIndex``
+(``_sources.unit_index``): one call per citation scores every unit of the cited source (or its
+candidates) and picks the span. A claim mixed with embeddings is located by ``span.best_span`` in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, Protocol
+
+from .._accel import NATIVE
+from .._exceptions import NativeError
+from .._sources.unit_index import CountsIndex
+from . import candidates, span
+from .scoring import BM25_B, BM25_K1, ClaimTerms, support, support_of
+
+__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer"]
+
+
+class Scorer(Protocol):
+    """Locates a claim in the units of one source."""
+
+    def locate(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+    ) -> span.Located:
+        """``span.locate``: the cited span's first and last unit, and the ``top`` best units."""
+        ...
+
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        """``scoring.support`` of the claim and the terms of ``units`` read in that order (``source``:
+        every term of the source, ``analysis.source_terms``)."""
+        ...
+
+
+class PythonScorer:
+    """The reference implementation (span.py)."""
+
+    def locate(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+    ) -> span.Located:
+        return span.locate(index, claim, avg_len, verbatim, long, top)
+
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        return support(claim, _cited(index, units), source)
+
+
+def _cited(index: CountsIndex, units: Sequence[int]) -> Sequence[str]:
+    """The terms of ``units`` one after another."""
+    if len(units) == 1:
+        return index.units[units[0]].terms
+    every = index.units
+    return [t for i in units for t in every[i].terms]
+
+
+class NativeScorer:
+    """The Rust port (native/src/scorer.rs): the compiled index of a source's units is built on its first
+    citation and kept with its ``CountsIndex``."""
+
+    def __init__(self, native: ModuleType) -> None:
+        self._native = native
+        self._panic: type[BaseException] = native.PanicException
+
+    def locate(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+    ) -> span.Located:
+        params = (
+            BM25_K1,
+            BM25_B,
+            span.EXTEND_GAIN,
+            span.FRAGMENT_WEIGHT,
+            span.TIE,
+            long,
+            candidates.MAX_CANDIDATES,
+            top,
+        )
+        try:
+            compiled = self._compiled(index)
+            if compiled is not None:
+                first, last, best = compiled.locate(claim.weights, claim.total, avg_len, params, verbatim)
+                return first, last, best
+        except UnicodeEncodeError:
+            pass  # a term with a lone surrogate has no UTF-8 form: the reference scores it
+        except self._panic as exc:
+            raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        return span.locate(index, claim, avg_len, verbatim, long, top)
+
+    def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
+        if not claim.terms:
+            return 0.0
+        try:
+            compiled = self._compiled(index)
+            if compiled is not None:
+                parts = claim.__dict__.get("_native_parts")
+                if parts is None:  # built once per claim, as support_parts
+                    parts = self._native.ClaimParts(claim.weights, claim.terms)
+                    claim.__dict__["_native_parts"] = parts
+                return support_of(
+                    claim, compiled.features(parts, claim.weights, claim.total, claim.names, units)
+                )
+        except UnicodeEncodeError:
+            pass
+        except self._panic as exc:
+            raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        return support(claim, _cited(index, units), source)
+
+    def _compiled(self, index: CountsIndex) -> Any:
+        """The compiled index of ``index``'s units, built on first use; None when a term has no UTF-8
+        form (a lone surrogate: the reference scores that source)."""
+        compiled = index.native
+        if compiled is None:
+            units = index.units
+            try:
+                compiled = self._native.UnitIndex(
+                    [u.terms for u in units], [u.segment for u in units], index.breaks(), index.fragments
+                )
+            except UnicodeEncodeError:
+                compiled = False
+            index.native = compiled
+        return compiled if compiled is not False else None
+
+
+PYTHON_SCORER = PythonScorer()
+"""The reference, for what stays in Python (a claim located with embeddings)."""
+
+SCORER: Scorer = NativeScorer(NATIVE) if NATIVE is not None else PYTHON_SCORER
+"""The scorer localisation uses."""
