@@ -45,6 +45,7 @@ class PlainPath:
     def __init__(self, stops: str) -> None: ...
     def scan(self, chunk: str) -> int:
         """The index (code points) of the first character of ``stops`` in ``chunk``, or ``len(chunk)``."""
+
 DETACH_MIN_TERMS: int
 
 class ClaimParts:
