@@ -10,6 +10,7 @@ import asyncio
 import json
 from typing import Any
 
+import llama_index.core
 import pytest
 from llama_index.core import VectorStoreIndex
 from llama_index.core.tools import QueryEngineTool
@@ -185,11 +186,19 @@ def _router(llm: Any, picks: str, synthesizer: bool) -> Any:
 _BOTH = '[{"choice": 1, "reason": "a"}, {"choice": 2, "reason": "b"}]'
 
 
+# llama-index-core 0.13's RouterQueryEngine._aquery runs the chosen engines through run_async_tasks: a
+# fresh event loop in a worker thread, where neither a frame nor a span parent names the router (0.14
+# awaits asyncio.gather, whose tasks keep the span parent); docs/llamaindex.md says so
+OLD_CORE = tuple(int(p) for p in llama_index.core.__version__.split(".")[:2]) < (0, 14)
+
+
 @pytest.mark.parametrize("synthesizer", [False, True])
 @pytest.mark.parametrize("aio", [False, True])
 def test_a_router_combining_several_cited_answers_is_refused(llm, aio, synthesizer):
     # a multi selector queried both engines and TreeSummarize merged their texts: [1] named a node of
     # each, the model's invalid [42] was kept, and nothing cited the combined answer
+    if aio and OLD_CORE:
+        pytest.skip("llama-index-core < 0.14 runs an async router's engines in another thread (see OLD_CORE)")
     router = _router(llm, _BOTH, synthesizer)
     with pytest.raises(ArgumentError, match=r"RouterQueryEngine combines .*single selector.*RouterRetriever"):
         asyncio.run(router.aquery(QUESTION)) if aio else router.query(QUESTION)
@@ -240,6 +249,10 @@ def test_cite_query_engines_under_a_sub_question_engine_are_refused(llm, aio, ca
     )
     response = asyncio.run(engine.aquery(QUESTION)) if aio else engine.query(QUESTION)
     assert "[1]" not in str(response) and "[3]" not in str(response)
+    if OLD_CORE:  # 0.13 logs the failed sub-question without the exception (it catches ValueError only,
+        # which ArgumentError is): both sub-questions failed, so nothing was merged
+        assert sum("Failed to run" in r.getMessage() for r in caplog.records) == 2
+        return
     refused = [r for r in caplog.records if r.exc_info and isinstance(r.exc_info[1], ArgumentError)]
     assert len(refused) == 2 and "SubQuestionQueryEngine combines" in str(refused[0].exc_info[1])
     assert "response_synthesizer=CiteSynthesizer" in str(refused[0].exc_info[1])
