@@ -16,6 +16,8 @@ from .segmenter import split_units
 from .term_analyser import TERM_ANALYSER, counts_of
 from .terms import _analyze, ascii_separated
 
+_new_tuple = tuple.__new__
+
 __all__ = [
     "chunk_of",
     "first_sentences",
@@ -81,7 +83,9 @@ def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
     else:
         terms = [_analyze(text[a:b]) for a, b in spans]
         counts, lengths = [counts_of(t) for t in terms], [len(t) for t in terms]
-    units = tuple([Unit(a, b, 0, t) for (a, b), t in zip(spans, terms)])
+    # tuple.__new__ skips the named tuple's Python-level __new__ (a lambda per unit): ~40 % of this line
+    # on never-seen chunks (docs/benchmarks.md, "Building units without the named tuple's __new__")
+    units = tuple([_new_tuple(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
     return ChunkAnalysis(units, counts, lengths)
 
 

@@ -131,3 +131,14 @@ def test_segments_that_are_not_the_text_are_an_error_not_a_misquote() -> None:
     copy = source.model_copy(update={"text": "The cat sat on the mat, twice."})  # kept the old segments
     with pytest.raises(ArgumentError, match="source 1: segment 0"):
         parse_answer("The cat sat [1].", [copy])
+
+
+@pytest.mark.parametrize("text", [TEXT, "Ünïcode ΣΟΦΟΣ here. Then more."])
+def test_units_are_named_tuples_with_their_fields(text: str) -> None:
+    # built with tuple.__new__ for speed: still Unit instances, equal to the ones the constructor builds
+    from cite_core._schema.source import Unit
+
+    units = source_units(number_sources([text])[0])
+    assert units and all(type(u) is Unit for u in units)
+    assert [Unit(u.start, u.end, u.segment, u.terms) for u in units] == units
+    assert units[0].start == 0 and units[0].segment == 0 and text[units[0].start : units[0].end].strip()
