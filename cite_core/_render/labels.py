@@ -75,6 +75,13 @@ LABELS: dict[str, dict[str, str]] = {
             "it finished answering."
         ),
         "note_empty_answer": "The model gave no answer: its reply was empty.",
+        "note_no_model_no_sources": (
+            "No sources were retrieved, so no model was asked and there is no answer."
+        ),
+        "note_no_model_no_text": (
+            "Only the retrieved sources were asked for (no text), so no model was asked and there is "
+            "no answer."
+        ),
         "note_left_out": (
             "Given but not shown to the model or not citable, so left out of the sources: {items}"
         ),
@@ -124,6 +131,13 @@ LABELS: dict[str, dict[str, str]] = {
             "salida, antes de terminar la respuesta."
         ),
         "note_empty_answer": "El modelo no dio ninguna respuesta: su respuesta estaba vacía.",
+        "note_no_model_no_sources": (
+            "No se recuperó ninguna fuente, así que no se consultó a ningún modelo y no hay respuesta."
+        ),
+        "note_no_model_no_text": (
+            "Solo se pidieron las fuentes recuperadas (sin texto), así que no se consultó a ningún modelo "
+            "y no hay respuesta."
+        ),
         "note_left_out": (
             "Se dieron pero no se mostraron al modelo o no se pueden citar, así que quedaron fuera de las "
             "fuentes: {items}"
@@ -159,6 +173,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_truncated": "回答在模型完成之前被截断（达到输出 token 上限或连接中断）。",
         "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_empty_answer": "模型没有给出回答：它的回复是空的。",
+        "note_no_model_no_sources": "没有检索到任何来源，因此没有询问模型，也没有回答。",
+        "note_no_model_no_text": "只请求了检索到的来源（不要文本），因此没有询问模型，也没有回答。",
         "note_left_out": "以下内容已提供，但未展示给模型或无法引用，因此未列为来源：{items}",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
