@@ -24,6 +24,7 @@ __all__ = [
     "page_text",
     "pages_cited",
     "short",
+    "short_name",
 ]
 
 MAX_LABEL_CHARS = 300
@@ -217,6 +218,18 @@ def detect_lang(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` with every run of whitespace (line breaks included) made one space."""
     return " ".join(text.split())
+
+
+_NAME_CONTROLS = {c: 0x2400 + c for c in range(0x20) if c != 0x09}  # C0 -> its control picture (␊ ␍ ␛)
+_NAME_CONTROLS.update(dict.fromkeys(range(0x80, 0xA0), 0xFFFD))  # C1 -> �, as strip_controls shows them
+_NAME_CONTROLS.update({0x7F: 0x2421, 0x85: 0x2424, 0x2028: 0x2424, 0x2029: 0x2424})  # DEL ␡; NEL, LS, PS ␤
+
+
+def short_name(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """A title, path or author as a reference list shows it: :func:`short`, but a line break is shown as
+    ``␊`` (``\\r`` as ``␍``, as the CLI's messages show file names) and every other control character as
+    its picture, so ``a\\nb.txt`` is neither two lines nor ``a b.txt``, and no control hides text."""
+    return short(text.translate(_NAME_CONTROLS), limit)
 
 
 def short(text: str, limit: int = MAX_LABEL_CHARS) -> str:
