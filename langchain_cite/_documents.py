@@ -12,7 +12,15 @@ from langchain_core.documents import Document
 
 from cite_core import IMAGE_KEY, Source, SourceError, number_sources, page_from_metadata
 
-__all__ = ["SOURCE_DOCUMENTS_KEY", "document_to_item", "documents_to_sources", "has_text", "number_documents"]
+__all__ = [
+    "LEFT_OUT_KEY",
+    "SOURCE_DOCUMENTS_KEY",
+    "document_to_item",
+    "documents_to_sources",
+    "has_text",
+    "left_out_label",
+    "number_documents",
+]
 
 logger = logging.getLogger("langchain_cite")
 
@@ -146,6 +154,8 @@ def document_to_item(document: Document, *, zero_based_pages: bool = True) -> di
     return item
 
 
+LEFT_OUT_KEY = "left_out"
+"""Key of the labels of the ``Document``\\ s ``CitationSources`` skipped (no text, no caption)."""
 SOURCE_DOCUMENTS_KEY = "source_documents"
 """Key of ``{source number: [Document, ...]}`` in ``CitationSources``' output: each source's chunks."""
 
@@ -170,8 +180,12 @@ def number_documents(
     *,
     merge: bool = True,
     zero_based_pages: bool = True,
+    left_out: list[str] | None = None,
 ) -> tuple[list[Source], dict[int, list[Document]]]:
-    """``documents_to_sources``, and the ``Document``\\ s behind each source number (rank order)."""
+    """``documents_to_sources``, and the ``Document``\\ s behind each source number (rank order).
+
+    ``left_out``: a list that gets a label (``left_out_label``) for each ``Document`` skipped for having
+    neither text nor a caption, so the answer can report it (``CitedAnswer.left_out``)."""
     if isinstance(documents, (str, Document)) or not isinstance(documents, Iterable):
         raise TypeError(f"expected a list of Documents, got {type(documents).__name__}")
     items: list[Any] = []
@@ -181,6 +195,8 @@ def number_documents(
         if isinstance(d, Document):
             if not has_text(d, index) and _caption(d) is None:
                 logger.warning("skipped a retrieved document with no text (metadata %r)", d.metadata)
+                if left_out is not None:
+                    left_out.append(left_out_label(d, index))
                 continue
             same = seen.setdefault((d.page_content, d.id), [])
             if any(d == kept for kept in same):
@@ -196,6 +212,27 @@ def number_documents(
     sources = number_sources(converted, merge=merge)
     behind = {s.number: [items[i] for i in s.item_indices if isinstance(items[i], Document)] for s in sources}
     return sources, {n: docs for n, docs in behind.items() if docs}
+
+
+def left_out_label(document: Document, index: int) -> str:
+    """How ``CitedAnswer.left_out`` names a ``Document`` with neither text nor caption: ``Image <name>
+    (no caption)`` for an image (as llamaindex_cite names one), else ``Document <name> (no text)``; the
+    name is its ``title``, file name, document id or chunk id, or its rank (``#1``) when it has none."""
+    meta = document.metadata or {}
+    image = image_of(meta)
+    where = (image or {}).get("path") or (image or {}).get("url")
+    title = meta.get("title") if isinstance(meta.get("title"), str) and meta["title"].strip() else None
+    ids = (meta.get(k) for k in _DOCUMENT_ID_KEYS)
+    named = (
+        title
+        or _file_name(meta)
+        or next((str(v) for v in ids if isinstance(v, (str, int)) and v != ""), None)
+    )
+    name = named or (str(document.id) if document.id is not None else f"#{index + 1}")
+    if image is not None:
+        shown = title or (PurePath(where.replace("\\", "/")).name if where and "://" not in where else where)
+        return f"Image {shown or name} (no caption)"
+    return f"Document {name} (no text)"
 
 
 def _file_name(meta: Mapping[str, Any]) -> str | None:

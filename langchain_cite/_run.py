@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from cite_core import AnthropicCitationStream, CitationStream, FlagCalibration, Source
 
 from ._answer import CitedRagAnswer, rag_answer
-from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._documents import LEFT_OUT_KEY, SOURCE_DOCUMENTS_KEY, number_documents
 from ._messages import answer_chunk, anthropic_events, cut_off, message_parts, text_chunk
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ class ParseRun:
         self.numbering: dict[str, Any] = {}
         self.known: list[Any] = []
         """Every number the conversation gave before this call (its cited messages carry it on)."""
+        self.left_out: list[str] = []
+        """Labels of the documents given that could not be sources (no text, no caption): reported."""
         self.tokens: list[Any] = []
         """The message chunks of the last ``feed`` or ``finish``, for the parser's chat model run."""
         self.stream: CitationStream | AnthropicCitationStream | None = None
@@ -69,8 +71,12 @@ class ParseRun:
                 self.numbering[key] = chunk[key]
         if isinstance(chunk.get("conversation_numbering"), list):
             self.known = chunk["conversation_numbering"]
+        if isinstance(chunk.get(LEFT_OUT_KEY), list):  # CitationSources' skipped documents
+            self.left_out = [str(label) for label in chunk[LEFT_OUT_KEY]]
         if parser.sources_key in chunk and self.stream is None:
-            self.sources, documents = number_documents(chunk[parser.sources_key] or [])
+            skipped: list[str] = []
+            self.sources, documents = number_documents(chunk[parser.sources_key] or [], left_out=skipped)
+            self.left_out = [*self.left_out, *(s for s in skipped if s not in self.left_out)]
             self.documents = documents or self.documents
         if isinstance(chunk.get(SOURCE_DOCUMENTS_KEY), Mapping):
             self.documents = chunk[SOURCE_DOCUMENTS_KEY]
@@ -94,6 +100,8 @@ class ParseRun:
         events = self._drain()
         stream = self._stream()
         answer = stream.finish(truncated=cut_off(self.model))
+        if self.left_out:  # never dropped silently: the answer's left_out note names them
+            answer = answer.model_copy(update={"left_out": [*answer.left_out, *self.left_out]})
         events.extend(stream.pending_events())
         final = self.answer = rag_answer(answer, self.sources, self.documents, self.known)
         text = "".join(e.text for e in events if e.type == "display_delta")

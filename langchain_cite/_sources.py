@@ -14,7 +14,7 @@ from cite_core import build_prompt, citation_instructions, format_sources, to_an
 
 from ._compat import PublicSerializable
 from ._conversation import Conversation
-from ._documents import SOURCE_DOCUMENTS_KEY, number_documents
+from ._documents import LEFT_OUT_KEY, SOURCE_DOCUMENTS_KEY, number_documents
 from ._options import check_options, field_names
 
 __all__ = ["CitationSources"]
@@ -102,8 +102,12 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             raise KeyError(f"{self.name} input has no {missing} (keys: {sorted(input)})")
         question = input[self.question_key]
         conversation = Conversation(input.get(self.history_key) or [])
+        left_out: list[str] = []
         numbered, documents = number_documents(
-            input[self.documents_key] or [], merge=self.merge, zero_based_pages=self.zero_based_pages
+            input[self.documents_key] or [],
+            merge=self.merge,
+            zero_based_pages=self.zero_based_pages,
+            left_out=left_out,
         )
         if not numbered:
             logger.warning("no sources for %r: the answer will cite nothing", question)
@@ -145,6 +149,7 @@ class CitationSources(PublicSerializable, RunnableSerializable[dict[str, Any], d
             "sources": sources,
             "dropped": prompt.dropped,
             "truncated": prompt.truncated,  # shown in part (merged chunks that did not all fit)
+            LEFT_OUT_KEY: left_out,  # documents with neither text nor caption: the answer reports them
             "context": format_sources(sources, style=self.style),
             "instructions": citation_instructions(
                 len(sources), style=self.style, template=self.system_template, **structured

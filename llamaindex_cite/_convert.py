@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
@@ -49,6 +49,8 @@ class NumberedNodes:
     repaired: list[NodeWithScore] = field(default_factory=list)
     """Nodes numbered without a bad field (a NaN score, a negative ``start_char_idx``)."""
     segment_nodes: dict[int, list[list[NodeWithScore]]] = field(default_factory=dict)  # by citation.segment
+    no_model_asked: Literal["no_sources", "no_text"] | None = None
+    """Why no model was asked (nothing retrieved, ``response_mode="no_text"``): set on the answer."""
 
     def dropped_nodes(self, dropped: Sequence[Source], parts: Sequence[Source] = ()) -> list[NodeWithScore]:
         """The nodes the model did not see: those of ``dropped`` sources, those of sources shown only in
@@ -66,7 +68,10 @@ class NumberedNodes:
     def with_left_out(self, answer: CitedAnswer) -> CitedAnswer:
         """``answer`` naming the nodes left out in ``CitedAnswer.left_out`` (its ``left_out`` note)."""
         labels = [label for label in map(left_out_label, self.left_out) if label not in answer.left_out]
-        return answer.model_copy(update={"left_out": [*answer.left_out, *labels]}) if labels else answer
+        update: dict[str, Any] = {"left_out": [*answer.left_out, *labels]} if labels else {}
+        if self.no_model_asked is not None and not answer.text.strip():
+            update["no_model_asked"] = self.no_model_asked  # its note, not "the model's reply was empty"
+        return answer.model_copy(update=update) if update else answer
 
     def cited_nodes(self, answer: CitedAnswer) -> list[NodeWithScore]:
         """The cited nodes only, in reference order, each marked with its numbers: of a source merged

@@ -33,7 +33,7 @@ from ._convert import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, annotate, n
 from ._options import ELSEWHERE
 from ._reasoning import CUT_OFF, last_cut_off, watch_cut_off
 from ._streaming import AsyncCitedStreamingResponse, CitedStreamingResponse
-from ._ticket_answers import answer_of, cut_off_of, openings, release, was_read
+from ._ticket_answers import answer_of, asked_a_model, cut_off_of, openings, release, was_read
 from ._tickets import QUERY_KEY, open_ticket
 
 __all__ = ["CitePostprocessor"]
@@ -126,7 +126,7 @@ class CitePostprocessor(BaseNodePostprocessor):
         if isinstance(response, StreamingResponse) and response.response_txt is None:
             if not response.source_nodes:  # nothing retrieved: no model call, LlamaIndex's placeholder
                 answered = _answered("".join(response.response_gen))
-                return self._stream(CitedStreamingResponse, iter(answered), [])
+                return self._stream(CitedStreamingResponse, iter(answered), [], asked=bool(answered))
             if _unread(response):
                 release(response.source_nodes)
                 tokens = _then_cut_off(response.response_gen, response.source_nodes)
@@ -137,7 +137,9 @@ class CitePostprocessor(BaseNodePostprocessor):
         # retrieved gives LlamaIndex's placeholder "Empty Response", which no model wrote
         text = (response.response or "") if isinstance(response, Response) else str(response)
         if not response.source_nodes and not _answered(text):
-            return self._cite("", [], raw=text)
+            return self._cite("", [], raw=text, not_asked="no_sources")
+        if not text.strip() and response.source_nodes and not asked_a_model(response.source_nodes):
+            return self._cite("", response.source_nodes, raw=text, not_asked="no_text")
         if _context_only(text, response.source_nodes):
             raise ArgumentError(
                 "CitePostprocessor.cite: this response is the retrieved context "
@@ -154,7 +156,9 @@ class CitePostprocessor(BaseNodePostprocessor):
                 nodes = response.source_nodes
                 if not nodes:  # nothing retrieved: no model call, LlamaIndex's placeholder
                     text = "".join([token async for token in response.response_gen])
-                    return self._stream(AsyncCitedStreamingResponse, aiterate(_answered(text)), [])
+                    answered = _answered(text)
+                    tokens = aiterate(answered)
+                    return self._stream(AsyncCitedStreamingResponse, tokens, [], asked=bool(answered))
                 if not was_read(nodes, response.response_gen):
                     release(nodes)
                     tokens = _athen_cut_off(response.response_gen, nodes)
@@ -167,14 +171,19 @@ class CitePostprocessor(BaseNodePostprocessor):
             response = await response.get_response()
         return self.cite(response)
 
-    def _stream(self, kind: Any, tokens: Any, nodes: list[NodeWithScore]) -> Any:
-        """A cited streaming response (``kind``) whose ``tokens`` cite the numbered ``nodes``."""
+    def _stream(self, kind: Any, tokens: Any, nodes: list[NodeWithScore], *, asked: bool = True) -> Any:
+        """A cited streaming response (``kind``) whose ``tokens`` cite the numbered ``nodes``; ``asked``:
+        False when nothing was retrieved and no model was asked (the answer's note says so)."""
         numbered = renumber_nodes(nodes)
+        numbered.no_model_asked = None if asked else "no_sources"
         shown = CitationPrompt(messages=[], sources=numbered.sources)
         return kind.start(tokens, numbered, shown, unsupported_threshold=self.unsupported_threshold)
 
-    def _cite(self, text: str, nodes: list[NodeWithScore], raw: str | None = None) -> Response:
+    def _cite(
+        self, text: str, nodes: list[NodeWithScore], raw: str | None = None, not_asked: Any = None
+    ) -> Response:
         numbered = renumber_nodes(nodes)
+        numbered.no_model_asked = not_asked  # why no model was asked, when none was
         answer = parse_answer(
             text,
             numbered.sources,

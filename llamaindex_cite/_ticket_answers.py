@@ -8,9 +8,9 @@ from llama_index.core.schema import MetadataMode, NodeWithScore
 
 from cite_core import CiteError
 
-from ._tickets import QUERY_KEY, Call, answer_calls, is_ambiguous, stream_cited
+from ._tickets import QUERY_KEY, Call, answer_calls, is_ambiguous, is_known, stream_cited
 
-__all__ = ["answer_of", "cut_off_of", "openings", "release", "was_read"]
+__all__ = ["answer_of", "asked_a_model", "cut_off_of", "openings", "release", "was_read"]
 
 
 def _calls_of(nodes: list[NodeWithScore]) -> list[Call]:
@@ -77,3 +77,13 @@ def _ticket(nodes: list[NodeWithScore]) -> str | None:
 def release(nodes: list[NodeWithScore]) -> None:
     """``cite()`` streams this query's tokens itself: LLM calls started later are not its."""
     stream_cited(_ticket(nodes) or "")
+
+
+def asked_a_model(nodes: list[NodeWithScore]) -> bool:
+    """Whether the query whose numbered ``nodes`` these are asked an LLM: False only when its ticket is
+    known and recorded no LLM call (``response_mode="no_text"``); when that is not known, True, so an
+    empty reply is never said to be one no model was asked for."""
+    ticket = _ticket(nodes)
+    if ticket is None or is_ambiguous(ticket) or not is_known(ticket):
+        return True
+    return bool(answer_calls(ticket))

@@ -228,6 +228,12 @@ def answer_calls(ticket: str) -> list[Call]:
         return [_CALLS[s] for s in spans if s in _CALLS]
 
 
+def is_known(ticket: str) -> bool:
+    """Whether ``ticket``'s LLM calls are still recorded (the oldest tickets are forgotten)."""
+    with _LOCK:
+        return ticket in _TICKETS
+
+
 def attach_recorder() -> None:
     """Record LLM calls from now on (the end events ``last_cut_off`` reads), without opening a ticket."""
     _attach()

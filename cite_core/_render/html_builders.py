@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .blocks import Marker, walk
-from .labels import MAX_LABEL_CHARS, cited_pages, one_line, page_text, short
+from .labels import MAX_LABEL_CHARS, cited_pages, one_line, page_text, short, short_name
 from .location import first_page, passage_link, reference_link, source_path
 from .reveal import reveal_invisible
 
@@ -81,7 +81,7 @@ def _link(href: str | None, text_html: str, cls: str) -> str:
 
 
 def _title(source: Source) -> str:
-    return esc(short(source.label))
+    return esc(short_name(source.label))
 
 
 def markers_html(answer: CitedAnswer, ids: CitationIds, labels: dict[str, str], p: str) -> str:
@@ -128,9 +128,9 @@ def _source_meta(ref: Reference, citations: list[Citation], labels: dict[str, st
     bits = []
     path = source_path(source)
     if path and path != source.label:
-        bits.append(f'<span class="cite-path">{esc(short(path))}</span>')
+        bits.append(f'<span class="cite-path">{esc(short_name(path))}</span>')
     if source.author:
-        bits.append(esc(short(source.author)))
+        bits.append(esc(short_name(source.author)))
     pages = cited_pages(ref, citations, labels)
     if pages:
         bits.append(esc(pages))

@@ -24,6 +24,7 @@ __all__ = [
     "page_text",
     "pages_cited",
     "short",
+    "short_name",
 ]
 
 MAX_LABEL_CHARS = 300
@@ -75,6 +76,13 @@ LABELS: dict[str, dict[str, str]] = {
             "it finished answering."
         ),
         "note_empty_answer": "The model gave no answer: its reply was empty.",
+        "note_no_model_no_sources": (
+            "No sources were retrieved, so no model was asked and there is no answer."
+        ),
+        "note_no_model_no_text": (
+            "Only the retrieved sources were asked for (no text), so no model was asked and there is "
+            "no answer."
+        ),
         "note_left_out": (
             "Given but not shown to the model or not citable, so left out of the sources: {items}"
         ),
@@ -124,6 +132,13 @@ LABELS: dict[str, dict[str, str]] = {
             "salida, antes de terminar la respuesta."
         ),
         "note_empty_answer": "El modelo no dio ninguna respuesta: su respuesta estaba vacía.",
+        "note_no_model_no_sources": (
+            "No se recuperó ninguna fuente, así que no se consultó a ningún modelo y no hay respuesta."
+        ),
+        "note_no_model_no_text": (
+            "Solo se pidieron las fuentes recuperadas (sin texto), así que no se consultó a ningún modelo "
+            "y no hay respuesta."
+        ),
         "note_left_out": (
             "Se dieron pero no se mostraron al modelo o no se pueden citar, así que quedaron fuera de las "
             "fuentes: {items}"
@@ -159,6 +174,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_truncated": "回答在模型完成之前被截断（达到输出 token 上限或连接中断）。",
         "note_stopped_in_reasoning": "模型在推理过程中停止（例如达到输出 token 上限），未完成回答。",
         "note_empty_answer": "模型没有给出回答：它的回复是空的。",
+        "note_no_model_no_sources": "没有检索到任何来源，因此没有询问模型，也没有回答。",
+        "note_no_model_no_text": "只请求了检索到的来源（不要文本），因此没有询问模型，也没有回答。",
         "note_left_out": "以下内容已提供，但未展示给模型或无法引用，因此未列为来源：{items}",
         "note_dropped_sources": "{count} 个来源超出 token 预算，未提供给模型：{items}",
     },
@@ -201,6 +218,18 @@ def detect_lang(text: str) -> str:
 def one_line(text: str) -> str:
     """``text`` with every run of whitespace (line breaks included) made one space."""
     return " ".join(text.split())
+
+
+_NAME_CONTROLS = {c: 0x2400 + c for c in range(0x20) if c != 0x09}  # C0 -> its control picture (␊ ␍ ␛)
+_NAME_CONTROLS.update(dict.fromkeys(range(0x80, 0xA0), 0xFFFD))  # C1 -> �, as strip_controls shows them
+_NAME_CONTROLS.update({0x7F: 0x2421, 0x85: 0x2424, 0x2028: 0x2424, 0x2029: 0x2424})  # DEL ␡; NEL, LS, PS ␤
+
+
+def short_name(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """A title, path or author as a reference list shows it: :func:`short`, but a line break is shown as
+    ``␊`` (``\\r`` as ``␍``, as the CLI's messages show file names) and every other control character as
+    its picture, so ``a\\nb.txt`` is neither two lines nor ``a b.txt``, and no control hides text."""
+    return short(text.translate(_NAME_CONTROLS), limit)
 
 
 def short(text: str, limit: int = MAX_LABEL_CHARS) -> str:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .._args import check_choice, check_flag, check_text
 from .blocks import citations_by_reference, walk
-from .labels import cited_pages, detect_lang, labels_for, one_line, short
+from .labels import cited_pages, detect_lang, labels_for, one_line, short, short_name
 from .location import reference_link, source_path
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
@@ -213,12 +213,12 @@ def _entry(ref: Reference, cited: list[Citation], labels: dict[str, str], file_l
     """Title (linked to the source at the first cited passage: the link is where its URL shows), path,
     author, pages."""
     source = ref.source
-    title = _md_escape(source.label)
+    title = _md_escape(short_name(source.label))
     link = reference_link(ref, cited, file_links=file_links)
     entry = f"[{title}]({md_url(link)})" if link else title
     path = source_path(source)
     if path and path != source.label:  # escaped readably (docs/my\_notes.md, not docs/my&#95;notes.md)
-        entry += f", {_md_escape_note(short(path))}"
+        entry += f", {_md_escape_note(short_name(path))}"
     # a printed page label is the document's text: escaped like every other bit
-    bits = [source.author, cited_pages(ref, cited, labels)]
+    bits = [source.author and short_name(source.author), cited_pages(ref, cited, labels)]
     return entry + "".join(f", {_md_escape(bit)}" for bit in bits if bit)

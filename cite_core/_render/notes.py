@@ -3,8 +3,8 @@
 HTML, Markdown, the terminal and JSON all show the notes of :func:`answer_notes`: markers that pointed
 at no source, citations with weak support, a reference list the model wrote (removed), an extractive
 answer, sources left out by the token budget, what the caller gave that was not shown to the model or
-cannot be cited (``CitedAnswer.left_out``), a model that stopped while still reasoning, and an empty
-answer.
+cannot be cited (``CitedAnswer.left_out``), a model that stopped while still reasoning, an empty
+answer, and an answer no model was asked for (``CitedAnswer.no_model_asked``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ NoteKind = Literal[
     "truncated",
     "unverified",
     "empty_answer",
+    "no_model_asked",
     "left_out",
 ]
 
@@ -89,6 +90,10 @@ def answer_notes(
         notes.append(Note(kind="stopped_in_reasoning", text=labels["note_stopped_in_reasoning"]))
     elif getattr(answer, "truncated", False):
         notes.append(Note(kind="truncated", text=labels["note_truncated"]))
+    elif getattr(answer, "no_model_asked", None) and not answer.text.strip():
+        # the model's reply was not empty: there was none (nothing retrieved, or sources only asked for)
+        kind = f"note_no_model_{answer.no_model_asked}"
+        notes.append(Note(kind="no_model_asked", text=labels[kind]))
     elif not answer.text.strip():
         # nothing to show and no other note would say why the page is blank
         notes.append(Note(kind="empty_answer", text=labels["note_empty_answer"]))

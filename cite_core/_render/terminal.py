@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .._args import check_flag, check_text
 from .blocks import citations_by_reference, walk
-from .labels import cited_pages, detect_lang, labels_for, one_line, short
+from .labels import cited_pages, detect_lang, labels_for, one_line, short, short_name
 from .location import source_path
 from .notes import Note, answer_notes, check_render_args
 from .reveal import reveal_invisible
@@ -106,10 +106,10 @@ def _where(ref: Reference, cited: list[Citation], labels: dict[str, str]) -> str
     """``title — path, URL, author, pages``: where the reference's text is (the document id when there is
     neither a path nor a URL)."""
     source = ref.source
-    title = short(source.label)
+    title = short_name(source.label)  # a line break is ␊, not a space: the title is not retyped
     path = source_path(source)
     places = [p for p in dict.fromkeys((path, source.url)) if p] or [source.document_id or ""]
-    where = [short(p) for p in places if p and short(p) != title]
-    author = short(source.author) if source.author else ""
+    where = [short_name(p) for p in places if p and short_name(p) != title]
+    author = short_name(source.author) if source.author else ""
     extra = ", ".join(x for x in (*where, author, cited_pages(ref, cited, labels) or "") if x)
     return title + (f" — {extra}" if extra else "")

@@ -261,6 +261,10 @@ class CitedAnswer(BaseModel):
     caption for a model that reads no images, a node the core rejected), one label each
     (``Image chart.png (no caption)``): reported by the ``left_out`` note, never dropped silently. Left
     out of the JSON form while empty, so answers that leave nothing out dump as before."""
+    no_model_asked: Literal["no_sources", "no_text"] | None = None
+    """Why no model was asked for this (empty) answer, as its caller knows: ``no_sources``, nothing was
+    retrieved; ``no_text``, the caller asked for the sources only (LlamaIndex's ``response_mode="no_text"``).
+    Its note says so instead of claiming the model's reply was empty; left out of the JSON form while None."""
     _verification: Verification | None = PrivateAttr(default=None)
 
     @model_serializer(mode="wrap")
@@ -268,6 +272,8 @@ class CitedAnswer(BaseModel):
         data: dict[str, Any] = handler(self)
         if not self.left_out:
             data.pop("left_out", None)
+        if self.no_model_asked is None:
+            data.pop("no_model_asked", None)
         return data
 
     @property

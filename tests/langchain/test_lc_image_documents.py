@@ -62,3 +62,15 @@ def test_image_documents_are_image_sources_cited_whole_by_their_caption() -> Non
             "filename": "coast.jpg",
         }
     ]
+
+
+def test_documents_with_neither_text_nor_caption_are_reported_in_left_out() -> None:
+    # they cannot be sources, and the answer says so (the left_out note), as llamaindex_cite does
+    given = [*DOCUMENTS, Document(page_content="  ", metadata={"source": "empty.txt"})]
+    chain = create_cited_rag_chain(
+        RunnableLambda(lambda q: given), FakeListChatModel(responses=["Red boats lie at the pier [2]."])
+    )
+    answer = chain.invoke("What is in the harbour picture?")
+    assert answer.left_out == ["Image blank.png (no caption)", "Document empty.txt (no text)"]
+    assert "blank.png" in answer.to_markdown() and "empty.txt" in answer.to_markdown()
+    assert len(answer.sources) == 4  # the other documents are sources as before

@@ -8,7 +8,7 @@ import pytest
 from llama_index.core import PromptTemplate
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from cite_core import split_sentences
+from cite_core import answer_notes, split_sentences
 from llamaindex_cite import CITE_AS_KEY, SENTENCES_KEY, SOURCE_NUMBER_KEY, CitePostprocessor, CiteQueryEngine
 
 from .conftest import ANSWER, DISPLAY, QUESTION, ReplayLLM
@@ -175,7 +175,10 @@ def test_nothing_retrieved_is_an_empty_answer_not_the_placeholder(llm, streaming
         cited = asyncio.run(cited.get_response()) if aio else cited.get_response()
     answer = cited.metadata["cited_answer"]
     assert str(cited) == answer.text == "" and not cited.source_nodes and not llm.prompts
-    assert [n.kind for n in answer_notes(answer)] == ["empty_answer"]
+    # no model was asked: the note says so, not that the model's reply was empty
+    assert [n.kind for n in answer_notes(answer)] == ["no_model_asked"]
+    assert answer.no_model_asked == "no_sources"
+    assert "No sources were retrieved, so no model was asked" in answer.to_markdown()
 
 
 async def _collect(tokens) -> str:
@@ -190,6 +193,18 @@ def test_no_text_mode_is_an_empty_answer_not_the_word_none(llm, monkeypatch):
     cited = CitePostprocessor().cite(_engine(_scored(), llm, response_mode="no_text").query(QUESTION))
     assert str(cited) == cited.metadata["cited_answer"].text == ""
     assert not llm.prompts
+    answer = cited.metadata["cited_answer"]
+    assert answer.no_model_asked == "no_text"  # its note: no model was asked, not "its reply was empty"
+    assert [n.kind for n in answer_notes(answer)] == ["no_model_asked"]
+
+
+def test_a_model_s_empty_reply_is_never_said_to_be_one_no_model_was_asked_for():
+    # a model was asked and replied with nothing: the answer must not claim no model was asked
+    llm = ReplayLLM(answers={QUESTION: ""})
+    cited = CitePostprocessor().cite(_engine(_scored(), llm).query(QUESTION))
+    answer = cited.metadata["cited_answer"]
+    assert llm.prompts and answer.no_model_asked is None
+    assert "no_model_asked" not in [n.kind for n in answer_notes(answer)]
 
 
 def test_an_answer_without_nodes_from_another_engine_is_kept(llm):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from cite_core import Note, answer_notes, number_sources, parse_answer
+from cite_core import Note, answer_notes, number_sources, parse_answer, render_terminal
 from cite_core._render.labels import LABELS
 
 KINDS = {"invalid_markers", "unsupported", "removed_reference_list", "extractive", "dropped_sources"}
@@ -90,3 +92,17 @@ def test_an_empty_answer_gets_a_note_in_every_format(text: str) -> None:
     for rendered in (render_markdown(answer), render_html(answer), render_terminal(answer)):
         assert "The model gave no answer" in rendered
     assert answer_notes(parse_answer("The grass is green [1].", sources)) == []
+
+
+@pytest.mark.parametrize("why", ["no_sources", "no_text"])
+def test_an_answer_no_model_was_asked_for_says_so_in_every_format(why: str) -> None:
+    # nothing retrieved (or sources only asked for): "the model's reply was empty" would be wrong
+    answer = parse_answer("", []).model_copy(update={"no_model_asked": why})
+    [note] = answer_notes(answer, "en")
+    assert note.kind == "no_model_asked" and note.text == LABELS["en"][f"note_no_model_{why}"]
+    for lang in ("es", "zh"):
+        assert answer_notes(answer, lang)[0].text == LABELS[lang][f"note_no_model_{why}"]
+    for rendered in (answer.to_html(), answer.to_markdown(), render_terminal(answer, color=False)):
+        assert "no model was asked" in rendered and "its reply was empty" not in rendered
+    assert json.loads(answer.model_dump_json())["no_model_asked"] == why
+    assert "no_model_asked" not in parse_answer("", []).model_dump()  # dumps as before when unset
