@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,13 @@ from typing import Any
 import pytest
 
 from tests.fakes import LocalServer, sse
+
+# A test runner started in the background of a non-interactive shell (`cmd &`) ignores SIGINT, and the
+# commands the tests start inherit that: Python then installs no KeyboardInterrupt handler and the
+# interrupt tests' SIGINTs pass unnoticed (test_kill saw every kill end with exit 0). Handlers are reset
+# at exec, an ignored signal is not, so the default handler here is what the children start with.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SKY = (
     "The daytime sky looks blue because of Rayleigh scattering. Sunlight is scattered by the molecules of "
