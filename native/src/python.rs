@@ -5,8 +5,6 @@
 //! Python side retries with U+FFFD in their place, which the segmenter treats alike (neither has any
 //! class). A panic becomes PyO3's PanicException, which the Python side turns into a `NativeError`.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use pyo3::exceptions::PyValueError;
@@ -98,30 +96,7 @@ fn split_units(py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
     Ok(run(py, &chars, segment::split_units))
 }
 
-/// FNV-1a: words are short, and SipHash (the default, proof against hash flooding) cost a third of the
-/// time here. Flooding needs many distinct words colliding; the table is bounded by `max_words` and
-/// starts over, so the worst case stays bounded per chunk.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+use crate::scorer::FastMap;
 
 /// What the table knows: each word's term (None: a stop word) as the term's id and its one `str`.
 #[derive(Default)]

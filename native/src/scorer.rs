@@ -13,7 +13,10 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// FNV-1a (terms are short; see python.rs for why not SipHash).
+/// FNV-1a for the maps of terms here and of words in python.rs's `TermTable`: terms are short, and
+/// SipHash (the default, proof against hash flooding) cost a third of the time there. Flooding needs many
+/// distinct words colliding; the word table is bounded by `max_words` and starts over, and a source's
+/// terms are bounded by its text, so the worst case stays bounded per chunk.
 #[derive(Default)]
 pub struct Fnv(u64);
 
