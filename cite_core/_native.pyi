@@ -4,7 +4,7 @@ Offsets are ``str`` indices (code points). A text with a lone surrogate has no U
 ``UnicodeEncodeError``: callers pass it with U+FFFD in place of each surrogate.
 """
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 WRAP_MIN: int
 
@@ -100,6 +100,53 @@ class UnitIndex:
         """The number of terms of all units together."""
 
     def __len__(self) -> int: ...
+
+class ChunkAnalyser:
+    """A chunk text's analysis in one call (``cite_core/_sources/chunk_analyser.py``) through the word
+    table ``table``; ``ends``/``closers`` are the fragment rule's, ``separator(c)`` whether the non-ASCII
+    ``c`` is a space to ``terms.ascii_separated``."""
+
+    def __init__(
+        self, table: TermTable, ends: str, closers: str, separator: Callable[[str], bool]
+    ) -> None: ...
+    def analyse(
+        self, text: str, blocks: bool
+    ) -> tuple[list[tuple[int, int]], list[tuple[str, ...]], list[int], ChunkIndex] | None:
+        """The units' spans, terms and numbers of terms, and the analysis kept in Rust; None when a word
+        is not ASCII; ``UnicodeEncodeError`` for a lone surrogate."""
+
+class ChunkIndex:
+    """One chunk's analysis kept in Rust."""
+
+    def counts(self) -> list[dict[str, int]]:
+        """Each unit's term -> count, in order of first occurrence."""
+    def terms(self) -> set[str]:
+        """Every term of the chunk."""
+    def fragments(self) -> list[bool]:
+        """Whether each unit is a fragment rather than a sentence."""
+    def breaks(self) -> list[bool]:
+        """Whether a line break lies between each unit and the next."""
+    def index(self) -> UnitIndex:
+        """The compiled index of the units (segment 0)."""
+    def __len__(self) -> int: ...
+
+def compose_index(chunks: list[ChunkIndex], breaks: list[bool]) -> UnitIndex:
+    """The compiled index of a source of several segments (chunk i in segment i); ``ValueError`` unless
+    ``breaks`` has one flag between every two neighbouring units."""
+
+class DocFreq:
+    """Document frequencies over the units of several chunks, read as a ``Counter``."""
+
+    def get(self, term: object, default: object = None) -> int | object: ...
+    def __getitem__(self, term: object) -> int: ...
+    def __contains__(self, term: object) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def items(self) -> list[tuple[str, int]]: ...
+
+def doc_freq(table: TermTable, chunks: list[ChunkIndex]) -> DocFreq | None:
+    """The frequencies over ``chunks`` (each once per segment with its text); None when they were
+    analysed in different epochs of the word table."""
 
 def _panic() -> None:
     """Panics (for the test that a panic becomes an exception, never an abort)."""

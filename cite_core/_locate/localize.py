@@ -9,7 +9,7 @@ from .._exceptions import ArgumentError
 from .._schema.citations import citation_for_span
 from .._schema.models import Citation, Source
 from .._schema.source import IMAGE_KEY, Unit, analysis_of, layout_problem
-from .._sources.analysis import source_terms, source_units, unit_counts
+from .._sources.analysis import corpus_frequencies, source_terms, source_units, unit_counts, unit_lengths
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
 from .._sources.unit_index import index_of
@@ -97,11 +97,15 @@ class Corpus:
     @property
     def stats(self) -> TermStats:
         if self._stats is None:
-            # one counting pass over every unit (not a merge of per-source statistics, whose lazy
-            # document-frequency sums cost 20 dict lookups per term for 20 sources); the units' term
-            # counts serve BM25 later
-            counted = [unit_counts(s) for s in self.sources]
-            self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
+            frequencies = corpus_frequencies(self.sources)
+            if frequencies is not None:  # summed in Rust from the chunks' compiled analyses
+                self._stats = TermStats.from_frequencies(frequencies, [unit_lengths(s) for s in self.sources])
+            else:
+                # one counting pass over every unit (not a merge of per-source statistics, whose lazy
+                # document-frequency sums cost 20 dict lookups per term for 20 sources); the units' term
+                # counts serve BM25 later
+                counted = [unit_counts(s) for s in self.sources]
+                self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
         return self._stats
 
     def cite(

@@ -132,11 +132,18 @@ class NativeScorer:
         form (a lone surrogate: the reference scores that source)."""
         compiled = index.native
         if compiled is None:
-            units = index.units
+            natives = [c.native for c in index.chunks]
             try:
-                compiled = self._native.UnitIndex(
-                    [u.terms for u in units], [u.segment for u in units], index.breaks(), index.fragments
-                )
+                if natives and None not in natives:  # from the chunks' compiled analyses, in Rust
+                    if len(natives) == 1:
+                        compiled = natives[0].index()
+                    else:
+                        compiled = self._native.compose_index(natives, index.breaks())
+                else:  # from the units' term tuples (a chunk the reference analysed)
+                    units = index.units
+                    compiled = self._native.UnitIndex(
+                        [u.terms for u in units], [u.segment for u in units], index.breaks(), index.fragments
+                    )
             except UnicodeEncodeError:
                 compiled = False
             index.native = compiled

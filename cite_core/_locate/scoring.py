@@ -74,7 +74,9 @@ class TermStats:
     """Document frequencies over a set of text units (sentences), for idf."""
 
     units: int
-    df: Counter[str]
+    df: Mapping[str, int]
+    """Term -> the number of units holding it, read with ``get`` (a ``Counter``; summed in Rust, a
+    ``_native.DocFreq``, when the extension analysed every chunk: ``from_frequencies``)."""
     avg_len: float
     idf_table: _IdfTable = field(init=False, repr=False, compare=False)
     """Idf per term, filled on lookup."""
@@ -96,13 +98,19 @@ class TermStats:
         """Statistics over several groups of units (one per source) at once, given each unit's distinct
         terms (a set, or the keys of its term counts) and its number of terms (the average length is
         each group's average weighted by its size), document frequencies counted in one pass."""
+        df = Counter(chain.from_iterable(chain.from_iterable(distinct)))
+        return cls.from_frequencies(df, lengths)
+
+    @classmethod
+    def from_frequencies(cls, df: Mapping[str, int], lengths: Sequence[Sequence[int]]) -> TermStats:
+        """Statistics given the document frequencies over several groups of units (one per source) and
+        each unit's number of terms (the average length is each group's average weighted by its size)."""
         count = sum(map(len, lengths))
         total: float
         if len(lengths) == 1:
             total = sum(lengths[0])
         else:
             total = sum(sum(g) / len(g) * len(g) for g in lengths if g)
-        df = Counter(chain.from_iterable(chain.from_iterable(distinct)))
         return cls(count, df, total / count if count else 1.0)
 
     def __post_init__(self) -> None:

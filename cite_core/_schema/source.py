@@ -7,7 +7,7 @@ All character offsets in this library are 0-based and half-open: ``text[start:en
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from pydantic import (
@@ -59,8 +59,9 @@ class ChunkAnalysis:
 
     units: tuple[Unit, ...]
     """The citable units, in order."""
-    counts: list[dict[str, int]]
-    """Term -> count of each unit (its keys are the unit's distinct terms)."""
+    counted: list[dict[str, int]] | None = field(compare=False)
+    """Term -> count of each unit, once built (``counts``; left out of equality: the units' terms
+    give them)."""
     lengths: list[int]
     """Number of terms of each unit."""
     index: object = None
@@ -69,6 +70,31 @@ class ChunkAnalysis:
     reads it, as this module comes first)."""
     fragments: list[bool] | None = None
     """Whether each unit is a fragment rather than a sentence (``_analysis.fragment_flags``), on first use."""
+    native: Any = field(default=None, compare=False)
+    """The analysis kept in Rust (``_native.ChunkIndex``) when the extension analysed the chunk: it gives
+    the counts, the fragment flags, the chunk's terms, the compiled index and the corpus frequencies
+    without a Python object per unit and term (``_sources.chunk_analyser``)."""
+
+    @property
+    def counts(self) -> list[dict[str, int]]:
+        """Term -> count of each unit (its keys are the unit's distinct terms), in order of first
+        occurrence: of a chunk the extension analysed, built on first read (two threads may both build
+        them: the same value)."""
+        counts = self.counted
+        if counts is None:
+            counts = self.counted = self.native.counts()
+        return counts
+
+    def __getstate__(self) -> tuple[object, ...]:
+        # the Rust part does not pickle: what it would give is made Python objects first
+        fragments = self.fragments
+        if fragments is None and self.native is not None:
+            fragments = self.native.fragments()
+        return (self.units, self.counts, self.lengths, self.index, fragments)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.units, self.counted, self.lengths, self.index, self.fragments = state
+        self.native = None
 
 
 @dataclass(slots=True)
@@ -83,8 +109,13 @@ class SourceAnalysis:
     kind: str
     units: list[Unit] | None = None
     """The citable units of the source, in order (``source_units``)."""
+    lengths: list[int] | None = None
+    """Number of terms of each unit (set with ``units``)."""
+    chunks: tuple[ChunkAnalysis, ...] | None = None
+    """The analysis of each segment's chunk text (set with ``units``)."""
     unit_counts: tuple[list[dict[str, int]], list[int]] | None = None
-    """Term counts and number of terms of each unit (set with ``units``)."""
+    """Term counts and number of terms of each unit (set with ``units`` when every chunk's counts were
+    built, else on first read: ``unit_counts``)."""
     chunk: ChunkAnalysis | None = None
     """Of a one-chunk source once cited: its chunk's analysis, which keeps its index and fragment flags."""
     terms: set[str] | None = None

@@ -8,23 +8,22 @@ index of ``unit_index``) is kept on the same ``SourceAnalysis``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .._schema.source import ChunkAnalysis, Source, SourceAnalysis, Unit, analysis_of
 from .cache import CHUNK_CACHE_MAX_CHARS, CHUNKS
-from .segmenter import split_units
-from .term_analyser import TERM_ANALYSER, counts_of
-from .terms import _analyze, ascii_separated
-
-_new_tuple = tuple.__new__
+from .chunk_analyser import CHUNK_ANALYSER, NativeChunkAnalyser, fragments_of
 
 __all__ = [
     "chunk_of",
+    "corpus_frequencies",
     "first_sentences",
     "fragment_flags",
     "source_terms",
     "source_units",
     "unit_counts",
+    "unit_lengths",
 ]
 
 
@@ -32,34 +31,40 @@ def source_units(source: Source) -> list[Unit]:
     """The citable units of a source, cached on it (with their term counts and lengths)."""
     analysis = analysis_of(source)
     units = analysis.units
-    return _analyse_source(source, analysis)[0] if units is None else units
+    return _analyse_source(source, analysis) if units is None else units
 
 
-def _analyse_source(
-    source: Source, analysis: SourceAnalysis
-) -> tuple[list[Unit], tuple[list[dict[str, int]], list[int]]]:
-    """The units of ``source`` and their term counts and lengths, kept on ``analysis``."""
+def _analyse_source(source: Source, analysis: SourceAnalysis) -> list[Unit]:
+    """The units of ``source`` and their lengths, kept on ``analysis`` with their term counts when every
+    chunk's counts are built (the reference's analysis), else with the chunks that build them on first
+    read (``unit_counts``)."""
     blocks = source.kind == "blocks"
     segments = source.segments
     units: list[Unit]
-    counted: tuple[list[dict[str, int]], list[int]]
+    entries: tuple[ChunkAnalysis, ...]
     if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
         entry = _chunk(segments[0].text, blocks)
-        units = list(entry.units)
-        counted = (entry.counts, entry.lengths)
+        units, lengths, entries = list(entry.units), entry.lengths, (entry,)
         if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
             analysis.chunk = entry  # not kept by the chunk cache: its index goes with the source
     else:
-        units, counted = [], ([], [])
+        units, lengths, chunks = [], [], []
         for index, seg in enumerate(segments):
             entry = _chunk(seg.text, blocks)
             offset = seg.start
             units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
-            counted[0].extend(entry.counts)
-            counted[1].extend(entry.lengths)
+            lengths.extend(entry.lengths)
+            chunks.append(entry)
+        entries = tuple(chunks)
+    if all(e.counted is not None for e in entries):
+        # as before the compiled analysis: the source keeps the counts, not the chunks
+        counts = entries[0].counts if len(entries) == 1 else [c for e in entries for c in e.counts]
+        analysis.unit_counts = (counts, lengths)
+    else:
+        analysis.chunks = entries
+    analysis.lengths = lengths
     analysis.units = units
-    analysis.unit_counts = counted
-    return units, counted
+    return units
 
 
 def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
@@ -70,31 +75,61 @@ def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
 
 
 def _analyse_segment(text: str, blocks: bool) -> ChunkAnalysis:
-    if blocks:
-        spans = [(0, len(text))]
-    else:
-        spans = split_units(text)
-    lowered = text.lower()
-    # lower() keeps every offset when it keeps the length (final sigma, the one case that depends on
-    # context, is a non-ASCII word and falls back); then one pass over the chunk finds every unit's words
-    separated = ascii_separated(lowered) if len(lowered) == len(text) else None
-    if separated is not None:
-        terms, counts, lengths = TERM_ANALYSER.unit_terms(separated, spans)
-    else:
-        terms = [_analyze(text[a:b]) for a, b in spans]
-        counts, lengths = [counts_of(t) for t in terms], [len(t) for t in terms]
-    # tuple.__new__ skips the named tuple's Python-level __new__ (a lambda per unit): ~40 % of this line
-    # on never-seen chunks (docs/benchmarks.md, "Building units without the named tuple's __new__")
-    units = tuple([_new_tuple(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
-    return ChunkAnalysis(units, counts, lengths)
+    """The analysis of one chunk text (``chunk_analyser``: one compiled call, or the reference)."""
+    return CHUNK_ANALYSER.analyse(text, blocks)
 
 
 def unit_counts(source: Source) -> tuple[list[dict[str, int]], list[int]]:
     """Term counts (for BM25; their keys give document frequencies) and lengths of each unit, cached on
-    the source by ``source_units``."""
+    the source (built from its chunks on first read when the extension analysed them)."""
     analysis = analysis_of(source)
     counted = analysis.unit_counts
-    return _analyse_source(source, analysis)[1] if counted is None else counted
+    if counted is None:
+        if analysis.units is None:
+            _analyse_source(source, analysis)
+        counted = analysis.unit_counts
+        if counted is None:  # two threads may both build them: the same value
+            entries = analysis.chunks or ()
+            counts = entries[0].counts if len(entries) == 1 else [c for e in entries for c in e.counts]
+            counted = analysis.unit_counts = (counts, unit_lengths(source))
+    return counted
+
+
+def unit_lengths(source: Source) -> list[int]:
+    """The number of terms of each unit of a source, cached on it."""
+    analysis = analysis_of(source)
+    if analysis.units is None:
+        _analyse_source(source, analysis)
+    lengths = analysis.lengths
+    assert lengths is not None  # set with the units
+    return lengths
+
+
+def _natives(source: Source) -> list[Any] | None:
+    """The compiled analyses of the source's chunks, when the extension analysed every one (else None)."""
+    analysis = analysis_of(source)
+    if analysis.units is None:
+        _analyse_source(source, analysis)
+    entries = analysis.chunks
+    if entries is None:
+        return None
+    natives = [e.native for e in entries]
+    return None if None in natives else natives
+
+
+def corpus_frequencies(sources: Sequence[Source]) -> Mapping[str, int] | None:
+    """The document frequencies over every unit of ``sources`` (``TermStats.from_groups``'s), counted
+    in Rust from their compiled analyses; None when a source has a chunk the reference analysed (a
+    word that is not ASCII) or without the extension (the caller counts the units' term counts)."""
+    if not isinstance(CHUNK_ANALYSER, NativeChunkAnalyser):
+        return None
+    chunks: list[Any] = []
+    for source in sources:
+        natives = _natives(source)
+        if natives is None:
+            return None
+        chunks.extend(natives)
+    return CHUNK_ANALYSER.frequencies(chunks)
 
 
 def source_terms(source: Source) -> set[str]:
@@ -102,7 +137,12 @@ def source_terms(source: Source) -> set[str]:
     analysis = analysis_of(source)
     terms = analysis.terms
     if terms is None:
-        terms = analysis.terms = set().union(*unit_counts(source)[0])  # the units' keys, in C
+        natives = _natives(source) if analysis.unit_counts is None else None
+        if natives is not None:  # the compiled analysis gives its chunks' terms without the counts
+            terms = natives[0].terms() if len(natives) == 1 else set().union(*(n.terms() for n in natives))
+        else:
+            terms = set().union(*unit_counts(source)[0])  # the units' keys, in C
+        analysis.terms = terms
     return terms
 
 
@@ -115,7 +155,9 @@ def chunk_of(source: Source) -> ChunkAnalysis | None:
         segments = source.segments
         if len(segments) != 1 or segments[0].start != 0:
             return None
-        entry = analysis.chunk = _chunk(segments[0].text, source.kind == "blocks")
+        entries = analysis.chunks  # the analysed chunk, when the source kept it (not analysed again)
+        entry = entries[0] if entries else _chunk(segments[0].text, source.kind == "blocks")
+        analysis.chunk = entry
     return entry
 
 
@@ -130,19 +172,15 @@ def fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
         else:
             flags = entry.fragments
             if flags is None:  # two threads may both build it: the same value
-                flags = entry.fragments = _fragments(source.text, units)
+                native = entry.native
+                flags = native.fragments() if native is not None else _fragments(source.text, units)
+                entry.fragments = flags
         analysis.fragments = flags
     return flags
 
 
-_ENDS = frozenset(".!?…。！？")
-_CLOSERS = "\"'”’»)]}」』）*_`"
-
-
-def _fragments(text: str, units: Sequence[Unit]) -> list[bool]:
-    """Whether each unit is a fragment rather than a sentence: its text does not end with ``. ! ? …``
-    or ``。！？`` (closing quotes, brackets and emphasis marks aside)."""
-    return [text[u.start : u.end].rstrip(_CLOSERS)[-1:] not in _ENDS for u in units]
+_fragments = fragments_of
+"""Whether each unit is a fragment rather than a sentence (``chunk_analyser.fragments_of``)."""
 
 
 def first_sentences(sources: Sequence[Source]) -> list[int]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .._schema.source import Source, Unit, analysis_of
-from .analysis import chunk_of, fragment_flags, source_units, unit_counts
+from .._schema.source import ChunkAnalysis, Source, Unit, analysis_of
+from .analysis import chunk_of, fragment_flags, source_units, unit_counts, unit_lengths
 
 __all__ = ["POSTINGS_AFTER", "CountsIndex", "build_postings", "index_of"]
 
@@ -42,29 +42,43 @@ def build_postings(counts: Sequence[Mapping[str, int]]) -> Postings:
 class CountsIndex:
     """One source's units for scoring (offsets and segments as in ``source_units``)."""
 
-    __slots__ = ("_postings", "_uses", "counts", "fragments", "lengths", "native", "text", "units")
+    __slots__ = ("_counts", "_postings", "_uses", "chunks", "fragments", "lengths", "native", "text", "units")
 
     def __init__(
         self,
         text: str,
         units: list[Unit],
-        counts: list[dict[str, int]],
+        counts: list[dict[str, int]] | None,
         lengths: list[int],
         fragments: list[bool],
+        chunks: Sequence[ChunkAnalysis] = (),
     ) -> None:
         self.text = text
         self.units = units
-        self.counts = counts
-        """Term -> count of each unit (its keys are the unit's distinct terms)."""
+        self._counts = counts
         self.lengths = lengths
         """Number of terms of each unit."""
         self.fragments = fragments
         """Whether each unit is a fragment rather than a sentence (``analysis.fragment_flags``)."""
+        self.chunks = tuple(chunks)
+        """The analysis of each segment's chunk (of every unit, in order), when the source has them:
+        the counts come from them on first read, and the compiled index from their compiled analyses."""
         self.native: object = None
         """The compiled index of these units (``_native.UnitIndex``) once the extension scored them,
         False when it cannot (a term without a UTF-8 form)."""
         self._postings: Postings | None = None
         self._uses = 0
+
+    @property
+    def counts(self) -> list[dict[str, int]]:
+        """Term -> count of each unit (its keys are the unit's distinct terms); of chunks the extension
+        analysed, built on first read (the reference scorer's: the compiled one reads its own index)."""
+        counts = self._counts
+        if counts is None:  # two threads may both build them: the same value
+            chunks = self.chunks
+            counts = chunks[0].counts if len(chunks) == 1 else [c for e in chunks for c in e.counts]
+            self._counts = counts
+        return counts
 
     def __getstate__(self) -> dict[str, object]:
         # a pickled source (a pickled answer holds its sources) leaves the compiled index out: it is
@@ -108,8 +122,11 @@ def index_of(source: Source) -> CountsIndex:
             index = entry.index
         else:
             units = source_units(source)
-            counts, lengths = unit_counts(source)
-            index = CountsIndex(source.text, units, counts, lengths, fragment_flags(source, units))
+            chunks = analysis.chunks or ()
+            counts = None if chunks else unit_counts(source)[0]  # else built from the chunks when read
+            index = CountsIndex(
+                source.text, units, counts, unit_lengths(source), fragment_flags(source, units), chunks
+            )
             if entry is not None:  # one chunk: kept with its analysis (two threads: the same value)
                 entry.index = index
         analysis.index = index

@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 pub mod chars;
+pub mod chunk;
 pub mod lexer;
 pub mod scorer;
 pub mod segment;

@@ -140,8 +140,15 @@ pub(super) fn claim<'py>(
 /// of `unit_index.CountsIndex`), from each unit's terms in order; `locate` finds the span a claim cites
 /// and `features` reads the support of cited units.
 #[pyclass(frozen, module = "cite_core._native")]
-struct UnitIndex {
+pub(super) struct UnitIndex {
     index: Index,
+}
+
+impl UnitIndex {
+    /// The index built elsewhere (`py_chunk.rs`: from a chunk's analysis kept in Rust).
+    pub(super) fn of(index: Index) -> Self {
+        UnitIndex { index }
+    }
 }
 
 #[pymethods]

@@ -5,6 +5,7 @@
 //! Python side retries with U+FFFD in their place, which the segmenter treats alike (neither has any
 //! class). A panic becomes PyO3's PanicException, which the Python side turns into a `NativeError`.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use pyo3::exceptions::PyValueError;
@@ -16,6 +17,8 @@ use crate::chars::{Table, ALNUM, ALPHA, DECIMAL, DIGIT, LOWER, SPACE, UPPER};
 use crate::segment;
 use crate::terms::{ascii_words, Stemmer};
 
+#[path = "py_chunk.rs"]
+mod py_chunk;
 #[path = "py_scorer.rs"]
 mod py_scorer;
 
@@ -99,10 +102,27 @@ fn split_units(py: Python<'_>, text: &str) -> PyResult<Vec<(usize, usize)>> {
 use crate::scorer::FastMap;
 
 /// What the table knows: each word's term (None: a stop word) as the term's id and its one `str`.
-#[derive(Default)]
 struct Words {
     terms: FastMap<Box<str>, Option<(u32, Py<PyString>)>>,
     ids: FastMap<String, u32>,
+    /// which table this is: a new one (the table starting over) gives the same term another id, so
+    /// ids are compared only within one epoch (`py_chunk.rs`)
+    epoch: u64,
+}
+
+const WORDS_ROOM: usize = 512;
+
+static EPOCHS: AtomicU64 = AtomicU64::new(0);
+
+impl Default for Words {
+    fn default() -> Self {
+        // room for the words of a few chunks: a table that starts over (`clear_caches`) grows again
+        Words {
+            terms: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
+            ids: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
+            epoch: EPOCHS.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 /// TermTable(stop, suffixes, max_words): word -> term, remembered (the Rust twin of terms.py's
@@ -222,6 +242,16 @@ impl TermTable {
     }
 }
 
+impl TermTable {
+    /// The epoch of the words known now.
+    fn epoch(&self) -> u64 {
+        self.words
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .epoch
+    }
+}
+
 /// _panic(): panics, for the test that a panic reaches Python as an exception, never an abort.
 #[pyfunction]
 fn _panic() {
@@ -237,6 +267,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<TermTable>()?;
     m.add_class::<crate::lexer_py::PlainPath>()?;
     py_scorer::register(m)?;
+    py_chunk::register(m)?;
     m.add("PanicException", m.py().get_type::<PanicException>())?;
     m.add("WRAP_MIN", segment::WRAP_MIN)?;
     Ok(())

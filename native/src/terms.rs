@@ -6,12 +6,18 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+use crate::scorer::Fnv;
 
 /// The stop words and the suffix stripping of `_stem_word`.
 pub struct Stemmer {
-    stop: HashSet<String>,
+    stop: HashSet<String, BuildHasherDefault<Fnv>>,
     /// suffixes of two or more characters, in `SUFFIXES` order, as `char`s
     multi: Vec<Vec<char>>,
+    /// the ASCII ones among them, in the same order, as bytes, with whether the stem takes a `y`
+    /// (`ies`, `ied`): an ASCII word ends with no other, so they give its first match
+    multi_ascii: Vec<(Vec<u8>, bool)>,
     one: Vec<char>,
 }
 
@@ -27,9 +33,15 @@ impl Stemmer {
                 _ => multi.push(chars),
             }
         }
+        let multi_ascii = multi
+            .iter()
+            .filter(|s| s.iter().all(char::is_ascii))
+            .map(|s| (s.iter().map(|&c| c as u8).collect(), y_stem(s)))
+            .collect();
         Stemmer {
             stop: stop.iter().map(|s| s.as_ref().to_owned()).collect(),
             multi,
+            multi_ascii,
             one,
         }
     }
@@ -46,6 +58,9 @@ impl Stemmer {
     /// `_stem_word`: the first suffix (in `SUFFIXES` order) the word ends with that leaves three
     /// characters (`ies`/`ied` become `y`), else a final one-letter suffix, else the word.
     pub fn stem(&self, word: &str) -> String {
+        if word.is_ascii() {
+            return self.stem_ascii(word);
+        }
         let w: Vec<char> = word.chars().collect();
         let n = w.len();
         if n <= 3 {
@@ -54,7 +69,7 @@ impl Stemmer {
         for suffix in &self.multi {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
                 let mut stem: String = w[..n - suffix.len()].iter().collect();
-                if suffix[..] == ['i', 'e', 's'] || suffix[..] == ['i', 'e', 'd'] {
+                if y_stem(suffix) {
                     stem.push('y');
                 }
                 return stem;
@@ -65,6 +80,34 @@ impl Stemmer {
         }
         word.to_owned()
     }
+
+    /// `stem` of an ASCII word, on its bytes (one per character).
+    fn stem_ascii(&self, word: &str) -> String {
+        let w = word.as_bytes();
+        let n = w.len();
+        if n <= 3 {
+            return word.to_owned();
+        }
+        for (suffix, y) in &self.multi_ascii {
+            if w.ends_with(suffix) && n - suffix.len() >= 3 {
+                let mut stem = String::with_capacity(n - suffix.len() + 1);
+                stem.push_str(&word[..n - suffix.len()]);
+                if *y {
+                    stem.push('y');
+                }
+                return stem;
+            }
+        }
+        if self.one.contains(&char::from(w[n - 1])) {
+            return word[..n - 1].to_owned();
+        }
+        word.to_owned()
+    }
+}
+
+/// Whether stripping this suffix leaves a `y` in its place (`ies`, `ied`).
+fn y_stem(suffix: &[char]) -> bool {
+    suffix == ['i', 'e', 's'] || suffix == ['i', 'e', 'd']
 }
 
 /// `str.split()` of ASCII text: runs between Python's ASCII white space (which counts U+001C..U+001F).
@@ -85,6 +128,16 @@ mod tests {
         ];
         let s = Stemmer::new(&stop, &suffixes);
         assert_eq!(s.term("the"), None);
+        let spanish = Stemmer::new(&stop, &["ciones", "ción", "s"]);
+        for (word, stem) in [
+            ("organizaciones", "organiza"),
+            ("organización", "organiza"),
+            ("nación", "nación"),
+            ("naciones", "nacione"),
+            ("cats", "cat"),
+        ] {
+            assert_eq!(spanish.stem(word), stem, "{word}");
+        }
         for (word, stem) in [
             ("relational", "rel"),
             ("parties", "party"),

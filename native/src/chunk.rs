@@ -1,0 +1,195 @@
+//! A chunk's analysis beyond its segmentation, for the one call that analyses a chunk text
+//! (`ChunkAnalyser.analyse` in `py_chunk.rs`): the ASCII separation of `terms.ascii_separated`, the
+//! fragment flags of `analysis._fragments`, the line breaks of `CountsIndex.breaks`, and each unit's
+//! terms as ids local to the chunk with their document frequencies over its units. The Python code
+//! named is the reference; offsets are code points (`char`s), as Python's.
+#![forbid(unsafe_code)]
+
+use crate::scorer::FastMap;
+
+/// `ascii_separated(text.lower())` as one byte per character: an ASCII letter or digit lower-cased,
+/// every other character a space. `separator(c)` says whether a non-ASCII character becomes a space
+/// there (lower-cased it is one character, neither a word character nor CJK); None as soon as one does
+/// not (the chunk has a word Python analyses: accents, CJK, a letter lower-casing to ASCII).
+pub fn separate<E>(
+    text: &[char],
+    mut separator: impl FnMut(char) -> Result<bool, E>,
+) -> Result<Option<Vec<u8>>, E> {
+    let mut out = Vec::with_capacity(text.len());
+    for &c in text {
+        if c.is_ascii() {
+            let b = c as u8;
+            out.push(if b.is_ascii_alphanumeric() {
+                b.to_ascii_lowercase()
+            } else {
+                b' '
+            });
+        } else if separator(c)? {
+            out.push(b' ');
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// `_fragments`: whether each unit is a fragment rather than a sentence: its text, the `closers`
+/// stripped from its end, does not end with one of `ends` (an empty unit is a fragment).
+pub fn fragments(
+    text: &[char],
+    spans: &[(usize, usize)],
+    ends: &[char],
+    closers: &[char],
+) -> Vec<bool> {
+    spans
+        .iter()
+        .map(|&(a, b)| {
+            let mut end = b;
+            while end > a && closers.contains(&text[end - 1]) {
+                end -= 1;
+            }
+            end == a || !ends.contains(&text[end - 1])
+        })
+        .collect()
+}
+
+/// `CountsIndex.breaks`: whether a line break lies between each unit and the next.
+pub fn breaks(text: &[char], spans: &[(usize, usize)]) -> Vec<bool> {
+    spans
+        .windows(2)
+        .map(|w| {
+            let (from, to) = (w[0].1, w[1].0);
+            from < to && text[from..to].contains(&'\n')
+        })
+        .collect()
+}
+
+/// Each unit's terms as ids local to the chunk (0, 1, ... in order of first occurrence), from terms
+/// given as ids of a larger table (the word table's): `push` each term of a unit, then `end_unit`.
+#[derive(Default)]
+pub struct LocalTerms {
+    local: FastMap<u32, u32>,
+    /// the table's id of each local id
+    pub globals: Vec<u32>,
+    /// every unit's local ids one after another; unit i is `seq[starts[i]..starts[i + 1]]`
+    pub seq: Vec<u32>,
+    pub starts: Vec<u32>,
+    /// per local id: how many units hold it (their document frequency within the chunk)
+    pub unit_df: Vec<u32>,
+    /// per local id: 1 + the last unit that held it (0: none yet)
+    last: Vec<u32>,
+}
+
+impl LocalTerms {
+    pub fn new() -> Self {
+        LocalTerms {
+            starts: vec![0],
+            ..Default::default()
+        }
+    }
+
+    /// The next term of the current unit, by its table id; its local id, and whether it is new.
+    pub fn push(&mut self, global: u32) -> (u32, bool) {
+        let next = self.globals.len() as u32;
+        let id = *self.local.entry(global).or_insert(next);
+        let new = id == next;
+        if new {
+            self.globals.push(global);
+            self.unit_df.push(0);
+            self.last.push(0);
+        }
+        let unit = self.starts.len() as u32; // 1 + the current unit
+        if self.last[id as usize] != unit {
+            self.last[id as usize] = unit;
+            self.unit_df[id as usize] += 1;
+        }
+        self.seq.push(id);
+        (id, new)
+    }
+
+    /// Closes the current unit.
+    pub fn end_unit(&mut self) {
+        self.starts.push(self.seq.len() as u32);
+    }
+
+    /// The number of units closed.
+    pub fn units(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The local ids of unit `i`, in order.
+    pub fn unit(&self, i: usize) -> &[u32] {
+        &self.seq[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Each distinct local id of unit `i` with its count there, in order of first occurrence.
+    pub fn counts(&self, i: usize) -> Vec<(u32, u32)> {
+        let mut order: Vec<(u32, u32)> = Vec::new();
+        for &id in self.unit(i) {
+            // a unit has few distinct terms: a scan beats a map
+            match order.iter_mut().find(|entry| entry.0 == id) {
+                Some(entry) => entry.1 += 1,
+                None => order.push((id, 1)),
+            }
+        }
+        order
+    }
+
+    /// Drops the map from table ids (no term is pushed after the analysis).
+    pub fn finish(&mut self) {
+        self.local = FastMap::default();
+        self.last = Vec::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chars(s: &str) -> Vec<char> {
+        s.chars().collect()
+    }
+
+    #[test]
+    fn separates_as_ascii_separated_and_refuses_other_words() {
+        let t = chars("Hello, World—42 x_y");
+        let out = separate(&t, |c| Ok::<bool, ()>(c == '—')).unwrap().unwrap();
+        assert_eq!(out, b"hello  world 42 x y");
+        assert_eq!(
+            separate(&chars("café"), |_| Ok::<bool, ()>(false)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn fragments_and_breaks_as_the_python_ones() {
+        let t = chars("One. \"Two!\"\nthree (four.)\nfive");
+        let spans = [(0, 4), (5, 11), (12, 17), (18, 25), (26, 30)];
+        let f = fragments(&t, &spans, &['.', '!'], &['"', ')']);
+        assert_eq!(f, [false, false, true, false, true]);
+        assert_eq!(breaks(&t, &spans), [false, true, false, true]);
+        assert_eq!(fragments(&t, &[(3, 3)], &['.'], &[]), [true]);
+        assert!(breaks(&t, &[(0, 4)]).is_empty());
+    }
+
+    #[test]
+    fn local_ids_in_order_with_unit_frequencies() {
+        let mut l = LocalTerms::new();
+        for g in [7, 3, 7] {
+            l.push(g);
+        }
+        l.end_unit();
+        l.end_unit(); // an empty unit
+        for g in [3, 9] {
+            l.push(g);
+        }
+        l.end_unit();
+        assert_eq!(l.globals, [7, 3, 9]);
+        assert_eq!(l.unit(0), [0, 1, 0]);
+        assert!(l.unit(1).is_empty());
+        assert_eq!(l.unit(2), [1, 2]);
+        assert_eq!(l.unit_df, [1, 2, 1]);
+        assert_eq!(l.counts(0), [(0, 2), (1, 1)]);
+        assert_eq!(l.units(), 3);
+    }
+}

@@ -1,0 +1,434 @@
+//! The PyO3 bindings of a chunk's analysis in one call (`ChunkAnalyser.analyse`): segmentation, the
+//! ASCII separation, each unit's terms through the word table, fragment flags and line breaks, kept in
+//! Rust as a `ChunkIndex` that builds the compiled `UnitIndex` without reading a term tuple back, gives
+//! the units' term counts only when a Python reader asks, and sums with the other chunks of a corpus
+//! into its document frequencies (`DocFreq`). A child module of `python.rs`, registered by `register`.
+//!
+//! The Python of `cite_core/_sources/analysis.py` (`PythonChunkAnalyser`) is the reference: the same
+//! spans, terms, lengths, counts, flags and frequencies for every text this call accepts; it answers
+//! None for a text with a word Python analyses (accents, CJK), which then goes the reference's way.
+
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
+
+use super::py_scorer::UnitIndex;
+use super::{prepare, run, TermTable, Words};
+use crate::chunk::{self, LocalTerms};
+use crate::scorer::{FastMap, IndexBuilder};
+use crate::segment;
+use crate::terms::ascii_words;
+
+/// Indexes of this many terms or more are built with the GIL released.
+const DETACH_MIN_TERMS: usize = 1 << 16;
+
+/// The answers of the separator question kept at most (one per distinct non-ASCII character met).
+const SEPARATORS_MAX: usize = 1 << 16;
+
+/// ChunkAnalyser(table, ends, closers, separator): analyses chunk texts through the word table
+/// `table`; `ends` and `closers` are `analysis._ENDS` and `_CLOSERS`, `separator(c)` says whether the
+/// non-ASCII character `c` is a space to `terms.ascii_separated` (asked once per character).
+#[pyclass(frozen, module = "cite_core._native")]
+struct ChunkAnalyser {
+    table: Py<TermTable>,
+    ends: Vec<char>,
+    closers: Vec<char>,
+    separator: Py<PyAny>,
+    separators: Mutex<FastMap<char, bool>>,
+}
+
+/// (spans, terms of each unit, number of terms of each unit, the chunk kept in Rust).
+type Analysed<'py> = (
+    Vec<(usize, usize)>,
+    Bound<'py, PyList>,
+    Vec<usize>,
+    ChunkIndex,
+);
+
+#[pymethods]
+impl ChunkAnalyser {
+    #[new]
+    fn new(table: Py<TermTable>, ends: &str, closers: &str, separator: Py<PyAny>) -> Self {
+        ChunkAnalyser {
+            table,
+            ends: ends.chars().collect(),
+            closers: closers.chars().collect(),
+            separator,
+            separators: Mutex::new(FastMap::default()),
+        }
+    }
+
+    /// analyse(text, blocks) -> (spans, terms, lengths, chunk) | None: the units of a chunk text (its
+    /// sentences cut at their lines; the whole text for a block), each unit's terms (a tuple) and their
+    /// number, and the `ChunkIndex`; None when a word of the text is not ASCII.
+    fn analyse<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        blocks: bool,
+    ) -> PyResult<Option<Analysed<'py>>> {
+        let chars = prepare(py, text)?;
+        let Some(separated) = chunk::separate(&chars, |c| self.is_separator(py, c))? else {
+            return Ok(None);
+        };
+        let spans = if blocks {
+            vec![(0, chars.len())]
+        } else {
+            run(py, &chars, segment::split_units)
+        };
+        let fragments = chunk::fragments(&chars, &spans, &self.ends, &self.closers);
+        let breaks = chunk::breaks(&chars, &spans);
+        drop(chars);
+        let (epoch, mut local, terms) = self.unit_terms(py, &separated, &spans)?;
+        local.finish();
+        let units = PyList::empty(py);
+        let mut lengths = Vec::with_capacity(spans.len());
+        for i in 0..local.units() {
+            let ids = local.unit(i);
+            lengths.push(ids.len());
+            units.append(PyTuple::new(
+                py,
+                ids.iter().map(|&id| terms[id as usize].bind(py)),
+            )?)?;
+        }
+        let chunk = ChunkIndex {
+            epoch,
+            terms,
+            local,
+            breaks,
+            fragments,
+        };
+        Ok(Some((spans, units, lengths, chunk)))
+    }
+}
+
+impl ChunkAnalyser {
+    /// Whether `terms.ascii_separated` makes the non-ASCII character `c` a space (asked of Python once).
+    fn is_separator(&self, py: Python<'_>, c: char) -> PyResult<bool> {
+        let known = self
+            .separators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&c)
+            .copied();
+        if let Some(answer) = known {
+            return Ok(answer);
+        }
+        // asked with no lock held: Python code may let another thread run
+        let mut buf = [0u8; 4];
+        let s = PyString::new(py, c.encode_utf8(&mut buf));
+        let answer = self.separator.bind(py).call1((s,))?.extract::<bool>()?;
+        let mut known = self
+            .separators
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if known.len() < SEPARATORS_MAX {
+            known.insert(c, answer);
+        }
+        Ok(answer)
+    }
+
+    /// Each unit's terms as local ids, with each local id's `str` and the table's epoch. Under the
+    /// table's lock only strings are made (no object the garbage collector tracks, whose collection
+    /// could run Python code and let another thread wait on the lock while holding the GIL).
+    fn unit_terms(
+        &self,
+        py: Python<'_>,
+        separated: &[u8],
+        spans: &[(usize, usize)],
+    ) -> PyResult<(u64, LocalTerms, Vec<Py<PyString>>)> {
+        let table = self.table.get();
+        let mut guard = table.words.lock().unwrap_or_else(PoisonError::into_inner);
+        if guard.terms.len() > table.max_words {
+            *guard = Words::default();
+        }
+        let words = &mut *guard;
+        let mut local = LocalTerms::new();
+        let mut terms: Vec<Py<PyString>> = Vec::new();
+        for &(a, b) in spans {
+            let piece = std::str::from_utf8(&separated[a..b])
+                .map_err(|_| PyValueError::new_err("ChunkAnalyser: a span off a character"))?;
+            for word in ascii_words(piece) {
+                if let Some(known) = words.terms.get(word) {
+                    if let Some((id, term)) = known {
+                        if local.push(*id).1 {
+                            terms.push(term.clone_ref(py));
+                        }
+                    }
+                    continue;
+                }
+                // a word met for the first time: its term, its id, one `str`, remembered
+                let found = table.stemmer.term(word).map(|t| {
+                    let term = PyString::new(py, &t).unbind();
+                    let id = match words.ids.get(t.as_str()) {
+                        Some(&id) => id,
+                        None => {
+                            let id = words.ids.len() as u32;
+                            words.ids.insert(t, id);
+                            id
+                        }
+                    };
+                    (id, term)
+                });
+                if let Some((id, term)) = &found {
+                    if local.push(*id).1 {
+                        terms.push(term.clone_ref(py));
+                    }
+                }
+                words.terms.insert(word.into(), found);
+            }
+            local.end_unit();
+        }
+        Ok((words.epoch, local, terms))
+    }
+}
+
+/// The analysis of one chunk text kept in Rust: each unit's terms as ids local to the chunk (with each
+/// id's `str` and its id in the word table of epoch `epoch`), fragment flags and line breaks.
+#[pyclass(frozen, module = "cite_core._native")]
+pub(super) struct ChunkIndex {
+    epoch: u64,
+    terms: Vec<Py<PyString>>,
+    local: LocalTerms,
+    breaks: Vec<bool>,
+    fragments: Vec<bool>,
+}
+
+#[pymethods]
+impl ChunkIndex {
+    /// counts() -> list[dict[str, int]]: each unit's term -> count, in order of first occurrence.
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for i in 0..self.local.units() {
+            let counts = PyDict::new(py);
+            for (id, count) in self.local.counts(i) {
+                counts.set_item(self.terms[id as usize].bind(py), count)?;
+            }
+            out.append(counts)?;
+        }
+        Ok(out)
+    }
+
+    /// terms() -> set[str]: every term of the chunk.
+    fn terms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PySet>> {
+        PySet::new(py, self.terms.iter().map(|t| t.bind(py)))
+    }
+
+    /// fragments() -> list[bool]: `analysis._fragments` of the units.
+    fn fragments(&self) -> Vec<bool> {
+        self.fragments.clone()
+    }
+
+    /// breaks() -> list[bool]: whether a line break lies between each unit and the next.
+    fn breaks(&self) -> Vec<bool> {
+        self.breaks.clone()
+    }
+
+    /// index() -> UnitIndex: the compiled index of the units (segment 0), as `UnitIndex(terms, ...)`
+    /// of their term tuples builds it.
+    fn index(&self, py: Python<'_>) -> PyResult<UnitIndex> {
+        compose(py, &[self], self.breaks.clone())
+    }
+
+    fn __len__(&self) -> usize {
+        self.local.units()
+    }
+}
+
+/// The compiled index of the units of `chunks` one after another, the units of chunk i in segment i.
+fn compose(py: Python<'_>, chunks: &[&ChunkIndex], breaks: Vec<bool>) -> PyResult<UnitIndex> {
+    let refused = || PyValueError::new_err("compose_index: one line break between units");
+    let units: usize = chunks.iter().map(|c| c.local.units()).sum();
+    if breaks.len() != units.saturating_sub(1) {
+        return Err(refused());
+    }
+    let mut segments = Vec::with_capacity(units);
+    let mut fragments = Vec::with_capacity(units);
+    for (i, c) in chunks.iter().enumerate() {
+        let segment = u32::try_from(i).map_err(|_| refused())?;
+        segments.extend(std::iter::repeat_n(segment, c.local.units()));
+        fragments.extend_from_slice(&c.fragments);
+    }
+    let mut builder = IndexBuilder::new(segments, breaks, fragments).map_err(|_| refused())?;
+    let mut ids: Vec<u32> = Vec::new();
+    for c in chunks {
+        // interned in local order: the builder's ids of the chunk's terms
+        let mut map = Vec::with_capacity(c.terms.len());
+        for t in &c.terms {
+            map.push(builder.intern(t.bind(py).to_str()?));
+        }
+        for i in 0..c.local.units() {
+            ids.clear();
+            ids.extend(c.local.unit(i).iter().map(|&l| map[l as usize]));
+            builder.push(&ids).map_err(|_| refused())?;
+        }
+    }
+    let index = if builder_terms(chunks) >= DETACH_MIN_TERMS {
+        py.detach(|| builder.build())
+    } else {
+        builder.build()
+    };
+    Ok(UnitIndex::of(index.map_err(|_| refused())?))
+}
+
+fn builder_terms(chunks: &[&ChunkIndex]) -> usize {
+    chunks.iter().map(|c| c.local.seq.len()).sum()
+}
+
+/// compose_index(chunks, breaks) -> UnitIndex: the compiled index of a source of several segments,
+/// the units of chunk i in segment i; `breaks` between every two neighbouring units.
+#[pyfunction]
+fn compose_index(
+    py: Python<'_>,
+    chunks: Vec<Bound<'_, ChunkIndex>>,
+    breaks: Vec<bool>,
+) -> PyResult<UnitIndex> {
+    let chunks: Vec<&ChunkIndex> = chunks.iter().map(|c| c.get()).collect();
+    compose(py, &chunks, breaks)
+}
+
+/// Document frequencies over the units of several chunks (a corpus: each chunk once per source segment
+/// that has its text), as `TermStats.from_groups` counts them; read like a `Counter` (`get`, `[]`).
+#[pyclass(frozen, module = "cite_core._native", mapping)]
+struct DocFreq {
+    table: Py<TermTable>,
+    epoch: u64,
+    /// the word table's id -> the entry of its term
+    by_id: FastMap<u32, u32>,
+    entries: Vec<(Py<PyString>, u32)>,
+    /// term -> entry, built when the word table started over since (another epoch)
+    by_text: OnceLock<FastMap<Box<str>, u32>>,
+}
+
+/// doc_freq(table, chunks) -> DocFreq | None: None when the chunks were analysed in different epochs
+/// of the word table (it started over in between: their ids are not comparable).
+#[pyfunction]
+fn doc_freq(
+    py: Python<'_>,
+    table: Py<TermTable>,
+    chunks: Vec<Bound<'_, ChunkIndex>>,
+) -> Option<DocFreq> {
+    let epoch = match chunks.first() {
+        Some(c) => c.get().epoch,
+        None => table.get().epoch(),
+    };
+    if chunks.iter().any(|c| c.get().epoch != epoch) {
+        return None;
+    }
+    let mut by_id: FastMap<u32, u32> = FastMap::default();
+    let mut entries: Vec<(Py<PyString>, u32)> = Vec::new();
+    for c in &chunks {
+        let c = c.get();
+        for ((&global, &df), term) in c.local.globals.iter().zip(&c.local.unit_df).zip(&c.terms) {
+            let next = entries.len() as u32;
+            let at = *by_id.entry(global).or_insert(next);
+            if at == next {
+                entries.push((term.clone_ref(py), df));
+            } else {
+                entries[at as usize].1 += df;
+            }
+        }
+    }
+    Some(DocFreq {
+        table,
+        epoch,
+        by_id,
+        entries,
+        by_text: OnceLock::new(),
+    })
+}
+
+#[pymethods]
+impl DocFreq {
+    /// get(term, default=None): the number of units holding `term`, else `default`.
+    #[pyo3(signature = (term, default=None))]
+    fn get(
+        &self,
+        py: Python<'_>,
+        term: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> Py<PyAny> {
+        match self.find(py, term) {
+            Some(df) => df
+                .into_pyobject(py)
+                .map_or_else(|_| py.None(), |v| v.into_any().unbind()),
+            None => default.unwrap_or_else(|| py.None()),
+        }
+    }
+
+    /// `Counter`'s `[]`: 0 for a term no unit holds.
+    fn __getitem__(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> u32 {
+        self.find(py, term).unwrap_or(0)
+    }
+
+    fn __contains__(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> bool {
+        self.find(py, term).is_some()
+    }
+
+    fn __len__(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// items() -> list[tuple[str, int]]: every term with its frequency, in order of first occurrence.
+    fn items<'py>(&self, py: Python<'py>) -> Vec<(Bound<'py, PyString>, u32)> {
+        self.entries
+            .iter()
+            .map(|(t, df)| (t.bind(py).clone(), *df))
+            .collect()
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let keys = PyList::new(py, self.entries.iter().map(|(t, _)| t.bind(py)))?;
+        Ok(keys.try_iter()?.into_any())
+    }
+}
+
+impl DocFreq {
+    fn find(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> Option<u32> {
+        let text = term.cast::<PyString>().ok()?.to_str().ok()?;
+        let table = self.table.get();
+        let at = {
+            let words = table.words.lock().unwrap_or_else(PoisonError::into_inner);
+            if words.epoch == self.epoch {
+                Some(
+                    words
+                        .ids
+                        .get(text)
+                        .and_then(|id| self.by_id.get(id))
+                        .copied(),
+                )
+            } else {
+                None
+            }
+        };
+        let at = match at {
+            Some(at) => at,
+            None => self
+                .by_text
+                .get_or_init(|| {
+                    self.entries
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (t, _))| {
+                            (t.bind(py).to_str().unwrap_or_default().into(), i as u32)
+                        })
+                        .collect()
+                })
+                .get(text)
+                .copied(),
+        };
+        at.map(|i| self.entries[i as usize].1)
+    }
+}
+
+/// Adds `ChunkAnalyser`, `ChunkIndex`, `DocFreq` and their functions to the module.
+pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ChunkAnalyser>()?;
+    m.add_class::<ChunkIndex>()?;
+    m.add_class::<DocFreq>()?;
+    m.add_function(wrap_pyfunction!(compose_index, m)?)?;
+    m.add_function(wrap_pyfunction!(doc_freq, m)?)?;
+    Ok(())
+}
