@@ -104,16 +104,23 @@ class UnitIndex:
 class ChunkAnalyser:
     """A chunk text's analysis in one call (``cite_core/_sources/chunk_analyser.py``) through the word
     table ``table``; ``ends``/``closers`` are the fragment rule's, ``separator(c)`` whether the non-ASCII
-    ``c`` is a space to ``terms.ascii_separated``."""
+    ``c`` is a space to ``terms.ascii_separated``, ``cjk`` and ``cjk_stop`` the CJK ranges of
+    ``terms._TOKEN`` and the CJK characters that are no term."""
 
     def __init__(
-        self, table: TermTable, ends: str, closers: str, separator: Callable[[str], bool]
+        self,
+        table: TermTable,
+        ends: str,
+        closers: str,
+        separator: Callable[[str], bool],
+        cjk: list[tuple[str, str]],
+        cjk_stop: str,
     ) -> None: ...
     def analyse(
         self, text: str, blocks: bool
     ) -> tuple[list[tuple[int, int]], list[tuple[str, ...]], list[int], ChunkIndex] | None:
-        """The units' spans, terms and numbers of terms, and the analysis kept in Rust; None when a word
-        is not ASCII; ``UnicodeEncodeError`` for a lone surrogate."""
+        """The units' spans, terms and numbers of terms, and the analysis kept in Rust; None for a text
+        with a capital sigma and a word that is not ASCII; ``UnicodeEncodeError`` for a lone surrogate."""
 
 class ChunkIndex:
     """One chunk's analysis kept in Rust."""

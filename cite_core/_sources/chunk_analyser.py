@@ -4,12 +4,14 @@ term analyser (``segmenter.split_units``, ``TERM_ANALYSER``, ``terms._analyze``)
 units, terms, counts and lengths (tests/core/test_native_chunks.py).
 
 The compiled one does in one call what the reference does in several: segmentation, lower-casing and
-separation (``terms.ascii_separated``), each unit's terms through the extension's word table, the
-fragment flags and line breaks; and it keeps that in Rust (``ChunkAnalysis.native``), so that the units'
-term counts are built only when a Python reader asks (the reference scorer, ``unit_counts``), the
-compiled index of a cited source is built without its term tuples crossing back, and the corpus's
-document frequencies are summed in Rust (``corpus_frequencies``). A text with a word that is not ASCII
-(accents, CJK) or a lone surrogate goes the reference's way.
+separation (``terms.ascii_separated``; a chunk with other words, accents or CJK, lower-cased one
+character at a time as Python does and cut as ``terms._TOKEN`` cuts it), each unit's terms through the
+extension's word table, the fragment flags and line breaks; and it keeps that in Rust
+(``ChunkAnalysis.native``), so that the units' term counts are built only when a Python reader asks
+(the reference scorer, ``unit_counts``), the compiled index of a cited source is built without its term
+tuples crossing back, and the corpus's document frequencies are summed in Rust
+(``corpus_frequencies``). A text with a lone surrogate (no UTF-8 form) or a capital sigma (whose lower
+case depends on its neighbours) goes the reference's way.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any, Protocol
 from .._accel import NATIVE
 from .._exceptions import NativeError
 from .._schema.source import ChunkAnalysis, Unit
+from .._text import CJK
 from .segmenter import split_units
+from .stopwords import CJK_STOP
 from .term_analyser import TERM_ANALYSER, NativeTermAnalyser, counts_of
 from .terms import _NON_ASCII_TERM, _analyze, ascii_separated
 
@@ -42,6 +46,10 @@ ENDS = frozenset(".!?…。！？")
 """What ends a sentence: a unit whose text ends otherwise (closers aside) is a fragment."""
 CLOSERS = "\"'”’»)]}」』）*_`"
 """Closing quotes, brackets and emphasis marks, skipped at a unit's end before ``ENDS`` is asked."""
+
+
+CJK_RANGES = [(CJK[i], CJK[i + 2]) for i in range(0, len(CJK), 3)]
+"""``_text.CJK`` (a character class body of ranges ``a-b``) as (first, last) pairs."""
 
 
 def fragments_of(text: str, units: Sequence[Unit]) -> list[bool]:
@@ -99,7 +107,14 @@ class NativeChunkAnalyser:
     def __init__(self, native: ModuleType, terms: NativeTermAnalyser) -> None:
         self._native = native
         self._table = terms._table
-        self._analyser = native.ChunkAnalyser(self._table, "".join(sorted(ENDS)), CLOSERS, ascii_separator)
+        self._analyser = native.ChunkAnalyser(
+            self._table,
+            "".join(sorted(ENDS)),
+            CLOSERS,
+            ascii_separator,
+            CJK_RANGES,
+            "".join(sorted(CJK_STOP)),
+        )
         self._panic: type[BaseException] = native.PanicException
 
     def analyse(self, text: str, blocks: bool) -> ChunkAnalysis:

@@ -64,6 +64,50 @@ pub fn breaks(text: &[char], spans: &[(usize, usize)]) -> Vec<bool> {
         .collect()
 }
 
+/// What `terms._TOKEN` makes of a lower-cased character: part of a CJK run (`[CJK]+`), of a word
+/// (`[^\W_CJK]+`), or neither.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Class {
+    Cjk,
+    Word,
+    Other,
+}
+
+/// The terms `terms._analyze` reads off a lower-cased unit, in order: each word (to be mapped to its
+/// term by the word table; `false`) and, of each CJK run, its characters outside `cjk_stop` then its
+/// character bigrams (terms as they are; `true`).
+pub fn tokens(
+    lowered: &[char],
+    class: impl Fn(char) -> Class,
+    cjk_stop: &[char],
+) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < lowered.len() {
+        let kind = class(lowered[at]);
+        let end = at
+            + lowered[at..]
+                .iter()
+                .take_while(|&&c| class(c) == kind)
+                .count();
+        let run = &lowered[at..end];
+        match kind {
+            Class::Word => out.push((run.iter().collect(), false)),
+            Class::Cjk => {
+                out.extend(
+                    run.iter()
+                        .filter(|c| !cjk_stop.contains(c))
+                        .map(|c| (c.to_string(), true)),
+                );
+                out.extend(run.windows(2).map(|w| (w.iter().collect(), true)));
+            }
+            Class::Other => {}
+        }
+        at = end;
+    }
+    out
+}
+
 /// Each unit's terms as ids local to the chunk (0, 1, ... in order of first occurrence), from terms
 /// given as ids of a larger table (the word table's): `push` each term of a unit, then `end_unit`.
 #[derive(Default)]
@@ -170,6 +214,29 @@ mod tests {
         assert_eq!(breaks(&t, &spans), [false, true, false, true]);
         assert_eq!(fragments(&t, &[(3, 3)], &['.'], &[]), [true]);
         assert!(breaks(&t, &[(0, 4)]).is_empty());
+    }
+
+    #[test]
+    fn tokens_as_the_python_token_pattern() {
+        let class = |c: char| match c {
+            '\u{3040}'..='\u{9fff}' => Class::Cjk,
+            c if c.is_alphanumeric() => Class::Word,
+            _ => Class::Other,
+        };
+        let got = tokens(&chars("阿q正传的 x-ray"), class, &['的']);
+        let want = [
+            ("阿", true),
+            ("q", false),
+            ("正", true),
+            ("传", true),
+            ("正传", true),
+            ("传的", true),
+            ("x", false),
+            ("ray", false),
+        ];
+        let want: Vec<(String, bool)> = want.iter().map(|&(s, c)| (s.to_owned(), c)).collect();
+        assert_eq!(got, want);
+        assert!(tokens(&chars(" - "), class, &[]).is_empty());
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //!
 //! The Python of `cite_core/_sources/analysis.py` (`PythonChunkAnalyser`) is the reference: the same
 //! spans, terms, lengths, counts, flags and frequencies for every text this call accepts; it answers
-//! None for a text with a word Python analyses (accents, CJK), which then goes the reference's way.
+//! None for a text with a capital sigma (final sigma), which then goes the reference's way. A chunk of
+//! ASCII words (the rest separators) is cut on one separated copy; others are lower-cased a character
+//! at a time (Python's `lower`, asked once per character) and cut as `terms._TOKEN` cuts them.
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -15,14 +17,18 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
 
 use super::py_scorer::UnitIndex;
-use super::{prepare, run, TermTable, Words};
-use crate::chunk::{self, LocalTerms};
+use super::{ask, prepare, run, table, TermTable, Words};
+use crate::chars::ALNUM;
+use crate::chunk::{self, Class, LocalTerms};
 use crate::scorer::{FastMap, IndexBuilder};
 use crate::segment;
 use crate::terms::ascii_words;
 
 /// Indexes of this many terms or more are built with the GIL released.
 const DETACH_MIN_TERMS: usize = 1 << 16;
+
+/// GREEK CAPITAL LETTER SIGMA: Python lower-cases it by its neighbours (final sigma).
+const FINAL_SIGMA: char = '\u{3a3}';
 
 /// The answers of the separator question kept at most (one per distinct non-ASCII character met).
 const SEPARATORS_MAX: usize = 1 << 16;
@@ -37,6 +43,11 @@ struct ChunkAnalyser {
     closers: Vec<char>,
     separator: Py<PyAny>,
     separators: Mutex<FastMap<char, bool>>,
+    /// `terms._TOKEN`'s CJK ranges and `CJK_STOP`
+    cjk: Vec<(char, char)>,
+    cjk_stop: Vec<char>,
+    /// Python's `c.lower()` of each non-ASCII character met in a chunk with other words
+    lower: Mutex<FastMap<char, Box<[char]>>>,
 }
 
 /// (spans, terms of each unit, number of terms of each unit, the chunk kept in Rust).
@@ -50,19 +61,31 @@ type Analysed<'py> = (
 #[pymethods]
 impl ChunkAnalyser {
     #[new]
-    fn new(table: Py<TermTable>, ends: &str, closers: &str, separator: Py<PyAny>) -> Self {
+    #[pyo3(signature = (table, ends, closers, separator, cjk, cjk_stop))]
+    fn new(
+        table: Py<TermTable>,
+        ends: &str,
+        closers: &str,
+        separator: Py<PyAny>,
+        cjk: Vec<(char, char)>,
+        cjk_stop: &str,
+    ) -> Self {
         ChunkAnalyser {
             table,
             ends: ends.chars().collect(),
             closers: closers.chars().collect(),
             separator,
             separators: Mutex::new(FastMap::default()),
+            cjk,
+            cjk_stop: cjk_stop.chars().collect(),
+            lower: Mutex::new(FastMap::default()),
         }
     }
 
     /// analyse(text, blocks) -> (spans, terms, lengths, chunk) | None: the units of a chunk text (its
     /// sentences cut at their lines; the whole text for a block), each unit's terms (a tuple) and their
-    /// number, and the `ChunkIndex`; None when a word of the text is not ASCII.
+    /// number, and the `ChunkIndex`; None for a text with a capital sigma and a word that is not ASCII
+    /// (Python lower-cases the sigma by its neighbours).
     fn analyse<'py>(
         &self,
         py: Python<'py>,
@@ -70,9 +93,10 @@ impl ChunkAnalyser {
         blocks: bool,
     ) -> PyResult<Option<Analysed<'py>>> {
         let chars = prepare(py, text)?;
-        let Some(separated) = chunk::separate(&chars, |c| self.is_separator(py, c))? else {
-            return Ok(None);
-        };
+        let separated = chunk::separate(&chars, |c| self.is_separator(py, c))?;
+        if separated.is_none() && chars.contains(&FINAL_SIGMA) {
+            return Ok(None); // its lower case depends on its neighbours: Python's business
+        }
         let spans = if blocks {
             vec![(0, chars.len())]
         } else {
@@ -80,8 +104,35 @@ impl ChunkAnalyser {
         };
         let fragments = chunk::fragments(&chars, &spans, &self.ends, &self.closers);
         let breaks = chunk::breaks(&chars, &spans);
+        let (epoch, mut local, terms) = match &separated {
+            // ASCII words (the rest spaces): each unit's words are a slice of the separated text
+            Some(separated) => {
+                let mut pieces = Vec::with_capacity(spans.len());
+                for &(a, b) in &spans {
+                    pieces.push(std::str::from_utf8(&separated[a..b]).map_err(|_| {
+                        PyValueError::new_err("ChunkAnalyser: a span off a character")
+                    })?);
+                }
+                self.unit_terms(
+                    py,
+                    pieces.iter().map(|p| ascii_words(p).map(|w| (w, false))),
+                )?
+            }
+            // other words: each unit lower-cased as Python does and cut as `terms._TOKEN` cuts it
+            None => {
+                let mut tokens = Vec::with_capacity(spans.len());
+                for &(a, b) in &spans {
+                    tokens.push(self.tokens(py, &chars[a..b])?);
+                }
+                self.unit_terms(
+                    py,
+                    tokens
+                        .iter()
+                        .map(|unit| unit.iter().map(|(t, cjk)| (t.as_str(), *cjk))),
+                )?
+            }
+        };
         drop(chars);
-        let (epoch, mut local, terms) = self.unit_terms(py, &separated, &spans)?;
         local.finish();
         let units = PyList::empty(py);
         let mut lengths = Vec::with_capacity(spans.len());
@@ -130,15 +181,68 @@ impl ChunkAnalyser {
         Ok(answer)
     }
 
-    /// Each unit's terms as local ids, with each local id's `str` and the table's epoch. Under the
-    /// table's lock only strings are made (no object the garbage collector tracks, whose collection
-    /// could run Python code and let another thread wait on the lock while holding the GIL).
-    fn unit_terms(
+    /// The lower-cased unit cut into words and CJK terms, as `terms._analyze` cuts it.
+    fn tokens(&self, py: Python<'_>, unit: &[char]) -> PyResult<Vec<(String, bool)>> {
+        let mut lowered = Vec::with_capacity(unit.len());
+        for &c in unit {
+            if c.is_ascii() {
+                lowered.push(c.to_ascii_lowercase());
+            } else {
+                lowered.extend_from_slice(&self.lower_of(py, c)?);
+            }
+        }
+        let classes = table();
+        for &c in &lowered {
+            if !c.is_ascii() && classes.get(c) == 0 {
+                classes.set(c, ask(py, c)?);
+            }
+        }
+        let class = |c: char| {
+            if self.cjk.iter().any(|&(a, b)| a <= c && c <= b) {
+                Class::Cjk
+            } else if c != '_' && classes.get(c) & ALNUM != 0 {
+                Class::Word
+            } else {
+                Class::Other
+            }
+        };
+        Ok(chunk::tokens(&lowered, class, &self.cjk_stop))
+    }
+
+    /// Python's `c.lower()` (asked once per character).
+    fn lower_of(&self, py: Python<'_>, c: char) -> PyResult<Box<[char]>> {
+        if let Some(known) = self
+            .lower
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&c)
+        {
+            return Ok(known.clone());
+        }
+        let mut buf = [0u8; 4];
+        let s = PyString::new(py, c.encode_utf8(&mut buf));
+        let lowered: String = s.call_method0("lower")?.extract()?;
+        let lowered: Box<[char]> = lowered.chars().collect();
+        let mut known = self.lower.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.len() < SEPARATORS_MAX {
+            known.insert(c, lowered.clone());
+        }
+        Ok(lowered)
+    }
+
+    /// Each unit's terms as local ids, with each local id's `str` and the table's epoch, from each
+    /// unit's words (`false`: mapped to its term by the word table) and CJK terms (`true`: as they are).
+    /// Under the table's lock only strings are made (no object the garbage collector tracks, whose
+    /// collection could run Python code and let another thread wait on the lock while holding the GIL).
+    fn unit_terms<'w, U, W>(
         &self,
         py: Python<'_>,
-        separated: &[u8],
-        spans: &[(usize, usize)],
-    ) -> PyResult<(u64, LocalTerms, Vec<Py<PyString>>)> {
+        units: U,
+    ) -> PyResult<(u64, LocalTerms, Vec<Py<PyString>>)>
+    where
+        U: Iterator<Item = W>,
+        W: Iterator<Item = (&'w str, bool)>,
+    {
         let table = self.table.get();
         let mut guard = table.words.lock().unwrap_or_else(PoisonError::into_inner);
         if guard.terms.len() > table.max_words {
@@ -147,10 +251,8 @@ impl ChunkAnalyser {
         let words = &mut *guard;
         let mut local = LocalTerms::new();
         let mut terms: Vec<Py<PyString>> = Vec::new();
-        for &(a, b) in spans {
-            let piece = std::str::from_utf8(&separated[a..b])
-                .map_err(|_| PyValueError::new_err("ChunkAnalyser: a span off a character"))?;
-            for word in ascii_words(piece) {
+        for unit in units {
+            for (word, cjk) in unit {
                 if let Some(known) = words.terms.get(word) {
                     if let Some((id, term)) = known {
                         if local.push(*id).1 {
@@ -159,8 +261,14 @@ impl ChunkAnalyser {
                     }
                     continue;
                 }
-                // a word met for the first time: its term, its id, one `str`, remembered
-                let found = table.stemmer.term(word).map(|t| {
+                // a word met for the first time: its term, its id, one `str`, remembered (a CJK term
+                // is its own term: no word holds a CJK character, so the two never share a key)
+                let term = if cjk {
+                    Some(word.to_owned())
+                } else {
+                    table.stemmer.term(word)
+                };
+                let found = term.map(|t| {
                     let term = PyString::new(py, &t).unbind();
                     let id = match words.ids.get(t.as_str()) {
                         Some(&id) => id,
