@@ -118,8 +118,8 @@ class ChunkAnalyser:
     ) -> None: ...
     def analyse(
         self, text: str, blocks: bool
-    ) -> tuple[list[tuple[int, int]], list[tuple[str, ...]], list[int], ChunkIndex] | None:
-        """The units' spans, terms and numbers of terms, and the analysis kept in Rust; None for a text
+    ) -> tuple[list[int], list[int], list[tuple[str, ...]], list[int], ChunkIndex] | None:
+        """The units' starts, ends, terms and numbers of terms, and the analysis kept in Rust; None for a text
         with a capital sigma and a word that is not ASCII; ``UnicodeEncodeError`` for a lone surrogate."""
 
 class ChunkIndex:

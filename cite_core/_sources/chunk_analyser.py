@@ -17,6 +17,8 @@ case depends on its neighbours) goes the reference's way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
+from itertools import repeat
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 _new_tuple = tuple.__new__
+_new_unit = partial(tuple.__new__, Unit)
+"""A ``Unit`` from an iterable of its four fields, without the named tuple's Python-level ``__new__``."""
 
 ENDS = frozenset(".!?…。！？")
 """What ends a sentence: a unit whose text ends otherwise (closers aside) is a fragment."""
@@ -127,8 +131,9 @@ class NativeChunkAnalyser:
             raise NativeError(message) from exc
         if found is None:
             return PYTHON_CHUNKS.analyse(text, blocks)
-        spans, terms, lengths, native = found
-        units = tuple([_new_tuple(Unit, (a, b, 0, t)) for (a, b), t in zip(spans, terms)])
+        starts, ends, terms, lengths, native = found
+        # zip's tuple is reused from unit to unit and tuple.__new__ copies it: one new tuple per unit
+        units = tuple(map(_new_unit, zip(starts, ends, repeat(0), terms)))
         return ChunkAnalysis(units, None, lengths, native=native)
 
     def frequencies(self, chunks: Sequence[Any]) -> Mapping[str, int] | None:

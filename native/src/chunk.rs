@@ -5,8 +5,6 @@
 //! named is the reference; offsets are code points (`char`s), as Python's.
 #![forbid(unsafe_code)]
 
-use crate::scorer::FastMap;
-
 /// `ascii_separated(text.lower())` as one byte per character: an ASCII letter or digit lower-cased,
 /// every other character a space. `separator(c)` says whether a non-ASCII character becomes a space
 /// there (lower-cased it is one character, neither a word character nor CJK); None as soon as one does
@@ -31,6 +29,12 @@ pub fn separate<E>(
         }
     }
     Ok(Some(out))
+}
+
+/// The words of a piece of `separate`'s output (only letters, digits and spaces are left there): the
+/// runs between spaces (`ascii_words` without the other white space to look for).
+pub fn separated_words(piece: &str) -> impl Iterator<Item = &str> {
+    piece.split(' ').filter(|w| !w.is_empty())
 }
 
 /// `_fragments`: whether each unit is a fragment rather than a sentence: its text, the `closers`
@@ -108,17 +112,51 @@ pub fn tokens(
     out
 }
 
+/// Table id -> local id of the chunk being analysed, as a dense array reused from chunk to chunk (the
+/// table's ids are dense): a slot holds its local id when it carries the current stamp.
+#[derive(Default)]
+pub struct Scratch {
+    stamp: u32,
+    slots: Vec<(u32, u32)>,
+}
+
+impl Scratch {
+    /// Starts a chunk: every slot forgotten.
+    pub fn begin(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.slots.fill((0, 0));
+            self.stamp = 1;
+        }
+    }
+
+    /// The local id of `global`, or `next` (then its local id from now on) and true.
+    fn local(&mut self, global: u32, next: u32) -> (u32, bool) {
+        let at = global as usize;
+        if at >= self.slots.len() {
+            let size = (at + 1).max(self.slots.len() * 2);
+            self.slots.resize(size, (0, 0));
+        }
+        let slot = &mut self.slots[at];
+        if slot.0 == self.stamp {
+            (slot.1, false)
+        } else {
+            *slot = (self.stamp, next);
+            (next, true)
+        }
+    }
+}
+
 /// Each unit's terms as ids local to the chunk (0, 1, ... in order of first occurrence), from terms
 /// given as ids of a larger table (the word table's): `push` each term of a unit, then `end_unit`.
 #[derive(Default)]
 pub struct LocalTerms {
-    local: FastMap<u32, u32>,
     /// the table's id of each local id
     pub globals: Vec<u32>,
     /// every unit's local ids one after another; unit i is `seq[starts[i]..starts[i + 1]]`
     pub seq: Vec<u32>,
     pub starts: Vec<u32>,
-    /// per local id: how many units hold it (their document frequency within the chunk)
+    /// per local id: how many units holding it (their document frequency within the chunk)
     pub unit_df: Vec<u32>,
     /// per local id: 1 + the last unit that held it (0: none yet)
     last: Vec<u32>,
@@ -132,11 +170,10 @@ impl LocalTerms {
         }
     }
 
-    /// The next term of the current unit, by its table id; its local id, and whether it is new.
-    pub fn push(&mut self, global: u32) -> (u32, bool) {
-        let next = self.globals.len() as u32;
-        let id = *self.local.entry(global).or_insert(next);
-        let new = id == next;
+    /// The next term of the current unit, by its table id (`scratch`: begun for this chunk); its local
+    /// id, and whether it is new.
+    pub fn push(&mut self, scratch: &mut Scratch, global: u32) -> (u32, bool) {
+        let (id, new) = scratch.local(global, self.globals.len() as u32);
         if new {
             self.globals.push(global);
             self.unit_df.push(0);
@@ -179,9 +216,8 @@ impl LocalTerms {
         order
     }
 
-    /// Drops the map from table ids (no term is pushed after the analysis).
+    /// Drops what only pushing reads.
     pub fn finish(&mut self) {
-        self.local = FastMap::default();
         self.last = Vec::new();
     }
 }
@@ -241,14 +277,16 @@ mod tests {
 
     #[test]
     fn local_ids_in_order_with_unit_frequencies() {
+        let mut scratch = Scratch::default();
+        scratch.begin();
         let mut l = LocalTerms::new();
         for g in [7, 3, 7] {
-            l.push(g);
+            l.push(&mut scratch, g);
         }
         l.end_unit();
         l.end_unit(); // an empty unit
         for g in [3, 9] {
-            l.push(g);
+            l.push(&mut scratch, g);
         }
         l.end_unit();
         assert_eq!(l.globals, [7, 3, 9]);
@@ -258,5 +296,10 @@ mod tests {
         assert_eq!(l.unit_df, [1, 2, 1]);
         assert_eq!(l.counts(0), [(0, 2), (1, 1)]);
         assert_eq!(l.units(), 3);
+        scratch.begin(); // the next chunk: its own local ids
+        let mut next = LocalTerms::new();
+        assert_eq!(next.push(&mut scratch, 9), (0, true));
+        assert_eq!(next.push(&mut scratch, 7), (1, true));
+        assert_eq!(next.push(&mut scratch, 9), (0, false));
     }
 }

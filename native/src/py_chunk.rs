@@ -22,7 +22,6 @@ use crate::chars::ALNUM;
 use crate::chunk::{self, Class, LocalTerms};
 use crate::scorer::{FastMap, IndexBuilder};
 use crate::segment;
-use crate::terms::ascii_words;
 
 /// Indexes of this many terms or more are built with the GIL released.
 const DETACH_MIN_TERMS: usize = 1 << 16;
@@ -50,9 +49,12 @@ struct ChunkAnalyser {
     lower: Mutex<FastMap<char, Box<[char]>>>,
 }
 
-/// (spans, terms of each unit, number of terms of each unit, the chunk kept in Rust).
+/// (the units' starts, their ends, the terms of each unit, its number of terms, the chunk kept in Rust):
+/// starts and ends as two lists of numbers, so that a unit costs Python one tuple (its own) besides its
+/// terms.
 type Analysed<'py> = (
-    Vec<(usize, usize)>,
+    Vec<usize>,
+    Vec<usize>,
     Bound<'py, PyList>,
     Vec<usize>,
     ChunkIndex,
@@ -82,9 +84,9 @@ impl ChunkAnalyser {
         }
     }
 
-    /// analyse(text, blocks) -> (spans, terms, lengths, chunk) | None: the units of a chunk text (its
-    /// sentences cut at their lines; the whole text for a block), each unit's terms (a tuple) and their
-    /// number, and the `ChunkIndex`; None for a text with a capital sigma and a word that is not ASCII
+    /// analyse(text, blocks) -> (starts, ends, terms, lengths, chunk) | None: the units of a chunk text
+    /// (its sentences cut at their lines; the whole text for a block), each unit's terms (a tuple) and
+    /// their number, and the `ChunkIndex`; None for a text with a capital sigma and a word that is not ASCII
     /// (Python lower-cases the sigma by its neighbours).
     fn analyse<'py>(
         &self,
@@ -113,10 +115,10 @@ impl ChunkAnalyser {
                         PyValueError::new_err("ChunkAnalyser: a span off a character")
                     })?);
                 }
-                self.unit_terms(
-                    py,
-                    pieces.iter().map(|p| ascii_words(p).map(|w| (w, false))),
-                )?
+                let words = pieces
+                    .iter()
+                    .map(|p| chunk::separated_words(p).map(|w| (w, false)));
+                self.unit_terms(py, words)?
             }
             // other words: each unit lower-cased as Python does and cut as `terms._TOKEN` cuts it
             None => {
@@ -151,7 +153,8 @@ impl ChunkAnalyser {
             breaks,
             fragments,
         };
-        Ok(Some((spans, units, lengths, chunk)))
+        let (starts, ends) = spans.into_iter().unzip();
+        Ok(Some((starts, ends, units, lengths, chunk)))
     }
 }
 
@@ -249,13 +252,14 @@ impl ChunkAnalyser {
             *guard = Words::default();
         }
         let words = &mut *guard;
+        words.scratch.begin();
         let mut local = LocalTerms::new();
         let mut terms: Vec<Py<PyString>> = Vec::new();
         for unit in units {
             for (word, cjk) in unit {
                 if let Some(known) = words.terms.get(word) {
                     if let Some((id, term)) = known {
-                        if local.push(*id).1 {
+                        if local.push(&mut words.scratch, *id).1 {
                             terms.push(term.clone_ref(py));
                         }
                     }
@@ -281,7 +285,7 @@ impl ChunkAnalyser {
                     (id, term)
                 });
                 if let Some((id, term)) = &found {
-                    if local.push(*id).1 {
+                    if local.push(&mut words.scratch, *id).1 {
                         terms.push(term.clone_ref(py));
                     }
                 }

@@ -108,6 +108,8 @@ struct Words {
     /// which table this is: a new one (the table starting over) gives the same term another id, so
     /// ids are compared only within one epoch (`py_chunk.rs`)
     epoch: u64,
+    /// term id -> local id of the chunk being analysed (`py_chunk.rs`)
+    scratch: crate::chunk::Scratch,
 }
 
 const WORDS_ROOM: usize = 512;
@@ -121,6 +123,7 @@ impl Default for Words {
             terms: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
             ids: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
             epoch: EPOCHS.fetch_add(1, Ordering::Relaxed),
+            scratch: Default::default(),
         }
     }
 }
