@@ -364,6 +364,7 @@ fn compose(py: Python<'_>, chunks: &[&ChunkIndex], breaks: Vec<bool>) -> PyResul
         fragments.extend_from_slice(&c.fragments);
     }
     let mut builder = IndexBuilder::new(segments, breaks, fragments).map_err(|_| refused())?;
+    builder.reserve(chunks.iter().map(|c| c.terms.len()).sum());
     let mut ids: Vec<u32> = Vec::new();
     for c in chunks {
         // interned in local order: the builder's ids of the chunk's terms

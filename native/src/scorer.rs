@@ -113,6 +113,11 @@ impl IndexBuilder {
         })
     }
 
+    /// Room for this many more distinct terms (a caller that knows them saves the map's regrowth).
+    pub fn reserve(&mut self, terms: usize) {
+        self.vocab.reserve(terms);
+    }
+
     /// The id of a term.
     pub fn intern(&mut self, term: &str) -> u32 {
         let next = self.vocab.len() as u32;
