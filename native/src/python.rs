@@ -19,6 +19,8 @@ use crate::terms::{ascii_words, Stemmer};
 
 #[path = "py_chunk.rs"]
 mod py_chunk;
+#[path = "py_corpus.rs"]
+mod py_corpus;
 #[path = "py_scorer.rs"]
 mod py_scorer;
 
@@ -271,6 +273,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<crate::lexer_py::PlainPath>()?;
     py_scorer::register(m)?;
     py_chunk::register(m)?;
+    py_corpus::register(m)?;
     m.add("PanicException", m.py().get_type::<PanicException>())?;
     m.add("WRAP_MIN", segment::WRAP_MIN)?;
     Ok(())
