@@ -194,31 +194,41 @@ impl TermTable {
                 }
             }
         }
-        let words = &*guard;
+        // each unit's term ids, and one `str` per id, read under the lock; the lists, tuples and dicts
+        // are made after it: the garbage collector may run while they are, and run Python code that
+        // lets another thread take the GIL and wait on this lock
+        let mut units: Vec<Vec<u32>> = Vec::with_capacity(spans.len());
+        let mut strs: FastMap<u32, Py<PyString>> = FastMap::default();
+        for (a, b) in &spans {
+            let mut ids = Vec::new();
+            for word in ascii_words(&separated[*a..*b]) {
+                if let Some(Some((id, term))) = guard.terms.get(word) {
+                    ids.push(*id);
+                    strs.entry(*id).or_insert_with(|| term.clone_ref(py));
+                }
+            }
+            units.push(ids);
+        }
+        drop(guard);
         let all_terms = PyList::empty(py);
         let all_counts = PyList::empty(py);
         let mut lengths = Vec::with_capacity(spans.len());
-        let mut terms: Vec<&Py<PyString>> = Vec::new();
-        let mut order: Vec<(u32, &Py<PyString>, usize)> = Vec::new();
-        for (a, b) in spans {
-            terms.clear();
+        let mut order: Vec<(u32, usize)> = Vec::new();
+        for ids in units {
             order.clear();
-            for word in ascii_words(&separated[a..b]) {
-                if let Some(Some((id, term))) = words.terms.get(word) {
-                    terms.push(term);
-                    // counts in order of first occurrence; a unit has few distinct terms
-                    match order.iter_mut().find(|entry| entry.0 == *id) {
-                        Some(entry) => entry.2 += 1,
-                        None => order.push((*id, term, 1)),
-                    }
+            for &id in &ids {
+                // counts in order of first occurrence; a unit has few distinct terms
+                match order.iter_mut().find(|entry| entry.0 == id) {
+                    Some(entry) => entry.1 += 1,
+                    None => order.push((id, 1)),
                 }
             }
             let counts = PyDict::new(py);
-            for &(_, term, count) in &order {
-                counts.set_item(term.bind(py), count)?;
+            for &(id, count) in &order {
+                counts.set_item(strs[&id].bind(py), count)?;
             }
-            lengths.push(terms.len());
-            all_terms.append(PyTuple::new(py, terms.iter().map(|t| t.bind(py)))?)?;
+            lengths.push(ids.len());
+            all_terms.append(PyTuple::new(py, ids.iter().map(|id| strs[id].bind(py)))?)?;
             all_counts.append(counts)?;
         }
         Ok((all_terms, all_counts, lengths))
