@@ -57,9 +57,20 @@ fn ask(py: Python<'_>, c: char) -> PyResult<u8> {
 
 /// The text as `char`s, with the class of each of them known to the table.
 fn prepare(py: Python<'_>, text: &str) -> PyResult<Vec<char>> {
+    if text.is_ascii() {
+        // every ASCII class is known from the start: the bytes are the characters
+        return Ok(text.bytes().map(char::from).collect());
+    }
+    // one pass decodes and asks about the characters not yet known
     let table = table();
-    table.fill(text, |c| ask(py, c))?;
-    Ok(text.chars().collect())
+    let mut chars = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        if !c.is_ascii() && table.get(c) == 0 {
+            table.set(c, ask(py, c)?);
+        }
+        chars.push(c);
+    }
+    Ok(chars)
 }
 
 fn run<T: Send>(py: Python<'_>, chars: &[char], f: impl FnOnce(&[char], &Table) -> T + Send) -> T {
