@@ -104,6 +104,17 @@ class Corpus:
             self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
         return self._stats
 
+    def _claim(self, claim: str) -> ClaimTerms:
+        """The claim's terms and their idf, computed once for BM25, coverage and support (and kept)."""
+        claim_terms = self._claims.get(claim)
+        if claim_terms is None:
+            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
+        return claim_terms
+
+    def claim_terms(self, claim: str) -> tuple[str, ...]:
+        """The terms of ``claim`` (``terms.analyze``'s), from the analysis its citations then use."""
+        return self._claim(claim).terms
+
     def cite(
         self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
     ) -> Citation:
@@ -111,10 +122,7 @@ class Corpus:
         if self.asked is not None:
             self.asked.append((source, claim))
         units = source_units(source)
-        # the claim's terms and their idf, computed once for BM25, coverage and support
-        claim_terms = self._claims.get(claim)
-        if claim_terms is None:
-            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
+        claim_terms = self._claims.get(claim) or self._claim(claim)
         first: int | None = None
         last: int | None = None
         top: list[int] | None = None
