@@ -11,14 +11,13 @@ from typing import Any, Literal
 
 from .._args import MAX_NUMBER, shown
 from .._exceptions import ArgumentError
-from .events import char_location
+from .events import char_location, cited_answer, reference
 from .models import (
     CharLocation,
     Citation,
     CitedAnswer,
     ContentBlockLocation,
     PageLocation,
-    Reference,
     Source,
     TextBlock,
 )
@@ -91,16 +90,17 @@ def build_answer(
 ) -> CitedAnswer:
     """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
     order of first appearance (``numbers``: source number -> display number)."""
-    return CitedAnswer(
-        text="".join(display),
-        content=blocks,
-        references=[Reference(number=shown, source=by_number[n]) for n, shown in numbers.items()],
-        invalid_markers=invalid,
-        removed_reference_list=removed if removed.strip() else None,
-        unsupported_threshold=threshold,
-        reasoning=reasoning,
-        stopped_in_reasoning=stopped_in_reasoning,
-        truncated=truncated,
+    # built without validation when its values are as the parsers make them (``events.cited_answer``)
+    return cited_answer(
+        "".join(display),
+        list(blocks),
+        [reference(shown, by_number[n]) for n, shown in numbers.items()],
+        list(invalid),
+        removed if removed.strip() else None,
+        threshold,
+        reasoning,
+        stopped_in_reasoning,
+        truncated,
     )
 
 

@@ -7,11 +7,15 @@ Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from pydantic import BaseModel, ValidationError
 
-from cite_core import number_sources
+from cite_core import CitedAnswer, number_sources, parse_answer
 from cite_core._locate.localize import Corpus
+from cite_core._schema.events import _ANSWER_FIELDS, cited_answer, marker_group, reference
+from cite_core._schema.models import MarkerGroup, Reference, Source
 from cite_core._sources.terms import analyze
 from cite_core._stream.claims import claim_terms, precedes_its_claim
 
@@ -44,3 +48,61 @@ def test_the_corpus_keeps_the_terms_it_gives_for_the_citation(text: str) -> None
     kept = corpus._claims[text]
     corpus.cite(SOURCES[0], text, reference=1)
     assert corpus._claims[text] is kept  # the citation read the same analysis, not a second one
+
+
+def _same(built: BaseModel, validated: BaseModel) -> None:
+    assert built == validated and type(built) is type(validated)
+    assert built.__dict__ == validated.__dict__ and list(built.__dict__) == list(validated.__dict__)
+    assert built.model_fields_set == validated.model_fields_set
+    assert built.__pydantic_private__ == validated.__pydantic_private__
+    assert built.__pydantic_extra__ == validated.__pydantic_extra__
+    assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
+    assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+
+
+def test_answer_builders_equal_validated_models() -> None:
+    answer = parse_answer("The sky is blue [1]. Hydrogen fuses [2][9].", SOURCES)
+    citations = answer.citations
+    block = answer.content[2]
+    group = block.marker_groups[0]
+    _same(
+        marker_group([1], citations[:1], " ", ","),
+        MarkerGroup(numbers=[1], citations=citations[:1], lead=" ", tail=","),
+    )
+    _same(marker_group([2, 1], [], "", ""), MarkerGroup(numbers=[2, 1], citations=[], lead="", tail=""))
+    _same(
+        group, MarkerGroup(numbers=group.numbers, citations=group.citations, lead=group.lead, tail=group.tail)
+    )
+    _same(reference(2, SOURCES[1]), Reference(number=2, source=SOURCES[1]))
+    assert reference(2, SOURCES[1]).source is SOURCES[1]  # as validation keeps it
+    values = {
+        "text": answer.text,
+        "content": answer.content,
+        "references": answer.references,
+        "invalid_markers": ["[9]"],
+        "removed_reference_list": None,
+        "unsupported_threshold": 0.25,
+        "reasoning": "",
+        "stopped_in_reasoning": False,
+        "truncated": True,
+    }
+    built = cited_answer(*values.values())
+    _same(built, CitedAnswer(**values))
+    assert built.verification is None and built.left_out == [] and built.no_model_asked is None
+    fields = {name: getattr(answer, name) for name in values}
+    _same(answer, CitedAnswer(**fields))  # the parser's own answer, built without validation
+
+
+class _Source(Source):
+    """A caller's own subclass: validation decides what a reference keeps of it."""
+
+
+def test_answer_builders_validate_what_the_parser_did_not_make() -> None:
+    own = _Source.model_validate(SOURCES[0].model_dump())
+    _same(reference(1, own), Reference(number=1, source=own))
+    with pytest.raises(ValidationError):
+        reference(0, SOURCES[0])  # not a display number: refused as validation refuses it
+    nine = ("x", [], [], [], None, 1, "", False, False)  # an int threshold: validated, as a float
+    validated = CitedAnswer(**dict(zip(_ANSWER_FIELDS, nine)))
+    _same(cited_answer(*nine), validated)  # type: ignore[arg-type]
+    assert type(cited_answer(*nine).unsupported_threshold) is float  # type: ignore[arg-type]
