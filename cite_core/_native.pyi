@@ -61,6 +61,33 @@ class ClaimParts:
         rare: Iterable[str],
     ) -> None: ...
 
+class ClaimSupport:
+    """A claim as the support of its citations reads it (``native/src/claim_py.rs``), built once per claim:
+    its (term, idf) weights, their sum, its terms in order, its names, the logistic's bias with its
+    family's, the ten feature weights, and whether ``sum()`` compensates (CPython 3.12+)."""
+
+    def __init__(
+        self,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        terms: Iterable[str],
+        names: Iterable[str],
+        bias: float,
+        coefficients: Sequence[float],
+        compensated: bool,
+    ) -> None: ...
+    def support(self, index: UnitIndex, units: Sequence[int]) -> float:
+        """``scoring.support`` of the claim and the terms of ``units`` before rounding, to the last bit; a
+        ``ValueError`` for a unit out of range."""
+
+def support_logistic(
+    bias: float, coefficients: Sequence[float], features: Sequence[float], compensated: bool
+) -> float:
+    """``1 / (1 + exp(-z))``, ``z`` the bias plus the weighted features summed as ``sum()`` does."""
+
+def python_float_sum(values: Sequence[float], compensated: bool) -> float:
+    """CPython's ``sum()`` of floats: one addition at a time, or compensated (3.12 and later)."""
+
 class UnitIndex:
     """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
     Python), from each unit's terms in order, with its segment, the line breaks between neighbours and

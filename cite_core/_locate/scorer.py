@@ -18,7 +18,7 @@ from .._accel import NATIVE
 from .._exceptions import NativeError
 from .._sources.unit_index import CountsIndex
 from . import candidates, span
-from .scoring import BM25_B, BM25_K1, ClaimTerms, support, support_of
+from .scoring import BM25_B, BM25_K1, SUM_COMPENSATES, SUPPORT_WEIGHTS, ClaimTerms, support, support_bias
 
 __all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer"]
 
@@ -114,18 +114,28 @@ class NativeScorer:
         try:
             compiled = self._compiled(index)
             if compiled is not None:
-                parts = claim.__dict__.get("_native_parts")
-                if parts is None:  # built once per claim, as support_parts
-                    parts = self._native.ClaimParts(claim.weights, claim.terms)
-                    claim.__dict__["_native_parts"] = parts
-                return support_of(
-                    claim, compiled.features(parts, claim.weights, claim.total, claim.names, units)
-                )
+                native = claim.__dict__.get("_native_support")
+                if native is None:  # built once per claim, as support_parts
+                    native = claim.__dict__["_native_support"] = self._claim_support(claim)
+                # the features and the logistic of support_of in one call, to the last bit
+                return round(native.support(compiled, units), 4)
         except UnicodeEncodeError:
             pass
         except self._panic as exc:
             raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         return support(claim, _cited(index, units), source)
+
+    def _claim_support(self, claim: ClaimTerms) -> Any:
+        """The claim as ``ClaimSupport`` (native/src/claim_py.rs) reads it for every citation of it."""
+        return self._native.ClaimSupport(
+            claim.weights,
+            claim.total,
+            claim.terms,
+            claim.names,
+            support_bias(claim),
+            SUPPORT_WEIGHTS[1:],
+            SUM_COMPENSATES,
+        )
 
     def _compiled(self, index: CountsIndex) -> Any:
         """The compiled index of ``index``'s units, built on first use; None when a term has no UTF-8

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from .._sources.unit_index import build_postings
 __all__ = [
     "BM25_B",
     "BM25_K1",
+    "SUM_COMPENSATES",
     "SUPPORT_FEATURES",
     "SUPPORT_WEIGHTS",
     "ClaimTerms",
@@ -39,6 +41,7 @@ __all__ = [
     "claim_names",
     "coverage",
     "support",
+    "support_bias",
     "support_features",
     "support_of",
 ]
@@ -349,12 +352,19 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     return support_of(claim, support_features(claim, cited, source))
 
 
+def support_bias(claim: ClaimTerms) -> float:
+    """The logistic's bias for this claim: ``SUPPORT_WEIGHTS[0]`` plus its family's (``FAMILY_BIAS``)."""
+    return SUPPORT_WEIGHTS[0] + FAMILY_BIAS[claim.family]
+
+
+SUM_COMPENSATES = sys.version_info >= (3, 12)
+"""Whether ``sum()`` of floats compensates (Neumaier's, from CPython 3.12 on): the compiled logistic adds
+the weighted features as the running ``sum()`` does (native/src/logistic.rs)."""
+
+
 def support_of(claim: ClaimTerms, features: Iterable[float]) -> float:
-    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer)."""
+    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer, whose
+    ``ClaimSupport.support`` computes the same logistic)."""
     # the products summed by sum() in weight order, so every scorer adds them in the same order
-    z = (
-        SUPPORT_WEIGHTS[0]
-        + FAMILY_BIAS[claim.family]
-        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
-    )
+    z = support_bias(claim) + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
     return round(1.0 / (1.0 + math.exp(-z)), 4)

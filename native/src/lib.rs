@@ -8,6 +8,7 @@
 
 pub mod chars;
 pub mod lexer;
+pub mod logistic;
 pub mod scorer;
 pub mod segment;
 pub mod span;

@@ -1,0 +1,140 @@
+"""A claim's support in one call (``_native.ClaimSupport``, native/src/claim_py.rs and logistic.rs) against
+the Python reference (``scoring.support``, ``support_of``): the same float before rounding, to the last bit,
+on random units and claims of either family; the logistic's sum against the running Python's ``sum()``
+and against both of CPython's algorithms (one addition at a time before 3.12, Neumaier's from 3.12 on).
+Skipped where the extension is not built (it runs under CITE_PURE_PYTHON=1 too: both are called by name).
+
+Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from operator import mul
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from cite_core._accel import native_module
+from cite_core._locate.scorer import NativeScorer
+from cite_core._locate.scoring import (
+    SUM_COMPENSATES,
+    SUPPORT_WEIGHTS,
+    ClaimTerms,
+    TermStats,
+    support,
+    support_bias,
+    support_features,
+)
+
+NATIVE = native_module() or pytest.importorskip("cite_core._native")
+SCORER = NativeScorer(NATIVE)
+
+TERMS = st.sampled_from(
+    ["grass", "green", "sky", "blue", "1932", "2", "²x", "٣", "草", "绿色", "日本", "\U0001f600", "x" * 300]
+)
+FLOATS = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [0.0, -0.0, 1e16, -1e16, 0.1, 1e-300]
+)
+
+
+def _bits(x: float) -> bytes:
+    return struct.pack("<d", x)
+
+
+def _index(units: list[list[str]]) -> Any:
+    n = len(units)
+    return NATIVE.UnitIndex([tuple(u) for u in units], [0] * n, [False] * max(0, n - 1), [False] * n)
+
+
+def _logistic(claim: ClaimTerms, features: tuple[float, ...]) -> float:
+    """``support_of`` before its rounding."""
+    z = support_bias(claim) + sum(map(mul, SUPPORT_WEIGHTS[1:], features))
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+@given(
+    st.lists(st.lists(TERMS, max_size=12), min_size=1, max_size=8),
+    st.lists(TERMS, min_size=1, max_size=10),
+    st.lists(TERMS, max_size=3),
+    st.data(),
+)
+def test_a_claims_support_in_one_call_is_the_references_to_the_last_bit(
+    units: list[list[str]], claim: list[str], names: list[str], data: st.DataObject
+) -> None:
+    stats = TermStats.from_units(units)
+    terms = ClaimTerms.of(claim, stats, names)
+    cited = data.draw(st.lists(st.integers(0, len(units) - 1), max_size=6))
+    every = {t for u in units for t in u}
+    cited_terms = [t for i in cited for t in units[i]]
+    native = SCORER._claim_support(terms)
+    got = native.support(_index(units), cited)
+    assert _bits(got) == _bits(_logistic(terms, support_features(terms, cited_terms, every)))
+    assert round(got, 4) == support(terms, cited_terms, every)
+
+
+def test_a_cjk_claim_reads_its_familys_bias() -> None:
+    units = [["草", "绿色"], ["sky"]]
+    terms = ClaimTerms.of(["草", "绿色", "日本"], TermStats.from_units(units))
+    assert terms.family == "cjk" and support_bias(terms) != SUPPORT_WEIGHTS[0]
+    got = SCORER._claim_support(terms).support(_index(units), [0])
+    assert _bits(got) == _bits(_logistic(terms, support_features(terms, units[0], {"草", "绿色", "sky"})))
+
+
+def _plain_sum(values: list[float]) -> float:
+    total: Any = 0
+    for x in values:
+        total = total + x
+    return float(total)
+
+
+def _neumaier_sum(values: list[float]) -> float:
+    """CPython 3.12's ``sum()`` of floats from the start value 0 (Python/bltinmodule.c), written out."""
+    if not values:
+        return 0.0
+    total, c = 0 + values[0], 0.0
+    for x in values[1:]:
+        t = total + x
+        if abs(total) >= abs(x):
+            c += (total - t) + x
+        else:
+            c += (x - t) + total
+        total = t
+    if c and math.isfinite(c):
+        total += c
+    return total
+
+
+def _same(a: float, b: float) -> bool:
+    return _bits(a) == _bits(b) or (math.isnan(a) and math.isnan(b))
+
+
+@given(st.lists(FLOATS, max_size=12))
+@example([1e16, 1.0, -1e16])
+@example([0.1] * 10)
+@example([-0.0])
+@example([1e308, 1e308, -1e308])
+def test_the_compiled_sum_is_the_running_pythons_and_each_of_cpythons(values: list[float]) -> None:
+    assert _same(NATIVE.python_float_sum(values, SUM_COMPENSATES), sum(values))
+    assert _same(NATIVE.python_float_sum(values, False), _plain_sum(values))
+    assert _same(NATIVE.python_float_sum(values, True), _neumaier_sum(values))
+
+
+@given(st.floats(-50, 50), st.lists(st.floats(-10, 10), min_size=10, max_size=10))
+def test_the_compiled_logistic_is_support_ofs(bias: float, features: list[float]) -> None:
+    z = bias + sum(map(mul, SUPPORT_WEIGHTS[1:], features))
+    expected = 1.0 / (1.0 + math.exp(-z))
+    assert _bits(NATIVE.support_logistic(bias, SUPPORT_WEIGHTS[1:], features, SUM_COMPENSATES)) == _bits(
+        expected
+    )
+
+
+def test_the_compiled_logistic_overflows_where_math_exp_does() -> None:
+    with pytest.raises(OverflowError):
+        math.exp(1000.0)
+    with pytest.raises(OverflowError):
+        NATIVE.support_logistic(-1000.0, [], [], SUM_COMPENSATES)
+    assert NATIVE.support_logistic(1000.0, [], [], SUM_COMPENSATES) == 1.0
