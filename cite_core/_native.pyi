@@ -80,6 +80,19 @@ class ClaimSupport:
         """``scoring.support`` of the claim and the terms of ``units`` before rounding, to the last bit; a
         ``ValueError`` for a unit out of range."""
 
+def weighted_claim(
+    table: TermTable,
+    text: str,
+    df: dict[str, int],
+    units: int,
+    bias: float,
+    coefficients: Sequence[float],
+    compensated: bool,
+) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...], float, tuple[str, ...], ClaimSupport] | None:
+    """``ClaimTerms.from_text`` of an ASCII claim in one call: its terms, (term, idf) weights from the
+    document frequencies ``df`` over ``units`` units, their sum, its names and its ``ClaimSupport``; None
+    for other text."""
+
 def support_logistic(
     bias: float, coefficients: Sequence[float], features: Sequence[float], compensated: bool
 ) -> float:

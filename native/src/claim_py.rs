@@ -1,13 +1,15 @@
 //! `ClaimSupport`: a claim as the support of its citations reads it, built once per claim, so that a
 //! citation's support is one call (`ClaimSupport.support(index, units)`): the claim's distinct terms with
-//! their idfs, its names, its `ClaimParts`, and the logistic's bias and weights (`logistic.rs`). A child
-//! module of `py_scorer.rs`, which registers it and whose `UnitIndex` it reads.
+//! their idfs, its names, its `ClaimParts`, and the logistic's bias and weights (`logistic.rs`); and
+//! `weighted_claim`, an ASCII claim's terms, idfs and `ClaimSupport` in one call. A child module of
+//! `py_scorer.rs`, which registers it and whose `UnitIndex`, `ClaimParts` and `claim` it reads.
 
 use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyDict, PyString, PyTuple};
 
-use super::{ClaimParts, UnitIndex};
+use super::super::TermTable;
+use super::{claim, ClaimParts, UnitIndex};
 use crate::logistic::{logistic, python_sum};
 use crate::scorer::Claim;
 use crate::support::SupportClaim;
@@ -86,6 +88,68 @@ impl ClaimSupport {
     }
 }
 
+/// (terms, weights, total, names, support) of `weighted_claim`.
+type WeightedClaim<'py> = (
+    Bound<'py, PyTuple>,
+    Bound<'py, PyTuple>,
+    f64,
+    Bound<'py, PyTuple>,
+    ClaimSupport,
+);
+
+/// weighted_claim(table, text, df, units, bias, coefficients, compensated) -> (terms, weights, total,
+/// names, support) | None: `ClaimTerms.from_text` of an ASCII claim in one call: its terms and names
+/// through the table (`TermTable.claim`), each distinct term's idf over `units` units from its document
+/// frequency in `df` (`TermStats`: `log(1 + (units - df + 0.5) / (df + 0.5))`, the C library's `log`
+/// as `math.log` calls it), the idfs summed in order from 0.0, and its `ClaimSupport`. None for a text
+/// that is not ASCII (Python analyses it).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn weighted_claim<'py>(
+    py: Python<'py>,
+    table: &TermTable,
+    text: &str,
+    df: &Bound<'py, PyDict>,
+    units: i64,
+    bias: f64,
+    coefficients: [f64; 10],
+    compensated: bool,
+) -> PyResult<Option<WeightedClaim<'py>>> {
+    let Some((terms, distinct, names)) = claim(table, py, text)? else {
+        return Ok(None);
+    };
+    let mut weights: Vec<(Bound<'py, PyString>, f64)> = Vec::with_capacity(distinct.len());
+    let mut total = 0.0;
+    for term in distinct.iter() {
+        let term = term.cast_into::<PyString>()?;
+        let frequency = match df.get_item(&term)? {
+            Some(found) => found.extract::<i64>()?,
+            None => 0,
+        };
+        let idf = (1.0 + ((units - frequency) as f64 + 0.5) / (frequency as f64 + 0.5)).ln();
+        total += idf;
+        weights.push((term, idf));
+    }
+    let pairs = PyTuple::new(
+        py,
+        weights
+            .iter()
+            .map(|(term, idf)| (term.clone(), *idf))
+            .collect::<Vec<_>>(),
+    )?;
+    let support = ClaimSupport::new(
+        py,
+        weights,
+        total,
+        terms.as_any(),
+        names.as_any(),
+        bias,
+        coefficients,
+        compensated,
+    )?;
+    Ok(Some((terms, pairs, total, names, support)))
+}
+
 /// logistic(bias, coefficients, features, compensated) -> float: `1 / (1 + exp(-z))` with `z` the bias
 /// plus the weighted features summed as the running Python's `sum()` does (`logistic.rs`; for tests).
 #[pyfunction]
@@ -108,6 +172,7 @@ fn python_float_sum(values: Vec<f64>, compensated: bool) -> f64 {
 /// Adds `ClaimSupport` and its functions to the module.
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ClaimSupport>()?;
+    m.add_function(wrap_pyfunction!(weighted_claim, m)?)?;
     m.add_function(wrap_pyfunction!(support_logistic, m)?)?;
     m.add_function(wrap_pyfunction!(python_float_sum, m)?)?;
     Ok(())

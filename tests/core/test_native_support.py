@@ -1,7 +1,8 @@
 """A claim's support in one call (``_native.ClaimSupport``, native/src/claim_py.rs and logistic.rs) against
 the Python reference (``scoring.support``, ``support_of``): the same float before rounding, to the last bit,
 on random units and claims of either family; the logistic's sum against the running Python's ``sum()``
-and against both of CPython's algorithms (one addition at a time before 3.12, Neumaier's from 3.12 on).
+and against both of CPython's algorithms (one addition at a time before 3.12, Neumaier's from 3.12 on);
+and an ASCII claim's terms with their idfs in one call (``weighted_claim``) against ``ClaimTerms.of``.
 Skipped where the extension is not built (it runs under CITE_PURE_PYTHON=1 too: both are called by name).
 
 Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
@@ -21,14 +22,19 @@ from hypothesis import strategies as st
 from cite_core._accel import native_module
 from cite_core._locate.scorer import NativeScorer
 from cite_core._locate.scoring import (
+    _TABLE,
     SUM_COMPENSATES,
     SUPPORT_WEIGHTS,
     ClaimTerms,
     TermStats,
+    _weighted_claim,
+    claim_names,
     support,
     support_bias,
     support_features,
 )
+from cite_core._sources.term_analyser import NativeTermAnalyser
+from cite_core._sources.terms import _analyze
 
 NATIVE = native_module() or pytest.importorskip("cite_core._native")
 SCORER = NativeScorer(NATIVE)
@@ -138,3 +144,43 @@ def test_the_compiled_logistic_overflows_where_math_exp_does() -> None:
     with pytest.raises(OverflowError):
         NATIVE.support_logistic(-1000.0, [], [], SUM_COMPENSATES)
     assert NATIVE.support_logistic(1000.0, [], [], SUM_COMPENSATES) == 1.0
+
+
+WORDS = st.sampled_from(
+    [
+        *"The bridges were opened in 1932 by Sydney's council; parties carried Relational uses".split(),
+        ".",
+        ",",
+        "\n",
+    ]
+)
+TABLE = _TABLE if _TABLE is not None else NativeTermAnalyser(NATIVE).table  # pure mode: a table of its own
+
+
+@given(st.lists(WORDS, max_size=25).map(" ".join), st.lists(st.lists(WORDS, max_size=8), max_size=12))
+@example("Parties parties carried, carried; 1932 1932 Sydney", [["parti", "1932"], ["sydney"]])
+@example("", [])
+def test_a_weighted_claim_in_one_call_is_claim_terms_of_its_analysis(
+    text: str, units: list[list[str]]
+) -> None:
+    stats = TermStats.from_units([list(_analyze(" ".join(u))) for u in units])
+    expected = ClaimTerms.of(_analyze(text), stats, claim_names(text))
+    terms, weights, total, names, native = NATIVE.weighted_claim(
+        TABLE, text, stats.df, stats.units, support_bias(expected), SUPPORT_WEIGHTS[1:], SUM_COMPENSATES
+    )
+    assert terms == expected.terms and frozenset(names) == expected.names
+    assert [(t, _bits(i)) for t, i in weights] == [(t, _bits(i)) for t, i in expected.weights]
+    assert _bits(total) == _bits(expected.total)
+    assert expected.family == "latin"
+    if _TABLE is not None:
+        built = _weighted_claim(text, stats)
+        assert built == expected and built.family == "latin"
+    index = _index(units or [[]])
+    every = list(range(len(units or [[]])))
+    assert _bits(native.support(index, every)) == _bits(SCORER._claim_support(expected).support(index, every))
+
+
+def test_a_weighted_claim_leaves_other_text_to_python() -> None:
+    stats = TermStats.from_units([["caf"]])
+    assert NATIVE.weighted_claim(TABLE, "café", stats.df, 1, 0.0, SUPPORT_WEIGHTS[1:], False) is None
+    assert ClaimTerms.from_text("café au lait", stats) == ClaimTerms.of(_analyze("café au lait"), stats)
