@@ -137,17 +137,74 @@ fn weighted_claim<'py>(
             .map(|(term, idf)| (term.clone(), *idf))
             .collect::<Vec<_>>(),
     )?;
-    let support = ClaimSupport::new(
-        py,
-        weights,
-        total,
-        terms.as_any(),
-        names.as_any(),
+    let support = ascii_support(&weights, total, &terms, &names)?;
+    let support = ClaimSupport {
         bias,
         coefficients,
         compensated,
-    )?;
+        ..support
+    };
     Ok(Some((terms, pairs, total, names, support)))
+}
+
+/// The `ClaimSupport` of an ASCII claim from the table's terms (bias and weights left at 0 for the
+/// caller): `ClaimParts` with a term's position in `weights` found by identity (the table gives one `str`
+/// object per word's term), by text otherwise; a number starts with an ASCII digit.
+fn ascii_support(
+    weights: &[(Bound<'_, PyString>, f64)],
+    total: f64,
+    terms: &Bound<'_, PyTuple>,
+    names: &Bound<'_, PyTuple>,
+) -> PyResult<ClaimSupport> {
+    let mut texts: Vec<&str> = Vec::with_capacity(weights.len());
+    for (term, _) in weights {
+        texts.push(term.to_str()?);
+    }
+    let mut seq = Vec::with_capacity(terms.len());
+    for term in terms.iter() {
+        // two words of one stem ("bridges", "bridge") give two objects of one term: then by text
+        let at = match weights.iter().position(|(w, _)| w.is(&term)) {
+            Some(at) => Some(at),
+            None => {
+                let text = term.cast::<PyString>()?.to_str()?;
+                texts.iter().position(|&t| t == text)
+            }
+        };
+        match at {
+            Some(at) => seq.push(at),
+            None => {
+                return Err(PyValueError::new_err(
+                    "weighted_claim: a term without a weight",
+                ))
+            }
+        }
+    }
+    let numbers = (0..texts.len())
+        .filter(|&at| texts[at].as_bytes().first().is_some_and(u8::is_ascii_digit))
+        .collect();
+    // highest idf first, ties by term (as ClaimParts)
+    let mut rare: Vec<usize> = (0..texts.len()).collect();
+    rare.sort_by(|&a, &b| {
+        weights[b]
+            .1
+            .total_cmp(&weights[a].1)
+            .then_with(|| texts[a].cmp(texts[b]))
+    });
+    rare.truncate((texts.len() / 3).max(1));
+    let mut name_texts = Vec::with_capacity(names.len());
+    for name in names.iter() {
+        name_texts.push(Box::from(name.cast::<PyString>()?.to_str()?));
+    }
+    Ok(ClaimSupport {
+        terms: texts.iter().map(|&t| Box::from(t)).collect(),
+        idfs: weights.iter().map(|w| w.1).collect(),
+        total,
+        names: name_texts,
+        parts: SupportClaim::new(&seq, numbers, rare),
+        bias: 0.0,
+        coefficients: [0.0; 10],
+        compensated: false,
+    })
 }
 
 /// logistic(bias, coefficients, features, compensated) -> float: `1 / (1 + exp(-z))` with `z` the bias

@@ -149,6 +149,7 @@ def test_the_compiled_logistic_overflows_where_math_exp_does() -> None:
 WORDS = st.sampled_from(
     [
         *"The bridges were opened in 1932 by Sydney's council; parties carried Relational uses".split(),
+        *("bridge", "party", "carry", "use", "1932s", "Party"),  # words of one stem: one term, two objects
         ".",
         ",",
         "\n",
