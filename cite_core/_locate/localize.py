@@ -134,6 +134,7 @@ class Corpus:
                 first, last = lo - 1, hi - 1
                 while units[last].segment != units[first].segment:
                     last -= 1  # a citation never spans two chunks, pages or blocks
+        index = index_of(source)
         vectors = None
         if self.dense is not None and claim.strip():
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
@@ -145,14 +146,13 @@ class Corpus:
             else:  # one call scores the units and picks the span (compiled or the reference)
                 verbatim = _verbatim(claim, source.text, units)
                 first, last, top = SCORER.locate(
-                    index_of(source),
+                    index,
                     claim_terms,
                     self.stats.avg_len,
                     verbatim,
                     MAX_CANDIDATES,
                     self.source_units,
                 )
-        index = index_of(source)
         cited: Sequence[int]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]

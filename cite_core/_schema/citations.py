@@ -149,7 +149,8 @@ def citation_for_span(
             end_block_index=last.block + 1,
             **_common(source, reference, support, one),
         )
-    offset, in_document = 0, source.document_coordinates
+    # a first chunk without its start offset answers for all (``document_coordinates`` asks every one)
+    offset, in_document = 0, first.doc_start is not None and source.document_coordinates
     if in_document:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]

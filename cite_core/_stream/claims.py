@@ -57,7 +57,13 @@ _ENDS = ".!?。！？"
 def claim_follows(text: str) -> bool:
     """Whether the text before a marker is no claim of its own and the claim starts after it: a lead-in
     naming where the claim comes from, the sources as the subject, a list number or a heading."""
-    if _LEAD_IN_PHRASE.fullmatch(text) or _HEADING.fullmatch(text) or _LIST_NUMBER.fullmatch(text):
+    return bool(_HEADING.fullmatch(text) or _LIST_NUMBER.fullmatch(text)) or _names_a_source(text)
+
+
+def _names_a_source(text: str) -> bool:
+    """``claim_follows`` but for a list number or a heading: a lead-in naming where the claim comes from,
+    or the sources as the subject."""
+    if _LEAD_IN_PHRASE.fullmatch(text):
         return True
     if not text.rstrip().lower().endswith(_SOURCE_NOUNS):
         return False
@@ -76,7 +82,8 @@ def precedes_its_claim(text: str, terms: Callable[[str], Sequence[str]] = claim_
     ``terms``: the terms of a text (the assembler asks its locator, which keeps them for the citation)."""
     if _LIST_NUMBER.fullmatch(text) or _HEADING.fullmatch(text):
         return True
-    return text[-1] not in _ENDS and (len(terms(text)) < 2 or claim_follows(text))
+    # neither a list number nor a heading (asked above): claim_follows's other two cases
+    return text[-1] not in _ENDS and (len(terms(text)) < 2 or _names_a_source(text))
 
 
 def comma_after_lead_in(text: str) -> bool:
