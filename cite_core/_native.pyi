@@ -79,6 +79,16 @@ class ClaimSupport:
     def support(self, index: UnitIndex, units: Sequence[int]) -> float:
         """``scoring.support`` of the claim and the terms of ``units`` before rounding, to the last bit; a
         ``ValueError`` for a unit out of range."""
+    def cite(
+        self,
+        index: UnitIndex,
+        avg_len: float,
+        params: tuple[float, float, float, float, float, int, int, int],
+        verbatim: Callable[[int], int],
+        best: bool,
+    ) -> tuple[int | None, int | None, float]:
+        """``UnitIndex.locate`` of the claim, then the support of the cited units and, with ``best``, the
+        better of that and the support of the best units (``scorer.located_support``), before rounding."""
 
 def weighted_claim(
     table: TermTable,

@@ -20,7 +20,7 @@ from .._sources.unit_index import CountsIndex
 from . import candidates, span
 from .scoring import BM25_B, BM25_K1, SUM_COMPENSATES, SUPPORT_WEIGHTS, ClaimTerms, support, support_bias
 
-__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer"]
+__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer", "located_support"]
 
 
 class Scorer(Protocol):
@@ -43,6 +43,19 @@ class Scorer(Protocol):
         every term of the source, ``analysis.source_terms``)."""
         ...
 
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: set[str],
+    ) -> tuple[int | None, int | None, float]:
+        """``located_support``: the cited span's first and last unit and its support, in one call."""
+        ...
+
 
 class PythonScorer:
     """The reference implementation (span.py)."""
@@ -60,6 +73,44 @@ class PythonScorer:
 
     def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
         return support(claim, _cited(index, units), source)
+
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: set[str],
+    ) -> tuple[int | None, int | None, float]:
+        return located_support(self, index, claim, avg_len, verbatim, long, top, source)
+
+
+def located_support(
+    scorer: Scorer,
+    index: CountsIndex,
+    claim: ClaimTerms,
+    avg_len: float,
+    verbatim: span.Verbatim,
+    long: int,
+    top: int,
+    source: set[str],
+) -> tuple[int | None, int | None, float]:
+    """What ``Corpus.cite`` asks of a claim without explicit sentences: ``locate``, then ``support`` of
+    the cited units (those of the first segment when nothing was located) and, when ``top`` > 1 and the
+    source has more than one unit, the better of that and the support of the ``top`` best units read
+    together (a long claim is often supported by several sentences while the span cites one)."""
+    first, last, best = scorer.locate(index, claim, avg_len, verbatim, long, top)
+    cited: Sequence[int]
+    if first is None or last is None:  # both or neither
+        cited = [i for i, u in enumerate(index.units) if u.segment == 0]
+    else:
+        cited = range(first, last + 1)
+    score = scorer.support(index, claim, cited, source)
+    if best is not None and claim.terms and top > 1 and len(index.units) > 1:  # in unit order
+        score = max(score, scorer.support(index, claim, best, source))
+    return first, last, score
 
 
 def _cited(index: CountsIndex, units: Sequence[int]) -> Sequence[str]:
@@ -87,19 +138,10 @@ class NativeScorer:
         long: int,
         top: int,
     ) -> span.Located:
-        params = (
-            BM25_K1,
-            BM25_B,
-            span.EXTEND_GAIN,
-            span.FRAGMENT_WEIGHT,
-            span.TIE,
-            long,
-            candidates.MAX_CANDIDATES,
-            top,
-        )
         try:
             compiled = self._compiled(index)
             if compiled is not None:
+                params = self._params(long, top)
                 first, last, best = compiled.locate(claim.weights, claim.total, avg_len, params, verbatim)
                 return first, last, best
         except UnicodeEncodeError:
@@ -124,6 +166,43 @@ class NativeScorer:
         except self._panic as exc:
             raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         return support(claim, _cited(index, units), source)
+
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: set[str],
+    ) -> tuple[int | None, int | None, float]:
+        native = claim.__dict__.get("_native_support")  # an ASCII claim's, from weighted_claim
+        if native is not None:
+            try:
+                compiled = self._compiled(index)
+                if compiled is not None:
+                    best = bool(claim.terms) and top > 1 and len(index.units) > 1
+                    params = self._params(long, top)
+                    first, last, score = native.cite(compiled, avg_len, params, verbatim, best)
+                    # rounding is monotone: the better one rounded is the better of the two rounded
+                    return first, last, round(score, 4)
+            except self._panic as exc:
+                raise NativeError(_FAILED.format(exc)) from exc
+        return located_support(self, index, claim, avg_len, verbatim, long, top, source)
+
+    def _params(self, long: int, top: int) -> tuple[float, float, float, float, float, int, int, int]:
+        """``UnitIndex.locate``'s constants and limits."""
+        return (
+            BM25_K1,
+            BM25_B,
+            span.EXTEND_GAIN,
+            span.FRAGMENT_WEIGHT,
+            span.TIE,
+            long,
+            candidates.MAX_CANDIDATES,
+            top,
+        )
 
     def _claim_support(self, claim: ClaimTerms) -> Any:
         """The claim as ``ClaimSupport`` (native/src/claim_py.rs) reads it for every citation of it."""
@@ -152,6 +231,8 @@ class NativeScorer:
             index.native = compiled
         return compiled if compiled is not False else None
 
+
+_FAILED = "the compiled scorer failed ({}); CITE_PURE_PYTHON=1 avoids it"
 
 PYTHON_SCORER = PythonScorer()
 """The reference, for what stays in Python (a claim located with embeddings)."""

@@ -9,9 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::super::TermTable;
-use super::{claim, ClaimParts, UnitIndex};
+use super::{claim, ClaimParts, UnitIndex, DETACH_MIN_TERMS};
 use crate::logistic::{logistic, python_sum};
-use crate::scorer::Claim;
+use crate::scorer::{Claim, Index, Params};
 use crate::support::SupportClaim;
 
 /// ClaimSupport(weights, total, terms, names, bias, coefficients, compensated): `weights` (term, idf) of
@@ -76,13 +76,77 @@ impl ClaimSupport {
                 "ClaimSupport.support: a unit out of range",
             ));
         }
-        let claim = Claim {
+        self.score(index, &self.claim(index), &units)
+    }
+
+    /// cite(index, avg_len, params, verbatim, best) -> (first, last, support): `UnitIndex.locate` of the
+    /// claim (`params` and `verbatim` as there), then `support` of the cited units (those of the first
+    /// segment when none was located) and, with `best`, the better of that and the support of the best
+    /// units read together (`scorer.located_support`), before rounding; 0.0 for a claim without terms.
+    fn cite(
+        &self,
+        py: Python<'_>,
+        index: &UnitIndex,
+        avg_len: f64,
+        params: (f64, f64, f64, f64, f64, usize, usize, usize),
+        verbatim: &Bound<'_, PyAny>,
+        best: bool,
+    ) -> PyResult<(Option<usize>, Option<usize>, f64)> {
+        let index = &index.index;
+        let claim = self.claim(index);
+        let (k1, b, extend_gain, fragment_weight, tie, long, cap, top) = params;
+        let p = Params {
+            k1,
+            b,
+            extend_gain,
+            fragment_weight,
+            tie,
+            long,
+            cap,
+            top,
+        };
+        let scored = if index.terms() >= DETACH_MIN_TERMS {
+            py.detach(|| index.score(&claim, avg_len, &p))
+        } else {
+            index.score(&claim, avg_len, &p)
+        };
+        let located = index.locate(&claim, &scored, &p, |unit| {
+            verbatim.call1((unit,))?.extract::<i64>()
+        })?;
+        if self.terms.is_empty() {
+            return Ok((located.first, located.last, 0.0));
+        }
+        let cited: Vec<usize> = match (located.first, located.last) {
+            (Some(first), Some(last)) => (first..=last).collect(),
+            _ => (0..index.len())
+                .filter(|&unit| index.segments[unit] == 0)
+                .collect(),
+        };
+        let mut score = self.score(index, &claim, &cited)?;
+        if let (true, Some(top)) = (best, &located.top) {
+            let other = self.score(index, &claim, top)?;
+            if other > score {
+                score = other; // max(score, other) as Python's max keeps the first of equals
+            }
+        }
+        Ok((located.first, located.last, score))
+    }
+}
+
+impl ClaimSupport {
+    /// The claim as `index` reads it: its distinct terms as the index's ids.
+    fn claim(&self, index: &Index) -> Claim {
+        Claim {
             ids: self.terms.iter().map(|t| index.id(t)).collect(),
             idfs: self.idfs.clone(),
             total: self.total,
-        };
+        }
+    }
+
+    /// The logistic of the support features of `units` (in range).
+    fn score(&self, index: &Index, claim: &Claim, units: &[usize]) -> PyResult<f64> {
         let names: Vec<Option<u32>> = self.names.iter().map(|t| index.id(t)).collect();
-        let features = index.features(&claim, &self.parts, &names, &units);
+        let features = index.features(claim, &self.parts, &names, units);
         logistic(self.bias, &self.coefficients, &features, self.compensated)
             .ok_or_else(|| PyOverflowError::new_err("math range error"))
     }

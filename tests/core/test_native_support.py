@@ -2,7 +2,8 @@
 the Python reference (``scoring.support``, ``support_of``): the same float before rounding, to the last bit,
 on random units and claims of either family; the logistic's sum against the running Python's ``sum()``
 and against both of CPython's algorithms (one addition at a time before 3.12, Neumaier's from 3.12 on);
-and an ASCII claim's terms with their idfs in one call (``weighted_claim``) against ``ClaimTerms.of``.
+an ASCII claim's terms with their idfs in one call (``weighted_claim``) against ``ClaimTerms.of``; and a
+claim located and supported in one call (``ClaimSupport.cite``) against ``scorer.located_support``.
 Skipped where the extension is not built (it runs under CITE_PURE_PYTHON=1 too: both are called by name).
 
 Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
@@ -19,8 +20,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from cite_core import number_sources
 from cite_core._accel import native_module
-from cite_core._locate.scorer import NativeScorer
+from cite_core._locate.candidates import MAX_CANDIDATES
+from cite_core._locate.localize import Corpus, _verbatim
+from cite_core._locate.scorer import NativeScorer, PythonScorer, located_support
 from cite_core._locate.scoring import (
     _TABLE,
     SUM_COMPENSATES,
@@ -33,8 +37,10 @@ from cite_core._locate.scoring import (
     support_bias,
     support_features,
 )
+from cite_core._sources.analysis import source_terms, source_units
 from cite_core._sources.term_analyser import NativeTermAnalyser
 from cite_core._sources.terms import _analyze
+from cite_core._sources.unit_index import index_of
 
 NATIVE = native_module() or pytest.importorskip("cite_core._native")
 SCORER = NativeScorer(NATIVE)
@@ -185,3 +191,44 @@ def test_a_weighted_claim_leaves_other_text_to_python() -> None:
     stats = TermStats.from_units([["caf"]])
     assert NATIVE.weighted_claim(TABLE, "café", stats.df, 1, 0.0, SUPPORT_WEIGHTS[1:], False) is None
     assert ClaimTerms.from_text("café au lait", stats) == ClaimTerms.of(_analyze("café au lait"), stats)
+
+
+LOCATE_WORDS = [
+    *"sky blue grass green rain sun river bridge opened city 1932 Sydney council stone x y".split(),
+    *("married", "marries", "parties", "party", "the", "of", "and", "café", "中文", "\U0001f600"),
+]
+PIECE = st.tuples(
+    st.lists(st.sampled_from(LOCATE_WORDS), max_size=7).map(" ".join),
+    st.sampled_from([". ", "\n", ", ", "。"]),
+).map("".join)
+TEXT = st.lists(PIECE, max_size=20).map("".join)
+ASCII_CLAIM = st.lists(st.sampled_from([w for w in LOCATE_WORDS if w.isascii()]), max_size=8).map(" ".join)
+
+
+@given(
+    st.lists(TEXT, min_size=1, max_size=3),
+    ASCII_CLAIM | st.lists(st.sampled_from(LOCATE_WORDS), max_size=8).map(" ".join),
+    st.sampled_from(["text", "pages"]),
+    st.sampled_from([1, 5]),
+    st.sampled_from([MAX_CANDIDATES, 2]),
+)
+@example(["Sky blue. Grass green."], "sky blue grass", "text", 5, MAX_CANDIDATES)
+@example(["Rain fell.", "The river rose."], "bridge opened", "pages", 5, MAX_CANDIDATES)  # nothing located
+@example(["Sky."], "", "text", 5, MAX_CANDIDATES)  # a claim without terms
+def test_located_and_supported_in_one_call_as_in_two(
+    texts: list[str], claim: str, kind: str, top: int, long: int
+) -> None:
+    texts = [t if t.strip() else "." for t in texts]
+    source = number_sources([{kind: texts} if kind == "pages" else " ".join(texts)])[0]
+    corpus = Corpus([source])
+    terms = corpus._claim(claim)
+    if "_native_support" not in terms.__dict__:  # Python analysed it (not ASCII, or pure mode)
+        assert _TABLE is None or not claim.isascii()
+        terms.__dict__["_native_support"] = SCORER._claim_support(terms)  # the compiled path for it too
+    index = index_of(source)
+    verbatim = _verbatim(claim, source.text, source_units(source))
+    every = source_terms(source)
+    args = (terms, corpus.stats.avg_len, verbatim, long, top, every)
+    expected = located_support(PythonScorer(), index, *args)
+    assert SCORER.cite(index, *args) == expected
+    assert located_support(SCORER, index, *args) == expected  # the compiled scorer's two calls
