@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from .._exceptions import ArgumentError
@@ -146,7 +147,7 @@ class Corpus:
                     verbatim,
                     MAX_CANDIDATES,
                     self.source_units,
-                    source_terms(source),
+                    partial(source_terms, source),  # the compiled support never asks for it
                 )
             else:  # embeddings that gave no vector (an empty list): located as without them
                 verbatim = _verbatim(claim, source.text, units)

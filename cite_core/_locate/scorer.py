@@ -10,7 +10,7 @@ candidates) and picks the span. A claim mixed with embeddings is located by ``sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -51,9 +51,10 @@ class Scorer(Protocol):
         verbatim: span.Verbatim,
         long: int,
         top: int,
-        source: set[str],
+        source: Callable[[], set[str]],
     ) -> tuple[int | None, int | None, float]:
-        """``located_support``: the cited span's first and last unit and its support, in one call."""
+        """``located_support``: the cited span's first and last unit and its support, in one call
+        (``source()``: every term of the source, asked only where the reference scores the support)."""
         ...
 
 
@@ -82,7 +83,7 @@ class PythonScorer:
         verbatim: span.Verbatim,
         long: int,
         top: int,
-        source: set[str],
+        source: Callable[[], set[str]],
     ) -> tuple[int | None, int | None, float]:
         return located_support(self, index, claim, avg_len, verbatim, long, top, source)
 
@@ -95,21 +96,23 @@ def located_support(
     verbatim: span.Verbatim,
     long: int,
     top: int,
-    source: set[str],
+    source: Callable[[], set[str]],
 ) -> tuple[int | None, int | None, float]:
     """What ``Corpus.cite`` asks of a claim without explicit sentences: ``locate``, then ``support`` of
     the cited units (those of the first segment when nothing was located) and, when ``top`` > 1 and the
     source has more than one unit, the better of that and the support of the ``top`` best units read
-    together (a long claim is often supported by several sentences while the span cites one)."""
+    together (a long claim is often supported by several sentences while the span cites one);
+    ``source()``: every term of the source (``analysis.source_terms``)."""
     first, last, best = scorer.locate(index, claim, avg_len, verbatim, long, top)
+    every = source()
     cited: Sequence[int]
     if first is None or last is None:  # both or neither
         cited = [i for i, u in enumerate(index.units) if u.segment == 0]
     else:
         cited = range(first, last + 1)
-    score = scorer.support(index, claim, cited, source)
+    score = scorer.support(index, claim, cited, every)
     if best is not None and claim.terms and top > 1 and len(index.units) > 1:  # in unit order
-        score = max(score, scorer.support(index, claim, best, source))
+        score = max(score, scorer.support(index, claim, best, every))
     return first, last, score
 
 
@@ -175,7 +178,7 @@ class NativeScorer:
         verbatim: span.Verbatim,
         long: int,
         top: int,
-        source: set[str],
+        source: Callable[[], set[str]],
     ) -> tuple[int | None, int | None, float]:
         native = claim.__dict__.get("_native_support")  # an ASCII claim's, from weighted_claim
         if native is not None:

@@ -227,8 +227,7 @@ def test_located_and_supported_in_one_call_as_in_two(
         terms.__dict__["_native_support"] = SCORER._claim_support(terms)  # the compiled path for it too
     index = index_of(source)
     verbatim = _verbatim(claim, source.text, source_units(source))
-    every = source_terms(source)
-    args = (terms, corpus.stats.avg_len, verbatim, long, top, every)
+    args = (terms, corpus.stats.avg_len, verbatim, long, top, lambda: source_terms(source))
     expected = located_support(PythonScorer(), index, *args)
     assert SCORER.cite(index, *args) == expected
     assert located_support(SCORER, index, *args) == expected  # the compiled scorer's two calls
