@@ -193,7 +193,8 @@ class ClaimTerms:
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
         """The claim terms of a claim's text (analysed in one call: ``TERM_ANALYSER.claim``), with its
         names; an ASCII claim with its idfs in the same call when the extension is built."""
-        if _TABLE is not None and text.isascii() and isinstance(stats.df, dict):
+        # the compiled call reads the frequencies as a plain dict does (not through an overridden get)
+        if _TABLE is not None and text.isascii() and type(stats.df) in _PLAIN and type(stats.units) is int:
             claim = _weighted_claim(text, stats)
             if claim is not None:
                 return claim
@@ -225,6 +226,8 @@ class ClaimTerms:
         return parts
 
 
+_PLAIN = (dict, Counter)
+"""Mappings whose ``get`` is ``dict.get``: the compiled claim analysis reads frequencies from them."""
 _TABLE = getattr(TERM_ANALYSER, "table", None)
 """The extension's word table when it is in use (None under ``CITE_PURE_PYTHON=1``)."""
 

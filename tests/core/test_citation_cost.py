@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from cite_core import CitedAnswer, number_sources, parse_answer
 from cite_core._locate.localize import Corpus
+from cite_core._locate.scoring import ClaimTerms, TermStats
 from cite_core._schema.citations import citation_for_span
 from cite_core._schema.events import _ANSWER_FIELDS, cited_answer, marker_group, reference
 from cite_core._schema.models import MarkerGroup, Reference, Source
@@ -131,3 +132,19 @@ def test_a_citation_is_in_document_coordinates_when_every_chunk_knew_its_start(
         assert citation.coordinates == expected  # type: ignore[union-attr]
         start = segment.doc_start if expected == "document" else segment.start
         assert citation.start_char_index == start  # type: ignore[union-attr]
+
+
+class _LazyFrequencies(dict[str, int]):
+    """Document frequencies read through an overridden ``get`` (a mapping the compiled call must not read
+    as a plain dict)."""
+
+    def get(self, key: str, default: object = None) -> int:  # type: ignore[override]
+        return 3 if key == analyze("grass")[0] else 0
+
+
+def test_frequencies_read_through_their_own_get_are_analysed_in_python() -> None:
+    stats = TermStats.from_units([["grass", "green"], ["sky"]])
+    lazy = TermStats(stats.units, _LazyFrequencies(), stats.avg_len)  # type: ignore[arg-type]
+    claim = ClaimTerms.from_text("The grass is green", lazy)
+    assert claim == ClaimTerms.of(analyze("The grass is green"), lazy)
+    assert dict(claim.weights)[analyze("grass")[0]] == lazy.idf_by_df[3]  # its get was asked
