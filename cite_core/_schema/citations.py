@@ -21,7 +21,7 @@ from .models import (
     Source,
     TextBlock,
 )
-from .utf16 import source_utf16
+from .utf16 import source_utf16, source_utf16_span
 
 __all__ = ["DisplayNumbers", "build_answer", "citation_for_span", "display_number"]
 
@@ -156,7 +156,9 @@ def citation_for_span(
         offset = first.doc_start - first.start  # type: ignore[operator]
         one = at  # clipped to its first chunk
     coordinates: Literal["document", "source"] = "document" if in_document else "source"
-    utf16 = (source_utf16(source, start), source_utf16(source, end)) if 0 <= start <= end else (None, None)
+    utf16: tuple[int | None, int | None] = (
+        source_utf16_span(source, start, end) if 0 <= start <= end else (None, None)
+    )
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(

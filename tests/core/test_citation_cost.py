@@ -18,6 +18,7 @@ from cite_core._locate.scoring import ClaimTerms, TermStats
 from cite_core._schema.citations import citation_for_span
 from cite_core._schema.events import _ANSWER_FIELDS, cited_answer, marker_group, reference
 from cite_core._schema.models import MarkerGroup, Reference, Source
+from cite_core._schema.utf16 import _ASTRAL, has_astral, source_utf16, source_utf16_span
 from cite_core._sources.terms import analyze
 from cite_core._stream.claims import _HEADING, _LIST_NUMBER, claim_follows, claim_terms, precedes_its_claim
 
@@ -148,3 +149,26 @@ def test_frequencies_read_through_their_own_get_are_analysed_in_python() -> None
     claim = ClaimTerms.from_text("The grass is green", lazy)
     assert claim == ClaimTerms.of(analyze("The grass is green"), lazy)
     assert dict(claim.weights)[analyze("grass")[0]] == lazy.idf_by_df[3]  # its get was asked
+
+
+UTF16_TEXT = st.text(
+    alphabet=st.sampled_from(
+        ["a", " ", ".", "é", "中", "\U0001f600", "\U00020bb7", "\ud800", "\udfff", "\uffff"]
+    ),
+    max_size=30,
+)
+
+
+@given(UTF16_TEXT)
+@example("\ud83d\ude00")  # a surrogate pair as two code points: no astral character
+def test_a_text_has_an_astral_character_where_the_search_finds_one(text: str) -> None:
+    assert has_astral(text) == (_ASTRAL.search(text) is not None)
+
+
+@given(UTF16_TEXT.filter(lambda t: "\ud800" not in t and "\udfff" not in t), st.data())
+def test_a_spans_utf16_offsets_are_each_offsets(text: str, data: st.DataObject) -> None:
+    (source,) = number_sources([text + " x."])
+    end = data.draw(st.integers(0, len(source.text)))
+    start = data.draw(st.integers(0, end))
+    assert source_utf16_span(source, start, end) == (source_utf16(source, start), source_utf16(source, end))
+    assert source_utf16(source, end) == len(source.text[:end].encode("utf-16-le")) // 2
