@@ -61,6 +61,56 @@ class ClaimParts:
         rare: Iterable[str],
     ) -> None: ...
 
+class ClaimSupport:
+    """A claim as the support of its citations reads it (``native/src/claim_py.rs``), built once per claim:
+    its (term, idf) weights, their sum, its terms in order, its names, the logistic's bias with its
+    family's, the ten feature weights, and whether ``sum()`` compensates (CPython 3.12+)."""
+
+    def __init__(
+        self,
+        weights: tuple[tuple[str, float], ...],
+        total: float,
+        terms: Iterable[str],
+        names: Iterable[str],
+        bias: float,
+        coefficients: Sequence[float],
+        compensated: bool,
+    ) -> None: ...
+    def support(self, index: UnitIndex, units: Sequence[int]) -> float:
+        """``scoring.support`` of the claim and the terms of ``units`` before rounding, to the last bit; a
+        ``ValueError`` for a unit out of range."""
+    def cite(
+        self,
+        index: UnitIndex,
+        avg_len: float,
+        params: tuple[float, float, float, float, float, int, int, int],
+        verbatim: Callable[[int], int],
+        best: bool,
+    ) -> tuple[int | None, int | None, float]:
+        """``UnitIndex.locate`` of the claim, then the support of the cited units and, with ``best``, the
+        better of that and the support of the best units (``scorer.located_support``), before rounding."""
+
+def weighted_claim(
+    table: TermTable,
+    text: str,
+    df: dict[str, int],
+    units: int,
+    bias: float,
+    coefficients: Sequence[float],
+    compensated: bool,
+) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...], float, tuple[str, ...], ClaimSupport] | None:
+    """``ClaimTerms.from_text`` of an ASCII claim in one call: its terms, (term, idf) weights from the
+    document frequencies ``df`` over ``units`` units, their sum, its names and its ``ClaimSupport``; None
+    for other text."""
+
+def support_logistic(
+    bias: float, coefficients: Sequence[float], features: Sequence[float], compensated: bool
+) -> float:
+    """``1 / (1 + exp(-z))``, ``z`` the bias plus the weighted features summed as ``sum()`` does."""
+
+def python_float_sum(values: Sequence[float], compensated: bool) -> float:
+    """CPython's ``sum()`` of floats: one addition at a time, or compensated (3.12 and later)."""
+
 class UnitIndex:
     """The units of one source for scoring (``native/src/scorer.rs``; ``unit_index.CountsIndex`` in
     Python), from each unit's terms in order, with its segment, the line breaks between neighbours and

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from .._exceptions import ArgumentError
@@ -108,6 +109,17 @@ class Corpus:
                 self._stats = TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
         return self._stats
 
+    def _claim(self, claim: str) -> ClaimTerms:
+        """The claim's terms and their idf, computed once for BM25, coverage and support (and kept)."""
+        claim_terms = self._claims.get(claim)
+        if claim_terms is None:
+            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
+        return claim_terms
+
+    def claim_terms(self, claim: str) -> tuple[str, ...]:
+        """The terms of ``claim`` (``terms.analyze``'s), from the analysis its citations then use."""
+        return self._claim(claim).terms
+
     def cite(
         self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
     ) -> Citation:
@@ -115,40 +127,37 @@ class Corpus:
         if self.asked is not None:
             self.asked.append((source, claim))
         units = source_units(source)
-        # the claim's terms and their idf, computed once for BM25, coverage and support
-        claim_terms = self._claims.get(claim)
-        if claim_terms is None:
-            claim_terms = self._claims[claim] = ClaimTerms.from_text(claim, self.stats)
-        first: int | None = None
-        last: int | None = None
+        claim_terms = self._claims.get(claim) or self._claim(claim)
         top: list[int] | None = None
         if IMAGE_KEY in source.metadata and units:  # an image: its caption stands for all of it
             sentences = (1, len(units))
-        if sentences is not None:
-            lo, hi = sentences
-            if 1 <= lo <= hi <= len(units):
-                first, last = lo - 1, hi - 1
-                while units[last].segment != units[first].segment:
-                    last -= 1  # a citation never spans two chunks, pages or blocks
+        first, last = _explicit_span(units, sentences)
+        index = index_of(source)
         vectors = None
         if self.dense is not None and claim.strip():
             vectors = self.dense.vectors([claim, *(source.text[u.start : u.end] for u in units)])
+        score: float | None = None
         if first is None:
             if vectors:
                 dense = [cosine(vectors[0], v) for v in vectors[1:]]
                 first, last, scores = self._best(source, claim_terms, units, dense, claim)
                 top = None if scores is None else top_units(scores, self.source_units)
-            else:  # one call scores the units and picks the span (compiled or the reference)
+            elif vectors is None:  # one call locates the span and gives its support (compiled or Python)
                 verbatim = _verbatim(claim, source.text, units)
-                first, last, top = SCORER.locate(
-                    index_of(source),
+                first, last, score = SCORER.cite(
+                    index,
                     claim_terms,
                     self.stats.avg_len,
                     verbatim,
                     MAX_CANDIDATES,
                     self.source_units,
+                    partial(source_terms, source),  # the compiled support never asks for it
                 )
-        index = index_of(source)
+            else:  # embeddings that gave no vector (an empty list): located as without them
+                verbatim = _verbatim(claim, source.text, units)
+                first, last, top = SCORER.locate(
+                    index, claim_terms, self.stats.avg_len, verbatim, MAX_CANDIDATES, self.source_units
+                )
         cited: Sequence[int]
         if first is None or last is None:  # _best gives both or neither
             seg = source.segments[0]
@@ -157,6 +166,10 @@ class Corpus:
         else:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
             cited = range(first, last + 1)
+        if score is not None:  # located and supported in one call
+            return citation_for_span(
+                source, start, end, reference=reference, support=score, segment=seg_index
+            )
         every = source_terms(source)
         best_units = top if claim_terms.terms and self.source_units > 1 and len(units) > 1 else None
         if vectors is None:
@@ -193,6 +206,20 @@ class Corpus:
             _verbatim(claim_text, source.text, units),
             MAX_CANDIDATES,
         )
+
+
+def _explicit_span(units: list[Unit], sentences: tuple[int, int] | None) -> tuple[int | None, int | None]:
+    """The first and last unit of an explicit 1-based sentence range (cut at the end of the segment
+    of its first: a citation never spans two chunks, pages or blocks); (None, None) without one, or for a
+    range the source does not have."""
+    if sentences is not None:
+        lo, hi = sentences
+        if 1 <= lo <= hi <= len(units):
+            first, last = lo - 1, hi - 1
+            while units[last].segment != units[first].segment:
+                last -= 1
+            return first, last
+    return None, None
 
 
 def _verbatim(claim: str, text: str, units: list[Unit]) -> Callable[[int], int]:

@@ -10,7 +10,7 @@ candidates) and picks the span. A claim mixed with embeddings is located by ``sp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -18,9 +18,9 @@ from .._accel import NATIVE
 from .._exceptions import NativeError
 from .._sources.unit_index import CountsIndex
 from . import candidates, span
-from .scoring import BM25_B, BM25_K1, ClaimTerms, support, support_of
+from .scoring import BM25_B, BM25_K1, SUM_COMPENSATES, SUPPORT_WEIGHTS, ClaimTerms, support, support_bias
 
-__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer"]
+__all__ = ["PYTHON_SCORER", "SCORER", "NativeScorer", "PythonScorer", "Scorer", "located_support"]
 
 
 class Scorer(Protocol):
@@ -43,6 +43,20 @@ class Scorer(Protocol):
         every term of the source, ``analysis.source_terms``)."""
         ...
 
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: Callable[[], set[str]],
+    ) -> tuple[int | None, int | None, float]:
+        """``located_support``: the cited span's first and last unit and its support, in one call
+        (``source()``: every term of the source, asked only where the reference scores the support)."""
+        ...
+
 
 class PythonScorer:
     """The reference implementation (span.py)."""
@@ -60,6 +74,46 @@ class PythonScorer:
 
     def support(self, index: CountsIndex, claim: ClaimTerms, units: Sequence[int], source: set[str]) -> float:
         return support(claim, _cited(index, units), source)
+
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: Callable[[], set[str]],
+    ) -> tuple[int | None, int | None, float]:
+        return located_support(self, index, claim, avg_len, verbatim, long, top, source)
+
+
+def located_support(
+    scorer: Scorer,
+    index: CountsIndex,
+    claim: ClaimTerms,
+    avg_len: float,
+    verbatim: span.Verbatim,
+    long: int,
+    top: int,
+    source: Callable[[], set[str]],
+) -> tuple[int | None, int | None, float]:
+    """What ``Corpus.cite`` asks of a claim without explicit sentences: ``locate``, then ``support`` of
+    the cited units (those of the first segment when nothing was located) and, when ``top`` > 1 and the
+    source has more than one unit, the better of that and the support of the ``top`` best units read
+    together (a long claim is often supported by several sentences while the span cites one);
+    ``source()``: every term of the source (``analysis.source_terms``)."""
+    first, last, best = scorer.locate(index, claim, avg_len, verbatim, long, top)
+    every = source()
+    cited: Sequence[int]
+    if first is None or last is None:  # both or neither
+        cited = [i for i, u in enumerate(index.units) if u.segment == 0]
+    else:
+        cited = range(first, last + 1)
+    score = scorer.support(index, claim, cited, every)
+    if best is not None and claim.terms and top > 1 and len(index.units) > 1:  # in unit order
+        score = max(score, scorer.support(index, claim, best, every))
+    return first, last, score
 
 
 def _cited(index: CountsIndex, units: Sequence[int]) -> Sequence[str]:
@@ -87,19 +141,10 @@ class NativeScorer:
         long: int,
         top: int,
     ) -> span.Located:
-        params = (
-            BM25_K1,
-            BM25_B,
-            span.EXTEND_GAIN,
-            span.FRAGMENT_WEIGHT,
-            span.TIE,
-            long,
-            candidates.MAX_CANDIDATES,
-            top,
-        )
         try:
             compiled = self._compiled(index)
             if compiled is not None:
+                params = self._params(long, top)
                 first, last, best = compiled.locate(claim.weights, claim.total, avg_len, params, verbatim)
                 return first, last, best
         except UnicodeEncodeError:
@@ -114,18 +159,65 @@ class NativeScorer:
         try:
             compiled = self._compiled(index)
             if compiled is not None:
-                parts = claim.__dict__.get("_native_parts")
-                if parts is None:  # built once per claim, as support_parts
-                    parts = self._native.ClaimParts(claim.weights, claim.terms)
-                    claim.__dict__["_native_parts"] = parts
-                return support_of(
-                    claim, compiled.features(parts, claim.weights, claim.total, claim.names, units)
-                )
+                native = claim.__dict__.get("_native_support")
+                if native is None:  # built once per claim, as support_parts
+                    native = claim.__dict__["_native_support"] = self._claim_support(claim)
+                # the features and the logistic of support_of in one call, to the last bit
+                return round(native.support(compiled, units), 4)
         except UnicodeEncodeError:
             pass
         except self._panic as exc:
             raise NativeError(f"the compiled scorer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
         return support(claim, _cited(index, units), source)
+
+    def cite(
+        self,
+        index: CountsIndex,
+        claim: ClaimTerms,
+        avg_len: float,
+        verbatim: span.Verbatim,
+        long: int,
+        top: int,
+        source: Callable[[], set[str]],
+    ) -> tuple[int | None, int | None, float]:
+        native = claim.__dict__.get("_native_support")  # an ASCII claim's, from weighted_claim
+        if native is not None:
+            try:
+                compiled = self._compiled(index)
+                if compiled is not None:
+                    best = bool(claim.terms) and top > 1 and len(index.units) > 1
+                    params = self._params(long, top)
+                    first, last, score = native.cite(compiled, avg_len, params, verbatim, best)
+                    # rounding is monotone: the better one rounded is the better of the two rounded
+                    return first, last, round(score, 4)
+            except self._panic as exc:
+                raise NativeError(_FAILED.format(exc)) from exc
+        return located_support(self, index, claim, avg_len, verbatim, long, top, source)
+
+    def _params(self, long: int, top: int) -> tuple[float, float, float, float, float, int, int, int]:
+        """``UnitIndex.locate``'s constants and limits."""
+        return (
+            BM25_K1,
+            BM25_B,
+            span.EXTEND_GAIN,
+            span.FRAGMENT_WEIGHT,
+            span.TIE,
+            long,
+            candidates.MAX_CANDIDATES,
+            top,
+        )
+
+    def _claim_support(self, claim: ClaimTerms) -> Any:
+        """The claim as ``ClaimSupport`` (native/src/claim_py.rs) reads it for every citation of it."""
+        return self._native.ClaimSupport(
+            claim.weights,
+            claim.total,
+            claim.terms,
+            claim.names,
+            support_bias(claim),
+            SUPPORT_WEIGHTS[1:],
+            SUM_COMPENSATES,
+        )
 
     def _compiled(self, index: CountsIndex) -> Any:
         """The compiled index of ``index``'s units, built on first use; None when a term has no UTF-8
@@ -149,6 +241,8 @@ class NativeScorer:
             index.native = compiled
         return compiled if compiled is not False else None
 
+
+_FAILED = "the compiled scorer failed ({}); CITE_PURE_PYTHON=1 avoids it"
 
 PYTHON_SCORER = PythonScorer()
 """The reference, for what stays in Python (a claim located with embeddings)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from functools import reduce
 from itertools import chain, islice, repeat
 from operator import add, itemgetter, mul
 
+from .._accel import NATIVE
+from .._exceptions import NativeError
 from .._sources.families import FAMILY_BIAS, Family, claim_family
 from .._sources.term_analyser import TERM_ANALYSER
 from .._sources.terms import _analyze
@@ -30,6 +33,7 @@ from .._sources.unit_index import build_postings
 __all__ = [
     "BM25_B",
     "BM25_K1",
+    "SUM_COMPENSATES",
     "SUPPORT_FEATURES",
     "SUPPORT_WEIGHTS",
     "ClaimTerms",
@@ -39,6 +43,7 @@ __all__ = [
     "claim_names",
     "coverage",
     "support",
+    "support_bias",
     "support_features",
     "support_of",
 ]
@@ -67,6 +72,11 @@ rarest third of terms (by idf) missing; share of its names (``claim_names``) and
 nowhere in the source; whether it names anything."""
 SUPPORT_WEIGHTS = (-0.450, 0.949, 0.732, 0.431, 0.565, 1.038, -0.132, -0.700, -1.769, -0.556, -0.700)
 """Logistic weights of (bias, *SUPPORT_FEATURES) (``python -m bench.eval.calibrate``)."""
+SUM_COMPENSATES = sys.version_info >= (3, 12)
+"""Whether ``sum()`` of floats compensates (Neumaier's, from CPython 3.12 on): the compiled logistic adds
+the weighted features as the running ``sum()`` does (native/src/logistic.rs)."""
+_LATIN_BIAS = SUPPORT_WEIGHTS[0] + FAMILY_BIAS["latin"]
+"""``support_bias`` of a claim of the Latin family (every ASCII claim)."""
 
 
 @dataclass
@@ -190,7 +200,12 @@ class ClaimTerms:
     @classmethod
     def from_text(cls, text: str, stats: TermStats) -> ClaimTerms:
         """The claim terms of a claim's text (analysed in one call: ``TERM_ANALYSER.claim``), with its
-        names."""
+        names; an ASCII claim with its idfs in the same call when the extension is built."""
+        # the compiled call reads the frequencies as a plain dict does (not through an overridden get)
+        if _TABLE is not None and text.isascii() and type(stats.df) in _PLAIN and type(stats.units) is int:
+            claim = _weighted_claim(text, stats)
+            if claim is not None:
+                return claim
         terms, distinct, names = TERM_ANALYSER.claim(text)
         return cls.of(terms, stats, claim_names(text) if names is None else names, distinct)
 
@@ -217,6 +232,34 @@ class ClaimTerms:
                 tuple([t for t, _ in rare[: max(1, len(rare) // 3)]]),
             )
         return parts
+
+
+_PLAIN = (dict, Counter)
+"""Mappings whose ``get`` is ``dict.get``: the compiled claim analysis reads frequencies from them."""
+_TABLE = getattr(TERM_ANALYSER, "table", None)
+"""The extension's word table when it is in use (None under ``CITE_PURE_PYTHON=1``)."""
+
+
+def _weighted_claim(text: str, stats: TermStats) -> ClaimTerms | None:
+    """``ClaimTerms.of`` the terms and names of an ASCII claim (``TermTable.claim``), in one call to the
+    extension (``weighted_claim``, native/src/claim_py.rs): the idfs from ``stats``' document frequencies
+    by ``_IdfByDf``'s formula and summed as ``of`` sums them, and the claim's ``ClaimSupport`` (kept for
+    ``NativeScorer.support``); an ASCII claim is of the Latin family. None for a text Python analyses."""
+    try:
+        found = NATIVE.weighted_claim(  # type: ignore[union-attr]
+            _TABLE, text, stats.df, stats.units, _LATIN_BIAS, SUPPORT_WEIGHTS[1:], SUM_COMPENSATES
+        )
+    except NATIVE.PanicException as exc:  # type: ignore[union-attr]
+        raise NativeError(
+            f"the compiled claim analysis failed ({exc}); CITE_PURE_PYTHON=1 avoids it"
+        ) from exc
+    if found is None:
+        return None
+    terms, weights, total, names, native = found
+    claim = ClaimTerms(terms, weights, total, frozenset(names))
+    claim.__dict__["_family"] = "latin"
+    claim.__dict__["_native_support"] = native  # read by NativeScorer.support
+    return claim
 
 
 _NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")
@@ -357,12 +400,14 @@ def support(claim: ClaimTerms, cited: Sequence[str], source: Container[str] | No
     return support_of(claim, support_features(claim, cited, source))
 
 
+def support_bias(claim: ClaimTerms) -> float:
+    """The logistic's bias for this claim: ``SUPPORT_WEIGHTS[0]`` plus its family's (``FAMILY_BIAS``)."""
+    return SUPPORT_WEIGHTS[0] + FAMILY_BIAS[claim.family]
+
+
 def support_of(claim: ClaimTerms, features: Iterable[float]) -> float:
-    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer)."""
+    """``support`` from the claim's ``support_features`` (computed here or by the compiled scorer, whose
+    ``ClaimSupport.support`` computes the same logistic)."""
     # the products summed by sum() in weight order, so every scorer adds them in the same order
-    z = (
-        SUPPORT_WEIGHTS[0]
-        + FAMILY_BIAS[claim.family]
-        + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
-    )
+    z = support_bias(claim) + sum(map(mul, islice(SUPPORT_WEIGHTS, 1, None), features))
     return round(1.0 / (1.0 + math.exp(-z)), 4)

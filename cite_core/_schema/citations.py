@@ -11,18 +11,17 @@ from typing import Any, Literal
 
 from .._args import MAX_NUMBER, shown
 from .._exceptions import ArgumentError
-from .events import char_location
+from .events import char_location, cited_answer, reference
 from .models import (
     CharLocation,
     Citation,
     CitedAnswer,
     ContentBlockLocation,
     PageLocation,
-    Reference,
     Source,
     TextBlock,
 )
-from .utf16 import source_utf16
+from .utf16 import source_utf16, source_utf16_span
 
 __all__ = ["DisplayNumbers", "build_answer", "citation_for_span", "display_number"]
 
@@ -91,16 +90,17 @@ def build_answer(
 ) -> CitedAnswer:
     """The answer of a ``[n]`` stream or of Claude's citations: display text, blocks, references in
     order of first appearance (``numbers``: source number -> display number)."""
-    return CitedAnswer(
-        text="".join(display),
-        content=blocks,
-        references=[Reference(number=shown, source=by_number[n]) for n, shown in numbers.items()],
-        invalid_markers=invalid,
-        removed_reference_list=removed if removed.strip() else None,
-        unsupported_threshold=threshold,
-        reasoning=reasoning,
-        stopped_in_reasoning=stopped_in_reasoning,
-        truncated=truncated,
+    # built without validation when its values are as the parsers make them (``events.cited_answer``)
+    return cited_answer(
+        "".join(display),
+        list(blocks),
+        [reference(shown, by_number[n]) for n, shown in numbers.items()],
+        list(invalid),
+        removed if removed.strip() else None,
+        threshold,
+        reasoning,
+        stopped_in_reasoning,
+        truncated,
     )
 
 
@@ -149,13 +149,16 @@ def citation_for_span(
             end_block_index=last.block + 1,
             **_common(source, reference, support, one),
         )
-    offset, in_document = 0, source.document_coordinates
+    # a first chunk without its start offset answers for all (``document_coordinates`` asks every one)
+    offset, in_document = 0, first.doc_start is not None and source.document_coordinates
     if in_document:  # chunks with known start offsets: cite within one chunk
         start, end = max(start, first.start), min(end, first.end)
         offset = first.doc_start - first.start  # type: ignore[operator]
         one = at  # clipped to its first chunk
     coordinates: Literal["document", "source"] = "document" if in_document else "source"
-    utf16 = (source_utf16(source, start), source_utf16(source, end)) if 0 <= start <= end else (None, None)
+    utf16: tuple[int | None, int | None] = (
+        source_utf16_span(source, start, end) if 0 <= start <= end else (None, None)
+    )
     if 0 <= start <= end and start + offset >= 0 and reference >= 0 and type(support) in (float, int):
         # the usual case, valid by construction: built without validation
         return char_location(

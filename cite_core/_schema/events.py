@@ -17,18 +17,24 @@ from .models import (
     CharLocation,
     Citation,
     CitationsDelta,
+    CitedAnswer,
     DisplayDelta,
     MarkerGroup,
+    Reference,
     TextBlock,
     TextDelta,
     ThinkingDelta,
 )
+from .source import Source
 
 __all__ = [
     "MODEL_SLOTS",
     "char_location",
     "citations_delta",
+    "cited_answer",
     "display_delta",
+    "marker_group",
+    "reference",
     "text_block",
     "text_delta",
     "thinking_delta",
@@ -48,13 +54,16 @@ function call per chunk saved): ``object.__new__`` and the setters of ``__dict__
 and private state."""
 
 
-def _built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
-    """An instance of ``cls`` from values already of their field types, as validation would build it."""
+def _built(
+    cls: type[_M], values: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None = None
+) -> _M:
+    """An instance of ``cls`` from values already of their field types, as validation would build it
+    (``private``: the defaults of its private attributes, for a model that has some)."""
     model = _new(cls)
     _set_dict(model, values)
     _set_fields(model, fields_set)
     _set_extra(model, None)
-    _set_private(model, None)
+    _set_private(model, private)
     return model
 
 
@@ -142,3 +151,73 @@ def text_block(
         "marker_groups": marker_groups,
     }
     return _built(TextBlock, values, {"text", "citations", "marker_text", "marker_groups"})
+
+
+def marker_group(numbers: list[int], citations: list[Citation], lead: str, tail: str) -> MarkerGroup:
+    """``MarkerGroup(numbers=..., citations=..., lead=..., tail=...)``, built without validation (the lists:
+    new ones of the assembler's, kept as the group's own; one group per marker run of an answer)."""
+    values = {"numbers": numbers, "citations": citations, "lead": lead, "tail": tail}
+    return _built(MarkerGroup, values, {"numbers", "citations", "lead", "tail"})
+
+
+def reference(number: int, source: Source) -> Reference:
+    """``Reference(number=number, source=source)``; built without validation when ``number`` is a display
+    number (an int from 1) and ``source`` a ``Source`` (validation keeps the instance itself)."""
+    if type(number) is not int or number < 1 or type(source) is not Source:
+        return Reference(number=number, source=source)
+    return _built(Reference, {"number": number, "source": source}, {"number", "source"})
+
+
+_ANSWER_FIELDS = (
+    "text",
+    "content",
+    "references",
+    "invalid_markers",
+    "removed_reference_list",
+    "unsupported_threshold",
+    "reasoning",
+    "stopped_in_reasoning",
+    "truncated",
+)
+
+
+def cited_answer(
+    text: str,
+    content: list[TextBlock],
+    references: list[Reference],
+    invalid_markers: list[str],
+    removed_reference_list: str | None,
+    unsupported_threshold: float,
+    reasoning: str,
+    stopped_in_reasoning: bool,
+    truncated: bool,
+) -> CitedAnswer:
+    """``CitedAnswer(text=..., ...)`` of these nine fields (the rest their defaults), built without
+    validation when every value is of its field's type as the parser makes it (the lists: new ones, kept
+    as the answer's own); else validated. One per answer, with a validated answer's private state."""
+    values: dict[str, Any] = {
+        "text": text,
+        "content": content,
+        "references": references,
+        "invalid_markers": invalid_markers,
+        "removed_reference_list": removed_reference_list,
+        "unsupported_threshold": unsupported_threshold,
+        "reasoning": reasoning,
+        "stopped_in_reasoning": stopped_in_reasoning,
+        "truncated": truncated,
+    }
+    if not (
+        type(text) is str
+        and type(reasoning) is str
+        and (removed_reference_list is None or type(removed_reference_list) is str)
+        and type(unsupported_threshold) is float
+        and type(stopped_in_reasoning) is bool
+        and type(truncated) is bool
+        and all(type(block) is TextBlock for block in content)
+        and all(type(ref) is Reference for ref in references)
+        and all(type(marker) is str for marker in invalid_markers)
+    ):
+        return CitedAnswer(**values)
+    values["left_out"] = []
+    values["no_model_asked"] = None
+    return _built(CitedAnswer, values, set(_ANSWER_FIELDS), {"_verification": None})

@@ -11,7 +11,7 @@ others in Python), with its distinct terms in order of first occurrence.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 from .._accel import NATIVE
 from .._exceptions import NativeError
@@ -74,6 +74,11 @@ class NativeTermAnalyser:
     def __init__(self, native: ModuleType) -> None:
         self._table = native.TermTable(sorted(STOP), list(SUFFIXES), _TERMS_MAX)
         self._panic: type[BaseException] = native.PanicException
+
+    @property
+    def table(self) -> Any:
+        """The extension's word table (``scoring.ClaimTerms.from_text`` analyses ASCII claims through it)."""
+        return self._table
 
     def unit_terms(self, separated: str, spans: list[tuple[int, int]]) -> UnitTerms:
         try:

@@ -310,7 +310,7 @@ class Assembler:
             if _WORD.search(claim):
                 group.start, group.end = self._tail_start + start, self._tail_start + end
                 group.claim = claim
-                if end == len(tail) and precedes_its_claim(claim):
+                if end == len(tail) and precedes_its_claim(claim, self.corpus.claim_terms):
                     group.forward = True  # "As noted in [1], the grass..." - the claim goes on after it
                     self._forward.append(group)
                 else:

@@ -7,6 +7,7 @@ the assembler.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from .._schema.models import Citation, Source
@@ -62,3 +63,8 @@ class Locator(Protocol):
     def cite(
         self, source: Source, claim: str, *, reference: int, sentences: tuple[int, int] | None = None
     ) -> Citation: ...
+
+    def claim_terms(self, claim: str) -> Sequence[str]:
+        """The terms of ``claim`` (``terms.analyze``'s), kept for its citations: the assembler asks
+        whether a claim has two terms before it cites it (``claims.precedes_its_claim``)."""
+        ...

@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Protocol
 
-from .._schema.events import text_block
+from .._schema.events import marker_group, text_block
 from .._schema.models import Citation, MarkerGroup, TextBlock
 
 __all__ = ["blocks_with_markers", "claim_spans", "marker_groups"]
@@ -106,11 +106,8 @@ def marker_groups(
             at.append((group, [number], [lead, ""]))
     return {
         offset: [
-            MarkerGroup(
-                numbers=numbers,
-                citations=[c for c in group.citations if c.reference in numbers] if group else [],
-                lead=lead,
-                tail=tail,
+            marker_group(  # MarkerGroup(...) without validation: the values are the assembler's own
+                numbers, [c for c in group.citations if c.reference in numbers] if group else [], lead, tail
             )
             for group, numbers, (lead, tail) in at
         ]

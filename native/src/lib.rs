@@ -9,6 +9,7 @@
 pub mod chars;
 pub mod chunk;
 pub mod lexer;
+pub mod logistic;
 pub mod scorer;
 pub mod segment;
 pub mod span;

@@ -11,6 +11,9 @@ use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params};
 use crate::support::SupportClaim;
 use crate::terms::ascii_words;
 
+#[path = "claim_py.rs"]
+mod claim_py;
+
 /// Indexes of this many terms or more are scored with the GIL released (other threads run meanwhile);
 /// below it, releasing and taking it back costs more than it frees.
 const DETACH_MIN_TERMS: usize = 1 << 16;
@@ -364,6 +367,7 @@ type Span = (Option<usize>, Option<usize>, Option<Vec<usize>>);
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<UnitIndex>()?;
     m.add_class::<ClaimParts>()?;
+    claim_py::register(m)?;
     m.add("DETACH_MIN_TERMS", DETACH_MIN_TERMS)?;
     Ok(())
 }
