@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from .._brackets import OPENERS, TAG_OPENER
+from .._brackets import OPENERS
 from .claims import JOINER_WORDS
-from .lexer_state import MAX_WS, TEXT_STOP, LexerState
+from .lexer_state import MAX_WS, TEXT_STOP, LexerState, opened_at
 from .lexer_tokens import Kind, Mode, Token
 from .line_starts import MAX_FENCE, match_fence_close, match_line_start
 from .markers import match_marker
@@ -193,24 +193,20 @@ class Lexer(LexerState):
         return run, False
 
     def _opener(self, buf: str, pos: int, eof: bool) -> _Scan:
-        """A character that may open a thinking tag, a marker or a ``<CIT>`` tag."""
-        if buf[pos] == TAG_OPENER:
-            think = match_think(buf, pos, eof)
-            if think == NEED:
-                return pos, True
-            if isinstance(think, ThinkTag):
-                yield from self._on_think(think, buf)
-                return think.end, False
-        if buf[pos] in _OPENERS:
-            found = yield from self._marker_at(buf, pos, eof)
-            if found == NEED:
-                return pos, True
-            if isinstance(found, Marker):
-                return found.end, False
-            if isinstance(found, Tag):
-                yield from self._release()
-                yield Token(Kind.TAG, tag=found)
-                return found.end, False
+        """A character that may open a thinking tag, a marker or a ``<CIT>`` tag (``opened_at``)."""
+        found = opened_at(buf, pos, eof)
+        if found == NEED:
+            return pos, True
+        if isinstance(found, ThinkTag):
+            yield from self._on_think(found, buf)
+            return found.end, False
+        if isinstance(found, Marker):
+            yield self._marker(found)
+            return found.end, False
+        if isinstance(found, Tag):
+            yield from self._release()
+            yield Token(Kind.TAG, tag=found)
+            return found.end, False
         yield from self._text(buf[pos])
         return pos + 1, False
 

@@ -3,8 +3,9 @@
 ``LexerState`` holds everything the lexer knows between chunks and makes the text tokens: spaces
 before a possible marker are held (at most ``MAX_WS``), released as text when no marker follows, or
 handed to the marker as ``pre_ws``; line starts and runs of spaces are tracked from the lexer's own
-tokens. ``plain(chunk)`` takes a chunk of plain text without scanning it (most chunks of a stream).
-The scanning state machine is ``Lexer`` (``lexer.py``), built on this class.
+tokens. ``plain(chunk)`` takes a chunk that is text alone without making tokens (most chunks of a
+stream): plain text, and text with line ends and openers that open nothing (``_mixed``). The scanning
+state machine is ``Lexer`` (``lexer.py``), built on this class.
 """
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .._brackets import OPENERS, TAG_OPENER
 from .._exceptions import NativeError
+from .._text import has_surrogate
 from .lexer_tokens import Kind, Mode, Token
-from .match_types import Marker
+from .line_starts import match_line_start
+from .markers import match_marker
+from .match_types import NEED, Marker, Tag, ThinkTag
 from .plain_path import PANIC, PLAIN_PATH, STOPS
+from .tags import match_think
 
-__all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
+__all__ = ["MAX_WS", "TEXT_STOP", "LexerState", "opened_at"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
@@ -26,8 +32,16 @@ TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
+MIXED_MAX = 256
+"""``plain`` takes a chunk with line ends or openers up to this long: a stream's chunks (a few characters),
+not a whole answer, whose first marker would make it scan the text twice (once here, then in ``feed``)."""
+
 _TEXT = Mode.TEXT
 _TICKS = Mode.TICKS
+_LINE_START = Mode.LINE_START
+_OPENERS = frozenset(OPENERS)
+_MIXED_MODES = frozenset((Mode.TEXT, Mode.TICKS, Mode.LINE_START))
+"""The modes ``_mixed`` starts in: answer text or a line start, what is buffered read again with the chunk."""
 _IN_TEXT = frozenset((Mode.TEXT, Mode.LINE_START, Mode.GROUP, Mode.TICKS))
 """The modes of answer text (written text moves them to ``TEXT`` or ``LINE_START``); inside code,
 a fence or thinking, text does not change the mode."""
@@ -68,13 +82,16 @@ class LexerState:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
         make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
-        is held). None (nothing taken) otherwise."""
+        is held). A chunk of text with line ends, or at a line start, or with openers that open nothing
+        goes to ``_mixed``. None (nothing taken) otherwise."""
         steady = self._steady
         if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
+            if self.mode in _MIXED_MODES and len(self._buf) + len(chunk) <= MIXED_MAX:
+                return self._mixed(chunk)
             return None
         try:
             if self.scan(chunk) != len(chunk):
-                return None
+                return self._mixed(chunk) if len(chunk) <= MIXED_MAX else None
         except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
             return None
         except PANIC as exc:
@@ -115,6 +132,91 @@ class LexerState:
         self._ws_run = trailing
         return (released, chunk) if released else (chunk,)
 
+    def _mixed(self, chunk: str) -> tuple[str, ...] | None:
+        """``plain`` of a chunk that makes text tokens alone, read after what is buffered as ``feed`` reads
+        it: line ends, line starts that open nothing (no fence, no reference list), openers that open
+        nothing (``(`` without a keyword); what is still undecided at its end (a line start, an opener)
+        is buffered as ``feed`` buffers it. Anything else (a backtick, a marker, a tag, a fence, a lone
+        surrogate) leaves the state as it was: None."""
+        if not chunk.isascii() and has_surrogate(chunk):
+            return None
+        buf = self._buf
+        saved = (buf, self.mode, self._line_start, self._held, self._ws_run, self._written)
+        self._buf, self._steady = "", False
+        texts: list[str] = []
+        if self._mixed_run(buf + chunk if buf else chunk, texts):
+            return tuple(texts)
+        self._buf, self.mode, self._line_start, self._held, self._ws_run, self._written = saved
+        return None
+
+    def _mixed_run(self, buf: str, texts: list[str]) -> bool:
+        """What ``Lexer._run`` does with ``buf`` (in answer text or at a line start, not at the end), the
+        texts of its tokens put in ``texts``; False at the first token that is not text."""
+        n, pos, names = len(buf), 0, self._names
+        if self.mode is _TICKS:  # text after a backtick run: TEXT again (a backtick here is not taken)
+            self.mode = _TEXT
+        while pos < n:
+            if self.mode is _LINE_START:
+                found = match_line_start(buf, pos, False, names)
+                if found == NEED:
+                    self._buf = buf[pos:]
+                    return True
+                if found is not None:
+                    return False
+                self.mode = _TEXT
+            stop = TEXT_STOP.search(buf, pos)
+            end = n if stop is None else stop.start()
+            if end > pos:  # plain text, its trailing spaces held when a marker may follow
+                self._put_run(texts, buf[pos:end], end == n or buf[end] in _OPENERS)
+                pos = end
+                continue
+            char = buf[pos]
+            if char == "\n":
+                self._put(texts, char)
+                pos += 1
+                continue
+            if char not in _OPENERS:  # a backtick
+                return False
+            opened = opened_at(buf, pos, False)
+            if opened == NEED:
+                self._buf = buf[pos:]
+                return True
+            if opened is not None:
+                return False
+            self._put(texts, char)
+            pos += 1
+        return True
+
+    def _put(self, texts: list[str], text: str) -> None:
+        """``_text`` without tokens: the held spaces released, then ``text``, their texts put in ``texts``."""
+        if self._held:
+            held, self._held = self._held, ""
+            self._wrote(held)
+            texts.append(held)
+        if text:
+            self._wrote(text)
+            texts.append(text)
+
+    def _put_run(self, texts: list[str], run: str, hold: bool) -> None:
+        """``_text_run`` without tokens."""
+        keep = self._hold_from(run) if hold else len(run)
+        if keep < len(run):
+            if keep:
+                self._put(texts, run[:keep])
+            self._held += run[keep:]
+            return
+        self._put(texts, run)
+
+    def _hold_from(self, run: str) -> int:
+        """Where the spaces at the end of ``run`` that are held start (``len(run)``: none held): spaces and
+        tabs before a possible marker, unless the run of spaces would be longer than ``MAX_WS``."""
+        body = run.rstrip(" \t")
+        trailing = len(run) - len(body)
+        ws_before = self._ws_run + len(self._held) if not body else 0
+        if trailing and ws_before + trailing <= MAX_WS:
+            return len(body)
+        return len(run)
+
     def _wrote(self, text: str) -> None:
         """``text`` of the model's output was passed on (the lexer tracks line starts and runs of spaces
         of its input, whatever the assembler makes of a separator): in answer text, a line that ends
@@ -135,15 +237,12 @@ class LexerState:
 
     def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
         """Plain text; trailing spaces are held when a marker may follow them."""
-        if hold:
-            body = run.rstrip(" \t")
-            trailing = len(run) - len(body)
-            ws_before = self._ws_run + len(self._held) if not body else 0
-            if trailing and ws_before + trailing <= MAX_WS:
-                if body:
-                    yield from self._text(body)
-                self._held += run[len(body) :]
-                return
+        keep = self._hold_from(run) if hold else len(run)
+        if keep < len(run):
+            if keep:
+                yield from self._text(run[:keep])
+            self._held += run[keep:]
+            return
         yield from self._text(run)
 
     def _release(self) -> Iterator[Token]:
@@ -158,3 +257,13 @@ class LexerState:
         if text:
             self._wrote(text)
             yield Token(kind, text)
+
+
+def opened_at(buf: str, pos: int, eof: bool) -> ThinkTag | Marker | Tag | str | None:
+    """What the opener at ``buf[pos]`` opens: a thinking tag, a marker, a ``<CIT>`` or LongCite tag,
+    ``NEED`` (it may still become one) or None (the opener is text)."""
+    if buf[pos] == TAG_OPENER:
+        think = match_think(buf, pos, eof)
+        if think == NEED or isinstance(think, ThinkTag):
+            return think
+    return match_marker(buf, pos, eof)
