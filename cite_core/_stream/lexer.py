@@ -50,9 +50,22 @@ class Lexer(LexerState):
     """
 
     def feed(self, chunk: str) -> Iterator[Token]:
-        """Add a chunk; yields the tokens it completes."""
+        """Add a chunk; yields the tokens it completes. After ``plain`` refused the same chunk at a token
+        that is not text, the texts it read before that token are its first tokens, and the scan goes on
+        from that token (``_unstash``): the chunk is not read twice."""
         if chunk:
             self._steady = False
+            if self._stash is not None:
+                taken = self._unstash(chunk)
+                if taken is not None:
+                    texts, marker = taken
+                    for text in texts:
+                        yield Token(Kind.TEXT, text)
+                    if marker is not None:  # what _opener makes of it (the buffer starts with it)
+                        self._buf = self._buf[marker.end - marker.start :]
+                        yield self._marker(marker)
+                    yield from self._run()
+                    return
             self._buf += chunk
             yield from self._run()
 
@@ -61,6 +74,8 @@ class Lexer(LexerState):
         cut off, so text held back because it may still become a marker (``[2``, a lone opener) is dropped
         with the spaces before it, never released as text."""
         self._steady = False
+        if self._stash is not None:
+            self._unstash(None)
         if truncated and self._dangling():
             self._buf, self._held = "", ""
         self._eof = True

@@ -32,10 +32,6 @@ TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
 
-MIXED_MAX = 256
-"""``plain`` takes a chunk with line ends or openers up to this long: a stream's chunks (a few characters),
-not a whole answer, whose first marker would make it scan the text twice (once here, then in ``feed``)."""
-
 _TEXT = Mode.TEXT
 _TICKS = Mode.TICKS
 _LINE_START = Mode.LINE_START
@@ -67,6 +63,10 @@ class LexerState:
         # after a plain chunk that ends in neither space nor tab: nothing held or buffered, mode TEXT, no
         # line start or run of spaces, so another such chunk changes nothing; plain sets it, feed clears it
         self._steady = False
+        # what plain read of a chunk before a token that is not text: (the chunk, the state before it, the
+        # texts read, the marker found there); feed of that chunk goes on from there, any other entry
+        # restores the state first
+        self._stash: tuple[str, tuple[object, ...], list[str], Marker | None] | None = None
 
     @property
     def thinking_seen(self) -> bool:
@@ -76,6 +76,8 @@ class LexerState:
     @property
     def held(self) -> int:
         """Characters received but not yet released as tokens."""
+        if self._stash is not None:
+            self._unstash(None)
         return len(self._buf) + len(self._held)
 
     def plain(self, chunk: str) -> tuple[str, ...] | None:
@@ -86,12 +88,12 @@ class LexerState:
         goes to ``_mixed``. None (nothing taken) otherwise."""
         steady = self._steady
         if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
-            if self.mode in _MIXED_MODES and len(self._buf) + len(chunk) <= MIXED_MAX:
-                return self._mixed(chunk)
-            return None
+            if self._stash is not None:  # (something is buffered after a stash: steady is False)
+                self._unstash(None)
+            return self._mixed(chunk) if self.mode in _MIXED_MODES else None
         try:
             if self.scan(chunk) != len(chunk):
-                return self._mixed(chunk) if len(chunk) <= MIXED_MAX else None
+                return self._mixed(chunk)
         except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
             return None
         except PANIC as exc:
@@ -136,33 +138,50 @@ class LexerState:
         """``plain`` of a chunk that makes text tokens alone, read after what is buffered as ``feed`` reads
         it: line ends, line starts that open nothing (no fence, no reference list), openers that open
         nothing (``(`` without a keyword); what is still undecided at its end (a line start, an opener)
-        is buffered as ``feed`` buffers it. Anything else (a backtick, a marker, a tag, a fence, a lone
-        surrogate) leaves the state as it was: None."""
+        is buffered as ``feed`` buffers it. At any other token (a backtick, a marker, a tag, a fence) the
+        texts read so far and the state before the chunk are stashed, its rest buffered: None (``feed`` of
+        the chunk goes on from there, ``_unstash``). A lone surrogate: None, nothing read."""
         if not chunk.isascii() and has_surrogate(chunk):
             return None
         buf = self._buf
         saved = (buf, self.mode, self._line_start, self._held, self._ws_run, self._written)
+        whole = buf + chunk if buf else chunk
+        if self.mode is _TICKS:
+            if whole[0] == "`":  # the rest of a backtick run too long for a code span: feed decides
+                return None
+            self.mode = _TEXT  # after the run, text again
         self._buf, self._steady = "", False
         texts: list[str] = []
-        if self._mixed_run(buf + chunk if buf else chunk, texts):
+        stop, marker = self._mixed_run(whole, texts)
+        if stop < 0:
             return tuple(texts)
-        self._buf, self.mode, self._line_start, self._held, self._ws_run, self._written = saved
+        self._buf = whole[stop:]
+        self._stash = (chunk, saved, texts, marker)
         return None
 
-    def _mixed_run(self, buf: str, texts: list[str]) -> bool:
+    def _unstash(self, chunk: str | None) -> tuple[list[str], Marker | None] | None:
+        """The texts ``plain`` read of ``chunk`` before a token that is not text (from which it is buffered),
+        and the marker found there if it is one; or None: the stash was of another chunk (or ``chunk`` is
+        None), and the state before it is restored."""
+        stash, self._stash = self._stash, None
+        if stash is None or stash[0] is chunk:
+            return None if stash is None else (stash[2], stash[3])
+        self._buf, self.mode, self._line_start, self._held, self._ws_run, self._written = stash[1]  # type: ignore[assignment]
+        return None
+
+    def _mixed_run(self, buf: str, texts: list[str]) -> tuple[int, Marker | None]:
         """What ``Lexer._run`` does with ``buf`` (in answer text or at a line start, not at the end), the
-        texts of its tokens put in ``texts``; False at the first token that is not text."""
+        texts of its tokens put in ``texts``: -1, or the position of the first token that is not text and
+        the marker there if it is one (so that ``feed`` does not match it again)."""
         n, pos, names = len(buf), 0, self._names
-        if self.mode is _TICKS:  # text after a backtick run: TEXT again (a backtick here is not taken)
-            self.mode = _TEXT
         while pos < n:
             if self.mode is _LINE_START:
                 found = match_line_start(buf, pos, False, names)
                 if found == NEED:
                     self._buf = buf[pos:]
-                    return True
+                    return -1, None
                 if found is not None:
-                    return False
+                    return pos, None
                 self.mode = _TEXT
             stop = TEXT_STOP.search(buf, pos)
             end = n if stop is None else stop.start()
@@ -176,16 +195,17 @@ class LexerState:
                 pos += 1
                 continue
             if char not in _OPENERS:  # a backtick
-                return False
+                return pos, None
             opened = opened_at(buf, pos, False)
+            if opened is None:
+                self._put(texts, char)
+                pos += 1
+                continue
             if opened == NEED:
                 self._buf = buf[pos:]
-                return True
-            if opened is not None:
-                return False
-            self._put(texts, char)
-            pos += 1
-        return True
+                return -1, None
+            return pos, opened if isinstance(opened, Marker) else None
+        return -1, None
 
     def _put(self, texts: list[str], text: str) -> None:
         """``_text`` without tokens: the held spaces released, then ``text``, their texts put in ``texts``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Container, Sequence
@@ -113,6 +114,13 @@ def test_long_plain_runs_go_through_the_fast_path_and_match_the_general_path(siz
     assert _events(text, size, fast=True, display=True) == _events(text, size, fast=False, display=True)
 
 
+def _shapes(tokens: Any) -> list[tuple[Any, ...]]:
+    """Tokens without the buffer offsets of their markers and tags."""
+    return [
+        (t.kind, t.text, t.marker and t.marker.raw, t.tag and t.tag.raw, t.opens, t.pre_ws) for t in tokens
+    ]
+
+
 def test_plain_takes_text_alone_and_refuses_any_other_token_leaving_the_state_as_it_was() -> None:
     lexer = Lexer()
     assert lexer.plain("```py") is None  # a fence at the answer's line start: a code token
@@ -135,8 +143,13 @@ def test_plain_takes_text_alone_and_refuses_any_other_token_leaving_the_state_as
         "(Source 1) b",
     )
     for chunk in refused:
-        assert lexer.plain(chunk) is None  # a token that is not text
-        assert vars(lexer) == state | {"_steady": False}  # nothing taken, nothing changed
+        fresh, twin = copy.deepcopy(lexer), copy.deepcopy(lexer)
+        assert lexer.plain(chunk) is None  # a token that is not text: the texts before it are stashed
+        assert _shapes(lexer.feed(chunk)) == _shapes(twin.feed(chunk))  # feed goes on after them
+        lexer = fresh
+        assert lexer.plain(chunk) is None
+        assert lexer.held == 0  # any other entry restores the state before the chunk
+        assert vars(lexer) | {"scan": None} == state | {"_steady": False, "scan": None}  # (scan: deep-copied)
     assert lexer.plain("s.\nTh") == ("s.", "\n", "Th")  # a line end, and a line start that opens nothing
     assert lexer.plain(" (see") == ()  # "(see" may become "(see 2)": buffered, its space held
     assert lexer.held == 5
