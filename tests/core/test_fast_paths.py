@@ -25,7 +25,7 @@ from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._stream.blocks import blocks_with_markers
 from cite_core._stream.lexer import Lexer
 from cite_core._stream.lexer_tokens import Kind
-from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix
+from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix, _line_opens, match_line_start
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
@@ -405,3 +405,32 @@ def test_a_heading_prefix_is_found_by_one_set_lookup_as_by_a_scan_of_the_words(f
     stripped = fragment.lstrip("#*_ \t").lower()
     scan = not stripped or any(word.startswith(stripped) for word in _HEADING_WORDS)
     assert _is_heading_prefix(fragment) == scan
+
+
+LINE_PIECES = [
+    *"abcdefghijklmnopqrstuvwxyzSRCBWFKſİ",
+    *_HEADING_WORDS,
+    " ",
+    "\t",
+    ":",
+    "：",
+    "#",
+    "*",
+    "_",
+    "-",
+    "1.",
+    "\n",
+]
+
+
+@given(st.lists(st.sampled_from(LINE_PIECES), max_size=12).map("".join), st.booleans())
+@example("So", False)
+@example("Sources:", True)
+@example("ſources", False)  # a long s: "s" to the heading pattern, which ignores case
+@example("re", False)
+@example("a", False)
+def test_the_line_start_shortcut_answers_what_the_whole_check_answers(line: str, eof: bool) -> None:
+    titles = {1: ("nature", "https://example.org/n")}
+    for text, pos in ((line, 0), ("x\n" + line, 2)):
+        if pos < len(text):
+            assert match_line_start(text, pos, eof, titles) == _line_opens(text, pos, eof, titles)
