@@ -11,7 +11,6 @@ state machine is ``Lexer`` (``lexer.py``), built on this class.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from .._brackets import OPENERS, TAG_OPENER
 from .._exceptions import NativeError
@@ -255,28 +254,28 @@ class LexerState:
         self.mode = Mode.GROUP
         return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
 
-    def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
+    def _text_run(self, out: list[Token], run: str, hold: bool) -> None:
         """Plain text; trailing spaces are held when a marker may follow them."""
         keep = self._hold_from(run) if hold else len(run)
         if keep < len(run):
             if keep:
-                yield from self._text(run[:keep])
+                self._text(out, run[:keep])
             self._held += run[keep:]
             return
-        yield from self._text(run)
+        self._text(out, run)
 
-    def _release(self) -> Iterator[Token]:
+    def _release(self, out: list[Token]) -> None:
         if self._held:
             held, self._held = self._held, ""
             self._wrote(held)
-            yield Token(Kind.TEXT, held)
+            out.append(Token(Kind.TEXT, held))
 
-    def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
+    def _text(self, out: list[Token], text: str, kind: Kind = Kind.TEXT) -> None:
         if self._held:
-            yield from self._release()
+            self._release(out)
         if text:
             self._wrote(text)
-            yield Token(kind, text)
+            out.append(Token(kind, text))
 
 
 def opened_at(buf: str, pos: int, eof: bool) -> ThinkTag | Marker | Tag | str | None:
