@@ -44,12 +44,11 @@ class Lexer(LexerState):
     """Scan model output chunk by chunk: ``feed(chunk)`` and ``finish()`` return tokens.
 
     Each ``Mode`` has one scanner (``_SCANNERS``): it puts the tokens it completes in the list it is
-    handed (plain calls, not generators: a token no longer passes up through a generator per level of
-    scanning, a fifth of a marker chunk's lexing) and returns the
-    position reached and whether it needs more input; it may change the mode, and the next scanner
-    takes over from there. The lexer tracks its own input (line starts, runs of spaces) from the
-    tokens it makes; the consumer never reports back. ``plain(chunk)`` is the fast path of ``feed``
-    for a chunk of plain text that decides nothing (most chunks of a stream).
+    handed (plain calls, not generators: a token does not pass up through a generator per level of
+    scanning) and returns the position reached and whether it needs more input; it may change the
+    mode, and the next scanner takes over from there. The lexer tracks its own input (line starts,
+    runs of spaces) from the tokens it makes; the consumer never reports back. ``plain(chunk)`` is the
+    fast path of ``feed`` for a chunk whose tokens are all text (most chunks of a stream).
     """
 
     def feed(self, chunk: str) -> list[Token]:
