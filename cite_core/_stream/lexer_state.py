@@ -91,12 +91,13 @@ class LexerState:
                 self._unstash(None)
             return self._mixed(chunk) if self.mode in _MIXED_MODES else None
         try:
-            if self.scan(chunk) != len(chunk):
-                return self._mixed(chunk)
+            plain_len = self.scan(chunk)
         except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
             return None
         except PANIC as exc:
             raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        if plain_len != len(chunk):
+            return self._mixed(chunk)
         last = chunk[-1]
         if last != " " and last != "\t":  # most chunks: no space to hold, the held ones released first
             if steady:
