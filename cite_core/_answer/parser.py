@@ -198,8 +198,8 @@ class CitationStream:
         self._raw, self._keep_raw, self._plain_out = None, _ignore, self._out.plain
         return self._out
 
-    def _consume(self, tokens: Iterator[Token]) -> None:
-        """Hand each token to the assembler (before the lexer makes the next one)."""
+    def _consume(self, tokens: list[Token]) -> None:
+        """Hand each token to the assembler, in order."""
         out = self._out
         for token in tokens:
             kind = token.kind

@@ -3,21 +3,26 @@
 ``LexerState`` holds everything the lexer knows between chunks and makes the text tokens: spaces
 before a possible marker are held (at most ``MAX_WS``), released as text when no marker follows, or
 handed to the marker as ``pre_ws``; line starts and runs of spaces are tracked from the lexer's own
-tokens. ``plain(chunk)`` takes a chunk of plain text without scanning it (most chunks of a stream).
-The scanning state machine is ``Lexer`` (``lexer.py``), built on this class.
+tokens. ``plain(chunk)`` takes a chunk that is text alone without making tokens (most chunks of a
+stream): plain text, and text with line ends and openers that open nothing (``_mixed``). The scanning
+state machine is ``Lexer`` (``lexer.py``), built on this class.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
+from .._brackets import OPENERS, TAG_OPENER
 from .._exceptions import NativeError
+from .._text import has_surrogate
 from .lexer_tokens import Kind, Mode, Token
-from .match_types import Marker
+from .line_starts import match_line_start
+from .markers import match_marker
+from .match_types import NEED, Marker, Tag, ThinkTag
 from .plain_path import PANIC, PLAIN_PATH, STOPS
+from .tags import match_think
 
-__all__ = ["MAX_WS", "TEXT_STOP", "LexerState"]
+__all__ = ["MAX_WS", "TEXT_STOP", "LexerState", "opened_at"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
@@ -28,6 +33,10 @@ TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 
 _TEXT = Mode.TEXT
 _TICKS = Mode.TICKS
+_LINE_START = Mode.LINE_START
+_OPENERS = frozenset(OPENERS)
+_MIXED_MODES = frozenset((Mode.TEXT, Mode.TICKS, Mode.LINE_START))
+"""The modes ``_mixed`` starts in: answer text or a line start, what is buffered read again with the chunk."""
 _IN_TEXT = frozenset((Mode.TEXT, Mode.LINE_START, Mode.GROUP, Mode.TICKS))
 """The modes of answer text (written text moves them to ``TEXT`` or ``LINE_START``); inside code,
 a fence or thinking, text does not change the mode."""
@@ -53,6 +62,10 @@ class LexerState:
         # after a plain chunk that ends in neither space nor tab: nothing held or buffered, mode TEXT, no
         # line start or run of spaces, so another such chunk changes nothing; plain sets it, feed clears it
         self._steady = False
+        # what plain read of a chunk before a token that is not text: (the chunk, the state before it, the
+        # texts read, the marker found there); feed of that chunk goes on from there, any other entry
+        # restores the state first
+        self._stash: tuple[str, tuple[object, ...], list[str], Marker | None] | None = None
 
     @property
     def thinking_seen(self) -> bool:
@@ -62,23 +75,29 @@ class LexerState:
     @property
     def held(self) -> int:
         """Characters received but not yet released as tokens."""
+        if self._stash is not None:
+            self._unstash(None)
         return len(self._buf) + len(self._held)
 
     def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
         make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
-        is held). None (nothing taken) otherwise."""
+        is held). A chunk of text with line ends, or at a line start, or with openers that open nothing
+        goes to ``_mixed``. None (nothing taken) otherwise."""
         steady = self._steady
         if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
-            return None
+            if self._stash is not None:  # (something is buffered after a stash: steady is False)
+                self._unstash(None)
+            return self._mixed(chunk) if self.mode in _MIXED_MODES else None
         try:
-            if self.scan(chunk) != len(chunk):
-                return None
+            plain_len = self.scan(chunk)
         except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form: the general path takes it
             return None
         except PANIC as exc:
             raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        if plain_len != len(chunk):
+            return self._mixed(chunk)
         last = chunk[-1]
         if last != " " and last != "\t":  # most chunks: no space to hold, the held ones released first
             if steady:
@@ -115,6 +134,109 @@ class LexerState:
         self._ws_run = trailing
         return (released, chunk) if released else (chunk,)
 
+    def _mixed(self, chunk: str) -> tuple[str, ...] | None:
+        """``plain`` of a chunk that makes text tokens alone, read after what is buffered as ``feed`` reads
+        it: line ends, line starts that open nothing (no fence, no reference list), openers that open
+        nothing (``(`` without a keyword); what is still undecided at its end (a line start, an opener)
+        is buffered as ``feed`` buffers it. At any other token (a backtick, a marker, a tag, a fence) the
+        texts read so far and the state before the chunk are stashed, its rest buffered: None (``feed`` of
+        the chunk goes on from there, ``_unstash``). A lone surrogate: None, nothing read."""
+        if not chunk.isascii() and has_surrogate(chunk):
+            return None
+        buf = self._buf
+        saved = (buf, self.mode, self._line_start, self._held, self._ws_run, self._written)
+        whole = buf + chunk if buf else chunk
+        if self.mode is _TICKS:
+            if whole[0] == "`":  # the rest of a backtick run too long for a code span: feed decides
+                return None
+            self.mode = _TEXT  # after the run, text again
+        self._buf, self._steady = "", False
+        texts: list[str] = []
+        stop, marker = self._mixed_run(whole, texts)
+        if stop < 0:
+            return tuple(texts)
+        self._buf = whole[stop:]
+        self._stash = (chunk, saved, texts, marker)
+        return None
+
+    def _unstash(self, chunk: str | None) -> tuple[list[str], Marker | None] | None:
+        """The texts ``plain`` read of ``chunk`` before a token that is not text (from which it is buffered),
+        and the marker found there if it is one; or None: the stash was of another chunk (or ``chunk`` is
+        None), and the state before it is restored."""
+        stash, self._stash = self._stash, None
+        if stash is None or stash[0] is chunk:
+            return None if stash is None else (stash[2], stash[3])
+        self._buf, self.mode, self._line_start, self._held, self._ws_run, self._written = stash[1]  # type: ignore[assignment]
+        return None
+
+    def _mixed_run(self, buf: str, texts: list[str]) -> tuple[int, Marker | None]:
+        """What ``Lexer._run`` does with ``buf`` (in answer text or at a line start, not at the end), the
+        texts of its tokens put in ``texts``: -1, or the position of the first token that is not text and
+        the marker there if it is one (so that ``feed`` does not match it again)."""
+        n, pos, names = len(buf), 0, self._names
+        while pos < n:
+            if self.mode is _LINE_START:
+                found = match_line_start(buf, pos, False, names)
+                if found == NEED:
+                    self._buf = buf[pos:]
+                    return -1, None
+                if found is not None:
+                    return pos, None
+                self.mode = _TEXT
+            stop = TEXT_STOP.search(buf, pos)
+            end = n if stop is None else stop.start()
+            if end > pos:  # plain text, its trailing spaces held when a marker may follow
+                self._put_run(texts, buf[pos:end], end == n or buf[end] in _OPENERS)
+                pos = end
+                continue
+            char = buf[pos]
+            if char == "\n":
+                self._put(texts, char)
+                pos += 1
+                continue
+            if char not in _OPENERS:  # a backtick
+                return pos, None
+            opened = opened_at(buf, pos, False)
+            if opened is None:
+                self._put(texts, char)
+                pos += 1
+                continue
+            if opened == NEED:
+                self._buf = buf[pos:]
+                return -1, None
+            return pos, opened if isinstance(opened, Marker) else None
+        return -1, None
+
+    def _put(self, texts: list[str], text: str) -> None:
+        """``_text`` without tokens: the held spaces released, then ``text``, their texts put in ``texts``."""
+        if self._held:
+            held, self._held = self._held, ""
+            self._wrote(held)
+            texts.append(held)
+        if text:
+            self._wrote(text)
+            texts.append(text)
+
+    def _put_run(self, texts: list[str], run: str, hold: bool) -> None:
+        """``_text_run`` without tokens."""
+        keep = self._hold_from(run) if hold else len(run)
+        if keep < len(run):
+            if keep:
+                self._put(texts, run[:keep])
+            self._held += run[keep:]
+            return
+        self._put(texts, run)
+
+    def _hold_from(self, run: str) -> int:
+        """Where the spaces at the end of ``run`` that are held start (``len(run)``: none held): spaces and
+        tabs before a possible marker, unless the run of spaces would be longer than ``MAX_WS``."""
+        body = run.rstrip(" \t")
+        trailing = len(run) - len(body)
+        ws_before = self._ws_run + len(self._held) if not body else 0
+        if trailing and ws_before + trailing <= MAX_WS:
+            return len(body)
+        return len(run)
+
     def _wrote(self, text: str) -> None:
         """``text`` of the model's output was passed on (the lexer tracks line starts and runs of spaces
         of its input, whatever the assembler makes of a separator): in answer text, a line that ends
@@ -133,28 +255,35 @@ class LexerState:
         self.mode = Mode.GROUP
         return Token(Kind.MARKER, marker=marker, opens=opens, pre_ws=pre_ws)
 
-    def _text_run(self, run: str, hold: bool) -> Iterator[Token]:
+    def _text_run(self, out: list[Token], run: str, hold: bool) -> None:
         """Plain text; trailing spaces are held when a marker may follow them."""
-        if hold:
-            body = run.rstrip(" \t")
-            trailing = len(run) - len(body)
-            ws_before = self._ws_run + len(self._held) if not body else 0
-            if trailing and ws_before + trailing <= MAX_WS:
-                if body:
-                    yield from self._text(body)
-                self._held += run[len(body) :]
-                return
-        yield from self._text(run)
+        keep = self._hold_from(run) if hold else len(run)
+        if keep < len(run):
+            if keep:
+                self._text(out, run[:keep])
+            self._held += run[keep:]
+            return
+        self._text(out, run)
 
-    def _release(self) -> Iterator[Token]:
+    def _release(self, out: list[Token]) -> None:
         if self._held:
             held, self._held = self._held, ""
             self._wrote(held)
-            yield Token(Kind.TEXT, held)
+            out.append(Token(Kind.TEXT, held))
 
-    def _text(self, text: str, kind: Kind = Kind.TEXT) -> Iterator[Token]:
+    def _text(self, out: list[Token], text: str, kind: Kind = Kind.TEXT) -> None:
         if self._held:
-            yield from self._release()
+            self._release(out)
         if text:
             self._wrote(text)
-            yield Token(kind, text)
+            out.append(Token(kind, text))
+
+
+def opened_at(buf: str, pos: int, eof: bool) -> ThinkTag | Marker | Tag | str | None:
+    """What the opener at ``buf[pos]`` opens: a thinking tag, a marker, a ``<CIT>`` or LongCite tag,
+    ``NEED`` (it may still become one) or None (the opener is text)."""
+    if buf[pos] == TAG_OPENER:
+        think = match_think(buf, pos, eof)
+        if think == NEED or isinstance(think, ThinkTag):
+            return think
+    return match_marker(buf, pos, eof)

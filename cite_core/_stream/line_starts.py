@@ -92,6 +92,19 @@ def match_line_start(
     Decided from the line's first ``LINE_START`` characters: ``NEED`` only while they have not all
     arrived.
     """
+    start = text[pos : pos + 2]
+    if start.isascii() and start.isalpha() and start.lower() not in _HEADING_STARTS:
+        # most lines: two ASCII letters (or one, all received) that start no heading word open nothing,
+        # as every test of _line_opens finds (no fence, bullet, number, marker or emphasis starts with a
+        # letter); tests/core/test_fast_paths.py compares the two
+        return None
+    return _line_opens(text, pos, eof, titles)
+
+
+def _line_opens(
+    text: str, pos: int, eof: bool, titles: dict[int, tuple[str, ...]]
+) -> str | tuple[str, int] | None:
+    """``match_line_start`` without its shortcut for lines that start with letters."""
     line_end = _LINE.match(text, pos).end()  # type: ignore[union-attr]
     known = _LINE.known(text, pos, eof) or line_end < len(text)
     # the whole line is in the window: it ended (a newline or the end) before the window's last character

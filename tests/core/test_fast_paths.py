@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Container, Sequence
@@ -23,7 +24,8 @@ from cite_core._sources.stopwords import CJK_STOP, STOP, SUFFIXES
 from cite_core._sources.terms import _TOKEN, _analyze, _stem_word, term_of
 from cite_core._stream.blocks import blocks_with_markers
 from cite_core._stream.lexer import Lexer
-from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix
+from cite_core._stream.lexer_tokens import Kind
+from cite_core._stream.line_starts import _HEADING_WORDS, _is_heading_prefix, _line_opens, match_line_start
 from cite_core._text import CJK_RE
 
 SOURCES = number_sources(
@@ -112,21 +114,52 @@ def test_long_plain_runs_go_through_the_fast_path_and_match_the_general_path(siz
     assert _events(text, size, fast=True, display=True) == _events(text, size, fast=False, display=True)
 
 
-def test_plain_refuses_what_may_start_a_construct_and_takes_plain_text_with_held_spaces() -> None:
+def _shapes(tokens: Any) -> list[tuple[Any, ...]]:
+    """Tokens without the buffer offsets of their markers and tags."""
+    return [
+        (t.kind, t.text, t.marker and t.marker.raw, t.tag and t.tag.raw, t.opens, t.pre_ws) for t in tokens
+    ]
+
+
+def test_plain_takes_text_alone_and_refuses_any_other_token_leaving_the_state_as_it_was() -> None:
     lexer = Lexer()
-    assert lexer.plain("Grass") is None  # the start of the answer is a line start: checked by feed
-    list(lexer.feed("Grass"))
+    assert lexer.plain("```py") is None  # a fence at the answer's line start: a code token
+    assert lexer.plain("Grass") == ("Grass",)  # a line start that opens nothing
     assert lexer.plain(" is green ") == (" is green",)  # its trailing space held
     assert lexer.held == 1
     assert lexer.plain("  ") == ()  # spaces alone: held
     assert lexer.held == 3
     assert lexer.plain("and") == ("   ", "and")  # the held spaces released first
     assert lexer.plain(" " * 70) is None  # more than MAX_WS spaces: the general path releases them
-    for chunk in ("a [1", "a(", "a<", "a`", "a\n", "【"):
+    state = dict(vars(lexer))
+    refused = (
+        "a [1] b",
+        "a`",
+        "a<think>",
+        "a<CIT chunk_id='1'>",
+        "【1】 b",
+        "a\n```py\n",
+        "a\ud800",
+        "(Source 1) b",
+    )
+    for chunk in refused:
+        fresh, twin = copy.deepcopy(lexer), copy.deepcopy(lexer)
+        assert lexer.plain(chunk) is None  # a token that is not text: the texts before it are stashed
+        assert _shapes(lexer.feed(chunk)) == _shapes(twin.feed(chunk))  # feed goes on after them
+        lexer = fresh
         assert lexer.plain(chunk) is None
-    assert list(lexer.feed(" [1")) == []
-    assert lexer.held == len(" [1")
-    assert lexer.plain("] is") is None  # something is pending
+        assert lexer.held == 0  # any other entry restores the state before the chunk
+        assert vars(lexer) | {"scan": None} == state | {"_steady": False, "scan": None}  # (scan: deep-copied)
+    assert lexer.plain("s.\nTh") == ("s.", "\n", "Th")  # a line end, and a line start that opens nothing
+    assert lexer.plain(" (see") == ()  # "(see" may become "(see 2)": buffered, its space held
+    assert lexer.held == 5
+    assert lexer.plain(" it) ok") == (" ", "(", "see it) ok")  # it did not: text, read after the buffer
+    assert lexer.plain("\n1. ") == ("\n",)  # "1. " may start a reference list entry: buffered
+    assert lexer.held == 3
+    assert lexer.plain("[1] x") is None  # a marker: the general path, the buffer kept
+    assert lexer.held == 3
+    tokens = list(lexer.feed("[1] x"))  # the buffer read again with the chunk
+    assert [(t.kind, t.text, t.pre_ws) for t in tokens[:2]] == [(Kind.TEXT, "1.", ""), (Kind.MARKER, "", " ")]
 
 
 def test_event_builders_equal_validated_events() -> None:
@@ -372,3 +405,32 @@ def test_a_heading_prefix_is_found_by_one_set_lookup_as_by_a_scan_of_the_words(f
     stripped = fragment.lstrip("#*_ \t").lower()
     scan = not stripped or any(word.startswith(stripped) for word in _HEADING_WORDS)
     assert _is_heading_prefix(fragment) == scan
+
+
+LINE_PIECES = [
+    *"abcdefghijklmnopqrstuvwxyzSRCBWFKſİ",
+    *_HEADING_WORDS,
+    " ",
+    "\t",
+    ":",
+    "：",
+    "#",
+    "*",
+    "_",
+    "-",
+    "1.",
+    "\n",
+]
+
+
+@given(st.lists(st.sampled_from(LINE_PIECES), max_size=12).map("".join), st.booleans())
+@example("So", False)
+@example("Sources:", True)
+@example("ſources", False)  # a long s: "s" to the heading pattern, which ignores case
+@example("re", False)
+@example("a", False)
+def test_the_line_start_shortcut_answers_what_the_whole_check_answers(line: str, eof: bool) -> None:
+    titles = {1: ("nature", "https://example.org/n")}
+    for text, pos in ((line, 0), ("x\n" + line, 2)):
+        if pos < len(text):
+            assert match_line_start(text, pos, eof, titles) == _line_opens(text, pos, eof, titles)

@@ -171,6 +171,31 @@ ANSWER_PIECES = [
     "\U0001f600",
     "   ",
     "\ud800",  # a lone surrogate: U+FFFD in the answer, on the general path
+    # line starts and openers that may open nothing: the fast path reads them (LexerState._mixed)
+    "\n\n",
+    "\n1. ",
+    "\n- ",
+    "\n## Sources\n",
+    "\nSources: ",
+    "\n**References:**\n",
+    "\n[1] Nature, https://example.org\n",
+    "\n[2]: ",
+    "\n~~~\n",
+    "\n```",
+    "    ",
+    " (see",
+    " it)",
+    "(",
+    "<",
+    "<thi",
+    "`",
+    "]",
+    "【",
+    "［",
+    "〔",
+    "[[",
+    "Sou",
+    "rce 1",
 ]
 ANSWERS = st.lists(st.sampled_from(ANSWER_PIECES), max_size=20).map("".join)
 
@@ -203,9 +228,22 @@ def test_a_streams_events_are_the_same_with_the_fast_path_on_and_off(text: str, 
     assert _events(_sized(text, size), PYTHON.scan) == general
 
 
-def test_an_answer_split_at_every_position_gives_the_events_of_the_general_path() -> None:
-    text = "The grass is green [1]. [2] The Moon orbits the Earth, 月は地球を回る【2】。 Water boils ［3］.\n"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The grass is green [1]. [2] The Moon orbits the Earth, 月は地球を回る【2】。 Water boils ［3］.\n",
+        "Intro (see below):\n\n1. Grass (Source 1) is green\n- Sources say (it\n## Sources\n[1] Nature",
+        "A <b>tag</b>, <thinking> no, `code [1]` and\n```\nfence [2]\n```\nThe end [3]",
+        "Sources: none\n**Bold** [[1]] 【2 ］ 〔3〕 (Source 2, 3) [1](https://e.org/x)\n\n  \t \nok",
+    ],
+)
+def test_an_answer_split_at_every_position_gives_the_events_of_the_general_path(text: str) -> None:
     for i in range(len(text) + 1):
-        chunks = [text[:i], "\U0001f600 ", text[i:]]  # the split, and a plain chunk inside it
-        assert _events(chunks, RUST.scan) == _events(chunks, None)
-    assert _events(_sized(text, 1), RUST.scan) == _events(_sized(text, 1), None)
+        for chunks in ([text[:i], text[i:]], [text[:i], "\U0001f600 ", text[i:]]):  # and a plain chunk inside
+            general = _events(chunks, None)
+            assert _events(chunks, RUST.scan) == general
+            assert _events(chunks, PYTHON.scan) == general
+    for size in range(1, 10):
+        general = _events(_sized(text, size), None)
+        assert _events(_sized(text, size), RUST.scan) == general
+        assert _events(_sized(text, size), PYTHON.scan) == general
