@@ -93,15 +93,15 @@ class ClaimSupport:
 def weighted_claim(
     table: TermTable,
     text: str,
-    df: dict[str, int],
+    df: dict[str, int] | DocFreq,
     units: int,
     bias: float,
     coefficients: Sequence[float],
     compensated: bool,
 ) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...], float, tuple[str, ...], ClaimSupport] | None:
     """``ClaimTerms.from_text`` of an ASCII claim in one call: its terms, (term, idf) weights from the
-    document frequencies ``df`` over ``units`` units, their sum, its names and its ``ClaimSupport``; None
-    for other text."""
+    document frequencies ``df`` (a dict, or a ``DocFreq``) over ``units`` units, their sum, its names and
+    its ``ClaimSupport``; None for other text or another mapping."""
 
 def support_logistic(
     bias: float, coefficients: Sequence[float], features: Sequence[float], compensated: bool

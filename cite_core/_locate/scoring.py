@@ -234,8 +234,9 @@ class ClaimTerms:
         return parts
 
 
-_PLAIN = (dict, Counter)
-"""Mappings whose ``get`` is ``dict.get``: the compiled claim analysis reads frequencies from them."""
+_PLAIN: tuple[type, ...] = (dict, Counter) if NATIVE is None else (dict, Counter, NATIVE.DocFreq)
+"""Mappings the compiled claim analysis reads frequencies from as their own ``get`` does: ``dict.get``,
+and the ``DocFreq`` summed in Rust when the extension analysed every chunk (``from_frequencies``)."""
 _TABLE = getattr(TERM_ANALYSER, "table", None)
 """The extension's word table when it is in use (None under ``CITE_PURE_PYTHON=1``)."""
 

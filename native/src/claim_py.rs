@@ -8,6 +8,7 @@ use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
+use super::super::py_corpus::DocFreq;
 use super::super::TermTable;
 use super::{claim, ClaimParts, UnitIndex, DETACH_MIN_TERMS};
 use crate::logistic::{logistic, python_sum};
@@ -164,7 +165,7 @@ type WeightedClaim<'py> = (
 /// weighted_claim(table, text, df, units, bias, coefficients, compensated) -> (terms, weights, total,
 /// names, support) | None: `ClaimTerms.from_text` of an ASCII claim in one call: its terms and names
 /// through the table (`TermTable.claim`), each distinct term's idf over `units` units from its document
-/// frequency in `df` (`TermStats`: `log(1 + (units - df + 0.5) / (df + 0.5))`, the C library's `log`
+/// frequency in `df` (a dict, or the `DocFreq` summed in Rust; another mapping gives None) (`TermStats`: `log(1 + (units - df + 0.5) / (df + 0.5))`, the C library's `log`
 /// as `math.log` calls it), the idfs summed in order from 0.0, and its `ClaimSupport`. None for a text
 /// that is not ASCII (Python analyses it).
 #[pyfunction]
@@ -173,7 +174,7 @@ fn weighted_claim<'py>(
     py: Python<'py>,
     table: &TermTable,
     text: &str,
-    df: &Bound<'py, PyDict>,
+    df: &Bound<'py, PyAny>,
     units: i64,
     bias: f64,
     coefficients: [f64; 10],
@@ -186,9 +187,16 @@ fn weighted_claim<'py>(
     let mut total = 0.0;
     for term in distinct.iter() {
         let term = term.cast_into::<PyString>()?;
-        let frequency = match df.get_item(&term)? {
-            Some(found) => found.extract::<i64>()?,
-            None => 0,
+        let frequency = if let Ok(plain) = df.cast::<PyDict>() {
+            match plain.get_item(&term)? {
+                Some(found) => found.extract::<i64>()?,
+                None => 0,
+            }
+        } else if let Ok(summed) = df.cast::<DocFreq>() {
+            // the frequencies summed in Rust over the chunks' analyses (py_corpus.rs)
+            i64::from(summed.get().find(py, term.as_any()).unwrap_or(0))
+        } else {
+            return Ok(None); // another mapping: Python reads it through its own get
         };
         let idf = (1.0 + ((units - frequency) as f64 + 0.5) / (frequency as f64 + 0.5)).ln();
         total += idf;

@@ -15,7 +15,7 @@ use crate::scorer::FastMap;
 /// Document frequencies over the units of several chunks (a corpus: each chunk once per source segment
 /// that has its text), as `TermStats.from_groups` counts them; read like a `Counter` (`get`, `[]`).
 #[pyclass(frozen, module = "cite_core._native", mapping)]
-struct DocFreq {
+pub(super) struct DocFreq {
     table: Py<TermTable>,
     epoch: u64,
     /// the word table's id -> the entry of its term
@@ -109,7 +109,7 @@ impl DocFreq {
 }
 
 impl DocFreq {
-    fn find(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> Option<u32> {
+    pub(super) fn find(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> Option<u32> {
         let text = term.cast::<PyString>().ok()?.to_str().ok()?;
         let table = self.table.get();
         let at = {
