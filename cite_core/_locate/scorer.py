@@ -180,18 +180,21 @@ class NativeScorer:
         top: int,
         source: Callable[[], set[str]],
     ) -> tuple[int | None, int | None, float]:
-        native = claim.__dict__.get("_native_support")  # an ASCII claim's, from weighted_claim
-        if native is not None:
-            try:
-                compiled = self._compiled(index)
-                if compiled is not None:
-                    best = bool(claim.terms) and top > 1 and len(index.units) > 1
-                    params = self._params(long, top)
-                    first, last, score = native.cite(compiled, avg_len, params, verbatim, best)
-                    # rounding is monotone: the better one rounded is the better of the two rounded
-                    return first, last, round(score, 4)
-            except self._panic as exc:
-                raise NativeError(_FAILED.format(exc)) from exc
+        try:
+            compiled = self._compiled(index)
+            if compiled is not None:
+                native = claim.__dict__.get("_native_support")  # an ASCII claim's from weighted_claim
+                if native is None:  # a claim Python analysed: built once, as in support
+                    native = claim.__dict__["_native_support"] = self._claim_support(claim)
+                best = bool(claim.terms) and top > 1 and len(index.units) > 1
+                params = self._params(long, top)
+                first, last, score = native.cite(compiled, avg_len, params, verbatim, best)
+                # rounding is monotone: the better one rounded is the better of the two rounded
+                return first, last, round(score, 4)
+        except UnicodeEncodeError:
+            pass  # a term without a UTF-8 form: the reference scores it
+        except self._panic as exc:
+            raise NativeError(_FAILED.format(exc)) from exc
         return located_support(self, index, claim, avg_len, verbatim, long, top, source)
 
     def _params(self, long: int, top: int) -> tuple[float, float, float, float, float, int, int, int]:
