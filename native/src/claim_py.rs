@@ -165,9 +165,10 @@ type WeightedClaim<'py> = (
 /// weighted_claim(table, text, df, units, bias, coefficients, compensated) -> (terms, weights, total,
 /// names, support) | None: `ClaimTerms.from_text` of an ASCII claim in one call: its terms and names
 /// through the table (`TermTable.claim`), each distinct term's idf over `units` units from its document
-/// frequency in `df` (a dict, or the `DocFreq` summed in Rust; another mapping gives None) (`TermStats`: `log(1 + (units - df + 0.5) / (df + 0.5))`, the C library's `log`
-/// as `math.log` calls it), the idfs summed in order from 0.0, and its `ClaimSupport`. None for a text
-/// that is not ASCII (Python analyses it).
+/// frequency in `df` (`TermStats`: `log(1 + (units - df + 0.5) / (df + 0.5))`, the C library's `log`
+/// as `math.log` calls it), the idfs summed in order from 0.0, and its `ClaimSupport`. `df` is a dict or
+/// the `DocFreq` summed in Rust. None for a text that is not ASCII, or another mapping (Python analyses
+/// it).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn weighted_claim<'py>(
