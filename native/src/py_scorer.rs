@@ -25,25 +25,32 @@ pub(super) type ClaimTerms<'py> = (
     Bound<'py, PyTuple>,
 );
 
-/// A word's term (None: a stop word), from the table or stemmed and remembered.
+/// A word's term (None: a stop word), from the table or stemmed and remembered: one lookup for a word
+/// the table knows (most of a claim's), and a new word's term id found without copying its stem when
+/// another word already has that term.
 fn term_of(
     table: &TermTable,
     words: &mut Words,
     py: Python<'_>,
     word: &str,
 ) -> Option<(u32, Py<PyString>)> {
-    if !words.terms.contains_key(word) {
-        let term = table.stemmer.term(word).map(|t| {
-            let next = words.ids.len() as u32;
-            let id = *words.ids.entry(t.clone()).or_insert(next);
-            (id, PyString::new(py, &t).unbind())
-        });
-        words.terms.insert(word.into(), term);
+    if let Some(known) = words.terms.get(word) {
+        return known.as_ref().map(|(id, term)| (*id, term.clone_ref(py)));
     }
-    match words.terms.get(word) {
-        Some(Some((id, term))) => Some((*id, term.clone_ref(py))),
-        _ => None,
-    }
+    let term = table.stemmer.term(word).map(|t| {
+        let id = match words.ids.get(t.as_str()) {
+            Some(&id) => id,
+            None => {
+                let next = words.ids.len() as u32;
+                words.ids.insert(t.clone(), next);
+                next
+            }
+        };
+        (id, PyString::new(py, &t).unbind())
+    });
+    let found = term.as_ref().map(|(id, s)| (*id, s.clone_ref(py)));
+    words.terms.insert(word.into(), term);
+    found
 }
 
 /// The text lower-cased with every character but an ASCII letter or digit a space.

@@ -10,14 +10,20 @@ use std::hash::BuildHasherDefault;
 
 use crate::scorer::Fnv;
 
+/// ASCII suffixes that end with the same two bytes: (those bytes, each suffix and whether its stem
+/// takes a `y`).
+type SuffixGroup = ([u8; 2], Vec<(Vec<u8>, bool)>);
+
 /// The stop words and the suffix stripping of `_stem_word`.
 pub struct Stemmer {
     stop: HashSet<String, BuildHasherDefault<Fnv>>,
     /// suffixes of two or more characters, in `SUFFIXES` order, as `char`s
     multi: Vec<Vec<char>>,
-    /// the ASCII ones among them, in the same order, as bytes, with whether the stem takes a `y`
-    /// (`ies`, `ied`): an ASCII word ends with no other, so they give its first match
-    multi_ascii: Vec<(Vec<u8>, bool)>,
+    /// the ASCII ones among them as bytes, with whether the stem takes a `y` (`ies`, `ied`), grouped
+    /// by their last two bytes (in `SUFFIXES` order within a group, as `_SUFFIXES_BY_END`): an ASCII
+    /// word ends with no other, and only the group of its own last two bytes can match it, so a word
+    /// that ends with none (most) is decided by a few two-byte comparisons
+    multi_ascii: Vec<SuffixGroup>,
     one: Vec<char>,
 }
 
@@ -33,11 +39,16 @@ impl Stemmer {
                 _ => multi.push(chars),
             }
         }
-        let multi_ascii = multi
-            .iter()
-            .filter(|s| s.iter().all(char::is_ascii))
-            .map(|s| (s.iter().map(|&c| c as u8).collect(), y_stem(s)))
-            .collect();
+        let mut multi_ascii: Vec<SuffixGroup> = Vec::new();
+        for s in multi.iter().filter(|s| s.iter().all(char::is_ascii)) {
+            let bytes: Vec<u8> = s.iter().map(|&c| c as u8).collect();
+            let end = [bytes[bytes.len() - 2], bytes[bytes.len() - 1]];
+            let entry = (bytes, y_stem(s));
+            match multi_ascii.iter_mut().find(|group| group.0 == end) {
+                Some(group) => group.1.push(entry),
+                None => multi_ascii.push((end, vec![entry])),
+            }
+        }
         Stemmer {
             stop: stop.iter().map(|s| s.as_ref().to_owned()).collect(),
             multi,
@@ -88,7 +99,9 @@ impl Stemmer {
         if n <= 3 {
             return word.to_owned();
         }
-        for (suffix, y) in &self.multi_ascii {
+        let end = [w[n - 2], w[n - 1]];
+        let group = self.multi_ascii.iter().find(|group| group.0 == end);
+        for (suffix, y) in group.map_or(&[][..], |group| &group.1[..]) {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
                 let mut stem = String::with_capacity(n - suffix.len() + 1);
                 stem.push_str(&word[..n - suffix.len()]);

@@ -125,3 +125,29 @@ def test_a_full_table_starts_over_and_still_analyses_claims() -> None:
 
 
 NATIVE_TABLE = RUST._table
+
+
+def _suffixed_words() -> st.SearchStrategy[str]:
+    from cite_core._sources.stopwords import STOP, SUFFIXES
+
+    ends = st.sampled_from([*SUFFIXES, *(s[-2:] for s in SUFFIXES), *(s[-1:] for s in SUFFIXES), "y", "ie"])
+    stems = st.text(alphabet="abdeilnorstuy", max_size=5) | st.sampled_from(sorted(STOP))
+    return st.tuples(stems, ends).map("".join).filter(str.isascii)
+
+
+@given(st.lists(_suffixed_words(), min_size=1, max_size=12))
+@example(["cats", "cat", "parties", "party", "ies", "sies", "ments", "ment", "edly", "the"])
+def test_new_words_in_a_fresh_table_stem_as_the_python_stemmer(words: list[str]) -> None:
+    """A fresh table meets every word for the first time (the stemmer keyed by a word's last two bytes,
+    and a word whose term another word already has sharing its id): the terms of ``_stem_word``, and
+    the same again once the table knows them."""
+    from cite_core._sources.stopwords import STOP, SUFFIXES
+    from cite_core._sources.terms import _stem_word
+
+    table = NATIVE.TermTable(sorted(STOP), list(SUFFIXES), 1000)
+    text = " ".join(words)
+    expected = tuple(_stem_word(w) for w in words if w not in STOP)
+    for _ in range(2):  # new words, then known ones
+        terms, distinct, _ = table.claim(text)
+        assert terms == expected
+        assert distinct == tuple(dict.fromkeys(expected))
