@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .._brackets import CLOSERS, KEYWORD_OPENERS, LINK_OPENERS, TAG_OPENER, alternation
-from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag
+from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag, simple_marker
 from .tags import match_tag
 
 __all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker"]
@@ -104,7 +104,7 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         # general pattern reads as a mismatched "]]"): what the general pattern below gives, without
         # its groups (most markers real models write)
         raw = m.group()
-        return Marker(pos, m.end(), raw, (Item(int(m.group(1)), raw),))
+        return simple_marker(pos, m.end(), raw, int(m.group(1)))
     m = _BRACKET.match(text, pos)
     if m and CLOSERS[m["open"]] != m["close"] and m["open"] != "[[":
         m = None  # opened and closed by brackets of different rows: text
