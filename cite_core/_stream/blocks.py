@@ -32,16 +32,20 @@ def blocks_with_markers(
         lists = attached.get(index)
         citations = None
         if lists:
-            # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in which
-            # they were numbered, so that the content lists sources in reference order
-            lists.sort(key=lambda entry: entry[0])
-            citations = [c for _, cited in lists for c in cited]
+            if len(lists) == 1:  # most blocks: one group's citations (a copy: the block's own list)
+                citations = list(lists[0][1])
+            else:
+                # marker groups sharing a block (a <CIT> tag and markers inside it) keep the order in
+                # which they were numbered, so that the content lists sources in reference order
+                lists.sort(key=_first)
+                citations = [c for _, cited in lists for c in cited]
         if index == 0 and start == 0 and end > 0 and 0 in at:
             blocks.append(TextBlock(text="", marker_text=at[0], marker_groups=groups.get(0, [])))
-        cuts = offsets[bisect_right(offsets, start) : bisect_left(offsets, end)]
-        if not cuts:
+        first = bisect_right(offsets, start)
+        if first == len(offsets) or offsets[first] >= end:  # no marker inside the block (most)
             blocks.append(text_block(plain[start:end], citations, at.get(end, ""), groups.get(end, [])))
             continue
+        cuts = offsets[first : bisect_left(offsets, end, first)]
         # markers inside a claim (a lead-in "According to [2], ...", markers inside a <CIT> tag) cut
         # its block; the claim's citations go with its longest piece
         bounds = [start, *cuts, end]
@@ -51,6 +55,10 @@ def blocks_with_markers(
             cited = citations if i == longest else None
             blocks.append(text_block(plain[a:b], cited, at.get(b, ""), groups.get(b, [])))
     return blocks
+
+
+def _first(entry: tuple[int, list[Citation]]) -> int:
+    return entry[0]
 
 
 def claim_spans(

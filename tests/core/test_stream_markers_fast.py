@@ -5,6 +5,7 @@ answers are the same (the streams are compared whole in test_native_lexer.py and
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -34,3 +35,23 @@ def test_match_marker_gives_the_marker_of_the_general_pattern(text: str) -> None
     assert isinstance(found, Marker)
     raw = found.raw
     assert found == Marker(pos, pos + len(raw), raw, (Item(int(raw[1:-1]), raw),))
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True), st.booleans())
+def test_a_blocks_citations_are_its_own_list_in_the_order_groups_were_numbered(
+    order: list[int], marker_inside: bool
+) -> None:
+    """``blocks_with_markers``: one group's citations copied (the block's own list, not the group's),
+    several groups' joined in the order they were numbered, whether or not a marker cuts the block."""
+    from cite_core._stream.blocks import blocks_with_markers
+
+    groups: list[tuple[int, list[Any]]] = [(index, [f"c{index}a", f"c{index}b"]) for index in order]
+    kept = [(index, list(cited)) for index, cited in groups]
+    inserts = [(2, " [9]")] if marker_inside else []
+    blocks = blocks_with_markers("abcdef", [(0, 6)], {0: groups}, inserts)
+    expected = [c for _, cited in sorted(kept) for c in cited]
+    cited = [c for b in blocks if b.citations for c in b.citations]
+    assert cited == expected
+    assert len([b for b in blocks if b.citations]) == 1
+    assert all(b.citations is not g for b in blocks for _, g in groups)
+    assert [(i, g) for i, g in sorted(groups)] == sorted(kept)  # the groups' own lists untouched
