@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::vocab::Vocab;
+
 /// FNV-1a for the maps of terms here and of words in python.rs's `TermTable`: terms are short, and
 /// SipHash (the default, proof against hash flooding) cost a third of the time there. Flooding needs many
 /// distinct words colliding; the word table is bounded by `max_words` and starts over, and a source's
@@ -65,7 +67,7 @@ pub struct Claim {
 /// The units of one source: each unit's terms (ids, in order), each term's postings, and what a span
 /// reads. Built by an `IndexBuilder`.
 pub struct Index {
-    vocab: FastMap<Box<str>, u32>,
+    vocab: Vocab,
     /// every unit's term ids one after another; unit i is `seq[starts[i]..starts[i + 1]]`
     seq: Vec<u32>,
     starts: Vec<u32>,
@@ -84,7 +86,7 @@ pub struct Mismatch;
 
 /// Collects the units of an index, in order: `intern` each term, `push` each unit's term ids.
 pub struct IndexBuilder {
-    vocab: FastMap<Box<str>, u32>,
+    vocab: Vocab,
     seq: Vec<u32>,
     starts: Vec<u32>,
     segments: Vec<u32>,
@@ -104,7 +106,7 @@ impl IndexBuilder {
             return Err(Mismatch);
         }
         Ok(IndexBuilder {
-            vocab: FastMap::default(),
+            vocab: Vocab::default(),
             seq: Vec::new(),
             starts: vec![0],
             segments,
@@ -120,8 +122,7 @@ impl IndexBuilder {
 
     /// The id of a term.
     pub fn intern(&mut self, term: &str) -> u32 {
-        let next = self.vocab.len() as u32;
-        *self.vocab.entry(term.into()).or_insert(next)
+        self.vocab.intern(term)
     }
 
     /// The next unit's terms, as interned ids in order.
@@ -209,7 +210,7 @@ impl Index {
 
     /// A term's id, when a unit holds it.
     pub fn id(&self, term: &str) -> Option<u32> {
-        self.vocab.get(term).copied()
+        self.vocab.get(term)
     }
 
     pub(crate) fn posting(&self, id: Option<u32>) -> &[(u32, u32)] {
