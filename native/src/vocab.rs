@@ -41,6 +41,7 @@ impl Vocab {
         if need > self.slots.len() {
             self.grow(need);
         }
+        self.text.reserve(more.saturating_mul(8)); // a term is 5 to 8 bytes, most of them
     }
 
     fn grow(&mut self, need: usize) {
