@@ -15,6 +15,7 @@ pub mod segment;
 pub mod span;
 pub mod support;
 pub mod terms;
+pub mod vocab;
 
 #[cfg(feature = "python")]
 mod lexer_py;

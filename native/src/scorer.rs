@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::vocab::Vocab;
+
 /// FNV-1a for the maps of terms here and of words in python.rs's `TermTable`: terms are short, and
 /// SipHash (the default, proof against hash flooding) cost a third of the time there. Flooding needs many
 /// distinct words colliding; the word table is bounded by `max_words` and starts over, and a source's
@@ -65,7 +67,7 @@ pub struct Claim {
 /// The units of one source: each unit's terms (ids, in order), each term's postings, and what a span
 /// reads. Built by an `IndexBuilder`.
 pub struct Index {
-    vocab: FastMap<Box<str>, u32>,
+    vocab: Vocab,
     /// every unit's term ids one after another; unit i is `seq[starts[i]..starts[i + 1]]`
     seq: Vec<u32>,
     starts: Vec<u32>,
@@ -84,7 +86,7 @@ pub struct Mismatch;
 
 /// Collects the units of an index, in order: `intern` each term, `push` each unit's term ids.
 pub struct IndexBuilder {
-    vocab: FastMap<Box<str>, u32>,
+    vocab: Vocab,
     seq: Vec<u32>,
     starts: Vec<u32>,
     segments: Vec<u32>,
@@ -104,7 +106,7 @@ impl IndexBuilder {
             return Err(Mismatch);
         }
         Ok(IndexBuilder {
-            vocab: FastMap::default(),
+            vocab: Vocab::default(),
             seq: Vec::new(),
             starts: vec![0],
             segments,
@@ -120,8 +122,7 @@ impl IndexBuilder {
 
     /// The id of a term.
     pub fn intern(&mut self, term: &str) -> u32 {
-        let next = self.vocab.len() as u32;
-        *self.vocab.entry(term.into()).or_insert(next)
+        self.vocab.intern(term)
     }
 
     /// The next unit's terms, as interned ids in order.
@@ -142,34 +143,38 @@ impl IndexBuilder {
         if self.starts.len() != n + 1 {
             return Err(Mismatch);
         }
-        // (id, unit, count) of each distinct term of each unit, units in order
-        let mut entries: Vec<(u32, u32, u32)> = Vec::new();
-        let mut sorted: Vec<u32> = Vec::new();
-        for unit in 0..n {
-            sorted.clear();
-            sorted.extend_from_slice(
-                &self.seq[self.starts[unit] as usize..self.starts[unit + 1] as usize],
-            );
-            sorted.sort_unstable();
-            for run in sorted.chunk_by(|a, b| a == b) {
-                entries.push((run[0], unit as u32, run.len() as u32));
-            }
-        }
-        // counting sort by term id: each posting keeps unit order
+        // each term's posting in unit order, in two passes over the units' ids without sorting them:
+        // the units holding each term (`last`: 1 + the last unit counted), then each (unit, count)
         let vocab = self.vocab.len();
+        let mut last = vec![0u32; vocab];
         let mut post_starts = vec![0u32; vocab + 1];
-        for &(id, _, _) in &entries {
-            post_starts[id as usize + 1] += 1;
+        for unit in 0..n {
+            let held = unit as u32 + 1;
+            for &id in &self.seq[self.starts[unit] as usize..self.starts[unit + 1] as usize] {
+                if last[id as usize] != held {
+                    last[id as usize] = held;
+                    post_starts[id as usize + 1] += 1;
+                }
+            }
         }
         for id in 0..vocab {
             post_starts[id + 1] += post_starts[id];
         }
         let mut fill = post_starts.clone();
-        let mut post = vec![(0u32, 0u32); entries.len()];
-        for (id, unit, count) in entries {
-            let at = &mut fill[id as usize];
-            post[*at as usize] = (unit, count);
-            *at += 1;
+        let mut post = vec![(0u32, 0u32); post_starts[vocab] as usize];
+        last.fill(0);
+        for unit in 0..n {
+            let held = unit as u32 + 1;
+            for &id in &self.seq[self.starts[unit] as usize..self.starts[unit + 1] as usize] {
+                let at = &mut fill[id as usize];
+                if last[id as usize] != held {
+                    last[id as usize] = held;
+                    post[*at as usize] = (unit as u32, 1);
+                    *at += 1;
+                } else {
+                    post[*at as usize - 1].1 += 1;
+                }
+            }
         }
         Ok(Index {
             vocab: self.vocab,
@@ -209,7 +214,7 @@ impl Index {
 
     /// A term's id, when a unit holds it.
     pub fn id(&self, term: &str) -> Option<u32> {
-        self.vocab.get(term).copied()
+        self.vocab.get(term)
     }
 
     pub(crate) fn posting(&self, id: Option<u32>) -> &[(u32, u32)] {
@@ -358,6 +363,37 @@ mod tests {
         assert_eq!(ix.candidates(&c, 2), vec![0, 1]);
         let all = ix.bm25(&c, 1.25, &P);
         assert_eq!(ix.bm25_of(&c, 1.25, &[0, 1, 2, 3], &P), all);
+    }
+
+    #[test]
+    fn postings_are_each_terms_units_in_order_with_counts() {
+        let mut seed = 7u64;
+        let mut units: Vec<Vec<u32>> = Vec::new();
+        let mut builder = IndexBuilder::new(vec![0; 60], vec![false; 59], vec![false; 60]).unwrap();
+        let names: Vec<String> = (0..40).map(|i| format!("t{i}")).collect();
+        let ids: Vec<u32> = names.iter().map(|t| builder.intern(t)).collect();
+        for _ in 0..60 {
+            let mut unit = Vec::new();
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            for _ in 0..(seed >> 60) {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                unit.push(ids[((seed >> 33) % 40) as usize]);
+            }
+            builder.push(&unit).unwrap();
+            units.push(unit);
+        }
+        let ix = builder.build().unwrap();
+        for (t, &id) in names.iter().zip(&ids) {
+            let want: Vec<(u32, u32)> = units
+                .iter()
+                .enumerate()
+                .filter_map(|(u, terms)| {
+                    let count = terms.iter().filter(|&&x| x == id).count() as u32;
+                    (count > 0).then_some((u as u32, count))
+                })
+                .collect();
+            assert_eq!(ix.posting(ix.id(t)), want.as_slice());
+        }
     }
 
     #[test]
