@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .._schema.models import Segment, Source
-from .numbering import SEGMENT_SEPARATOR, kept_segments_metadata
+from .source_build import SEGMENT_SEPARATOR, kept_segments_metadata
 
 __all__ = ["best_chunks", "chunks_of"]
 

@@ -14,7 +14,8 @@ from .._schema.models import Source
 from .analysis import first_sentences, source_units
 from .chunks import best_chunks
 from .delimiters import clean_attribute, clean_text
-from .numbering import kept_segments_metadata, number_sources
+from .numbering import number_sources
+from .source_build import kept_segments_metadata
 from .structured_prompt import structured_rules
 from .tokens import EncodingSpec, token_counter
 

@@ -1,5 +1,5 @@
 """``number_sources`` builds the Sources of values it checked itself without pydantic's validation
-(``numbering._known_valid``, ``source.built_source``; docs/benchmarks.md "The never-seen query"): each
+(``source_build._known_valid``, ``source.built_source``; docs/benchmarks.md "The never-seen query"): each
 such Source equals, field by field, the one validation builds from the same item.
 
 Run longer with ``HYPOTHESIS_PROFILE=long``.
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from cite_core import number_sources
 from cite_core._schema.models import Source
-from cite_core._sources import numbering
+from cite_core._sources import source_build
 
 
 class _Str(str):
@@ -83,7 +83,7 @@ def _same(built: Source, validated: Source) -> None:
 
 
 def _numbered(items: list[Any], fast: bool) -> list[Source] | str:
-    with patch.object(numbering, "_known_valid", numbering._known_valid if fast else lambda *_: False):
+    with patch.object(source_build, "_known_valid", source_build._known_valid if fast else lambda *_: False):
         try:
             return number_sources(items)
         except Exception as exc:
@@ -114,8 +114,8 @@ def test_sources_built_without_validation_equal_validated_ones(items: list[Any])
 
 def test_a_plain_dict_item_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     taken: list[bool] = []
-    known_valid = numbering._known_valid
-    monkeypatch.setattr(numbering, "_known_valid", lambda *a: taken.append(known_valid(*a)) or taken[-1])
+    known_valid = source_build._known_valid
+    monkeypatch.setattr(source_build, "_known_valid", lambda *a: taken.append(known_valid(*a)) or taken[-1])
     number_sources(
         [{"text": "The sky is blue.", "title": "Sky", "url": "https://x", "lang": "en", "score": 1}]
     )
