@@ -95,17 +95,7 @@ impl ClaimSupport {
     ) -> PyResult<(Option<usize>, Option<usize>, f64)> {
         let index = &index.index;
         let claim = self.claim(index);
-        let (k1, b, extend_gain, fragment_weight, tie, long, cap, top) = params;
-        let p = Params {
-            k1,
-            b,
-            extend_gain,
-            fragment_weight,
-            tie,
-            long,
-            cap,
-            top,
-        };
+        let p = Params::from(params);
         let scored = if index.terms() >= DETACH_MIN_TERMS {
             py.detach(|| index.score(&claim, avg_len, &p))
         } else {

@@ -215,17 +215,7 @@ impl UnitIndex {
         verbatim: &Bound<'_, PyAny>,
     ) -> PyResult<Span> {
         let claim = self.claim(&weights, total)?;
-        let (k1, b, extend_gain, fragment_weight, tie, long, cap, top) = params;
-        let p = Params {
-            k1,
-            b,
-            extend_gain,
-            fragment_weight,
-            tie,
-            long,
-            cap,
-            top,
-        };
+        let p = Params::from(params);
         let index = &self.index;
         let scored = if index.terms() >= DETACH_MIN_TERMS {
             py.detach(|| index.score(&claim, avg_len, &p))

@@ -57,6 +57,24 @@ pub struct Params {
     pub top: usize,
 }
 
+impl From<(f64, f64, f64, f64, f64, usize, usize, usize)> for Params {
+    /// The parameters as the Python scorer passes them: `(k1, b, extend_gain, fragment_weight, tie,
+    /// long, cap, top)`.
+    fn from(params: (f64, f64, f64, f64, f64, usize, usize, usize)) -> Self {
+        let (k1, b, extend_gain, fragment_weight, tie, long, cap, top) = params;
+        Params {
+            k1,
+            b,
+            extend_gain,
+            fragment_weight,
+            tie,
+            long,
+            cap,
+            top,
+        }
+    }
+}
+
 /// A claim as the index reads it: its distinct terms in order (None: a term no unit holds) with idfs.
 pub struct Claim {
     pub ids: Vec<Option<u32>>,
