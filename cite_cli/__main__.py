@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import difflib
-import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+
+try:  # a Ctrl-C in the first milliseconds, before main()'s own handler: one line, not a traceback
+    import argparse
+    import contextlib
+    import difflib
+    import os
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import TYPE_CHECKING, Any, NoReturn
+
+    from ._interrupt import interrupted, watching
+except KeyboardInterrupt:
+    sys.stderr.write("cite: interrupted\n")
+    raise SystemExit(130) from None
 
 # Only the standard library at import time: an interrupt while cite_core and Qdrant load (the first
 # second) must end in one clean line, which ``main`` prints; they are imported inside it.
@@ -135,16 +142,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cite``; returns the exit status. An interrupt at any moment prints one line (130)."""
-    try:
-        args = build_parser().parse_args(argv)
-    except KeyboardInterrupt:  # while parsing: no command yet
-        print("cite: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    try:
-        return _main(args)
-    except KeyboardInterrupt:  # importing, opening and checking the index: before a command's own handler
-        _interrupted(args.command)
-        return EXIT_INTERRUPTED
+    with watching():
+        try:
+            args = build_parser().parse_args(argv)
+        except KeyboardInterrupt:  # while parsing: no command yet
+            print("cite: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        try:
+            return _main(args)
+        except KeyboardInterrupt:  # importing, opening and checking the index: before a command's own handler
+            _interrupted(args.command)
+            return EXIT_INTERRUPTED
+        except Exception:
+            if not interrupted():
+                raise
+            # a library turned the interrupt into its own error (pydantic-core's SchemaError while
+            # qdrant-client imports): still an interrupt, not a failure to report
+            _interrupted(args.command)
+            return EXIT_INTERRUPTED
 
 
 def _interrupted(command: str) -> None:
@@ -181,6 +196,7 @@ def _main(args: argparse.Namespace) -> int:
             return _list(args)
         return _remove(args)
     except CiteError as exc:
+        _raise_if_interrupted(exc)
         print(strip_controls(f"cite: error: {_one_line(str(exc))}"), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # the reader went away (`cite ask ... | head`): nothing left to say
@@ -188,8 +204,15 @@ def _main(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (sqlite3.Error, OSError) as exc:  # the embedded index's storage (a full disk, a read-only one)
+        _raise_if_interrupted(exc)
         print(strip_controls(f"cite: error: {_one_line(str(_storage_error(args, exc)))}"), file=sys.stderr)
         return EXIT_ERROR
+
+
+def _raise_if_interrupted(exc: BaseException) -> None:
+    """An error raised because Ctrl-C stopped the work (a storage error wrapping it) is the interrupt."""
+    if interrupted():
+        raise KeyboardInterrupt from exc
 
 
 def _storage_error(args: argparse.Namespace, exc: sqlite3.Error | OSError) -> CliError:

@@ -35,6 +35,7 @@ from ._documents import (
     read_document,
 )
 from ._errors import CliError, os_reason, require, shown
+from ._interrupt import interrupted
 from ._store import FileRecord, Store
 from ._updates import begin, commit, recover, remove, write_chunks
 
@@ -176,7 +177,10 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
         finally:
             progress.close()
         hint = store.size_hint()
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not isinstance(exc, KeyboardInterrupt) and not interrupted():
+            raise
+        # Ctrl-C, or an error a library raised in its place (see _interrupt)
         _say(
             f"cite: interrupted: {len(done)} file(s) updated; every other file keeps its previous version "
             "(run the same command again to finish)",

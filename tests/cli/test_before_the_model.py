@@ -145,3 +145,97 @@ def test_an_interrupt_at_any_moment_prints_one_clean_line(tmp_path: Path) -> Non
             assert sum(line.startswith("cite: interrupted") for line in err.splitlines()) == 1
         else:  # before Python's handler was set (killed by the signal), or after the work was done
             assert proc.returncode in (-signal.SIGINT, 0), (proc.returncode, err)
+
+
+def _interrupt_turned_into(error: Exception) -> Any:
+    """A store opener that gets Ctrl-C and, as pydantic-core did while qdrant-client imported under load
+    (``SchemaError: ... KeyboardInterrupt``), raises its own error in its place."""
+
+    def open_store(args: Any, *, create: bool) -> Any:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1_000_000):  # the handler runs at the next bytecode boundaries
+                pass
+        except KeyboardInterrupt:
+            raise error from None
+        raise AssertionError("SIGINT was not delivered")
+
+    return open_store
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("Error building 'enum' validator: KeyboardInterrupt: "),
+        OSError("database is locked"),  # the storage handler's own kind
+    ],
+    ids=["library-error", "storage-error"],
+)
+@pytest.mark.parametrize("command", ["ask", "ingest"])
+def test_an_interrupt_a_library_turned_into_another_error_is_still_one_clean_line(
+    command: str,
+    error: Exception,
+    corpus: Path,
+    workdir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import cite_cli.__main__ as cli
+
+    monkeypatch.setattr(cli, "_open_store", _interrupt_turned_into(error))
+    argv = ["ask", "Why is the sky blue?"] if command == "ask" else ["ingest", str(corpus), "--quiet"]
+    code, _, err = run(capsys, *argv)
+    assert code == 130, err
+    assert "Traceback" not in err and "error" not in err, err
+    assert err.splitlines()[-1].startswith("cite: interrupted"), err
+    assert sum(line.startswith("cite: interrupted") for line in err.splitlines()) == 1, err
+    if command == "ingest":
+        assert "0 file(s) updated" in err
+    # Python's own handler is back once `main` returns
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_the_same_error_without_an_interrupt_is_not_taken_for_one(
+    corpus: Path, workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cite_cli.__main__ as cli
+
+    failures: list[Exception] = [RuntimeError("a library failed"), OSError("disk full")]
+
+    def open_store(args: Any, *, create: bool) -> Any:
+        raise failures.pop(0)
+
+    monkeypatch.setattr(cli, "_open_store", open_store)
+    with pytest.raises(RuntimeError, match="a library failed"):
+        main(["ask", "Why is the sky blue?"])
+    code, _, err = run(capsys, "ask", "Why is the sky blue?")
+    assert code == 2 and err.startswith("cite: error:") and "interrupted" not in err, err
+
+
+def test_an_interrupt_a_finaliser_swallowed_is_delivered_again(
+    workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C inside a finaliser or a library's callback is only "Exception ignored in ..." for Python (a
+    traceback, then the command goes on as if no key was pressed: seen under load in qdrant-client's
+    import); `cite` delivers it again, so the command still ends in one line."""
+    import cite_cli.__main__ as cli
+
+    class Finalised:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1_000_000):  # the handler raises here, where Python can only ignore it
+                pass
+
+    def open_store(args: Any, *, create: bool) -> Any:
+        Finalised()  # dropped at once: its __del__ runs now
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the second delivery lands in this ordinary loop
+            time.sleep(0.001)
+        raise AssertionError("the interrupt was swallowed for good")
+
+    monkeypatch.setattr(cli, "_open_store", open_store)
+    code, _, err = run(capsys, "ask", "Why is the sky blue?")
+    assert code == 130, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert err.splitlines()[-1] == "cite: interrupted", err
+    assert sys.unraisablehook is sys.__unraisablehook__ or "cite_cli" not in repr(sys.unraisablehook)
