@@ -9,9 +9,12 @@ OpenAI-compatible server, or, with none configured, an offline extractive answer
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+# not ``from typing import TYPE_CHECKING``: importing typing (and re) takes milliseconds, during which a
+# Ctrl-C of `python -m cite_cli` would meet no handler of cite's yet (see __main__'s guarded imports)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ._errors import CliError
 
 __all__ = ["CliError"]
