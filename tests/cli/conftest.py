@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from collections.abc import Iterator
@@ -104,7 +105,8 @@ class FakeModel:
         self.url = f"{self.server.url}/v1"
 
     def _complete(self, path: str, body: dict[str, Any]) -> tuple[int, str, list[str]]:
-        """The answer as chat-completion chunks of up to 7 characters, one server-sent event each."""
+        """The answer as chat-completion chunks of up to 7 characters (``CITE_CONFORMANCE_CHUNK``: .ci/run's
+        second pass streams one at a time), one server-sent event each."""
         self.requests.append(body)
         prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
         numbers = {
@@ -112,7 +114,8 @@ class FakeModel:
         }
         answer = self.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
         events = []
-        for piece in [*re.findall(r".{1,7}", answer, re.S), None]:
+        size = int(os.environ.get("CITE_CONFORMANCE_CHUNK", "7"))
+        for piece in [*re.findall(f".{{1,{size}}}", answer, re.S), None]:
             choice = {
                 "index": 0,
                 "delta": {"content": piece} if piece else {},

@@ -28,6 +28,7 @@ The API the row modules rely on (keep it stable; the LlamaIndex rows live in tes
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -106,7 +107,9 @@ class Reply:
     """Sent as ``reasoning_content`` (DeepSeek-R1 style), before the content."""
     tool_calls: Sequence[ToolCall] = ()
     finish_reason: str | None = "stop"
-    chunk: int = 3
+    chunk: int = int(os.environ.get("CITE_CONFORMANCE_CHUNK", "3"))
+    """Characters per delta: 3, or ``CITE_CONFORMANCE_CHUNK`` (.ci/run's second pass streams every entry
+    point one character at a time, where a marker is cut at every possible place)."""
 
 
 Script = Sequence[Reply] | Callable[[dict[str, Any]], Reply]
