@@ -109,7 +109,7 @@ impl ChunkAnalyser {
                 let words = pieces
                     .iter()
                     .map(|p| chunk::separated_words(p).map(|w| (w, false)));
-                self.unit_terms(py, words)?
+                self.unit_terms(py, words, (spans.len(), chars.len()))?
             }
             // other words: each unit lower-cased as Python does and cut as `terms._TOKEN` cuts it
             None => {
@@ -122,6 +122,7 @@ impl ChunkAnalyser {
                     tokens
                         .iter()
                         .map(|unit| unit.iter().map(|(t, cjk)| (t.as_str(), *cjk))),
+                    (spans.len(), chars.len()),
                 )?
             }
         };
@@ -216,13 +217,15 @@ impl ChunkAnalyser {
     }
 
     /// Each unit's terms as local ids, with each local id's `str` and the table's epoch, from each
-    /// unit's words (`false`: mapped to its term by the word table) and CJK terms (`true`: as they are).
+    /// unit's words (`false`: mapped to its term by the word table) and CJK terms (`true`: as they
+    /// are); `spans` units of a text of `chars` characters, for the vectors' room.
     /// Under the table's lock only strings are made (no object the garbage collector tracks, whose
     /// collection could run Python code and let another thread wait on the lock while holding the GIL).
     fn unit_terms<'w, U, W>(
         &self,
         py: Python<'_>,
         units: U,
+        (spans, chars): (usize, usize),
     ) -> PyResult<(u64, LocalTerms, Vec<Py<PyString>>)>
     where
         U: Iterator<Item = W>,
@@ -235,8 +238,10 @@ impl ChunkAnalyser {
         }
         let words = &mut *guard;
         words.scratch.begin();
-        let mut local = LocalTerms::new();
-        let mut terms: Vec<Py<PyString>> = Vec::new();
+        // English prose holds a term about every 8 characters and a new one about every 16 (a 4 KB
+        // chunk: some 350 terms, 250 distinct)
+        let mut local = LocalTerms::with_capacity(spans, chars / 8, chars / 16);
+        let mut terms: Vec<Py<PyString>> = Vec::with_capacity(chars / 16);
         for unit in units {
             for (word, cjk) in unit {
                 if let Some(known) = words.terms.get(word) {
