@@ -37,6 +37,9 @@ const NUM_ABBREV: &[&str] = &[
     "dec", "ene", "abr", "ago", "dic",
 ];
 
+/// The most characters of an entry of `ABBREV` or `NUM_ABBREV` (a test checks it).
+const ABBREV_MAX_CHARS: usize = 6;
+
 fn latin(c: char) -> bool {
     LATIN_TERM.contains(&c)
 }
@@ -326,11 +329,16 @@ impl<'a, C: Classes> Segmenter<'a, C> {
             k += 1;
         }
         let token = &window[k..];
-        let lowered: String = token.iter().collect::<String>().to_lowercase();
-        if ABBREV.contains(&lowered.as_str())
-            || (NUM_ABBREV.contains(&lowered.as_str()) && self.cls.digit(nxt))
-        {
-            return false;
+        // lower-casing never makes fewer characters, and no abbreviation is longer than
+        // `ABBREV_MAX_CHARS`: a longer token (most words before a period) is none of them, and is not
+        // copied and lower-cased to be looked up
+        if token.len() <= ABBREV_MAX_CHARS {
+            let lowered: String = token.iter().collect::<String>().to_lowercase();
+            if ABBREV.contains(&lowered.as_str())
+                || (NUM_ABBREV.contains(&lowered.as_str()) && self.cls.digit(nxt))
+            {
+                return false;
+            }
         }
         if token.len() == 1 && self.cls.upper(token[0]) && token[0] != 'I' {
             return false; // an initial, as in "J. R. R. Tolkien"
@@ -626,6 +634,25 @@ mod tests {
         assert_eq!(
             split_lines(&t, &RustClasses, 0, t.len()),
             [(0, 24), (25, 29)]
+        );
+    }
+
+    #[test]
+    fn no_abbreviation_is_longer_than_the_bound() {
+        let longest = ABBREV.iter().chain(NUM_ABBREV).map(|a| a.chars().count());
+        assert_eq!(longest.max(), Some(ABBREV_MAX_CHARS));
+        // a token of more characters lower-cases to at least as many
+        for c in ['A', 'İ', 'Σ', 'ẞ', 'K', 'Å'] {
+            assert!(c.to_lowercase().count() >= 1);
+        }
+        assert_eq!(
+            sentences("Approx. 5 kg. Messrs. Smith and Jones came. Approxx. Then."),
+            [
+                "Approx. 5 kg.",
+                "Messrs. Smith and Jones came.",
+                "Approxx.",
+                "Then."
+            ]
         );
     }
 
