@@ -192,7 +192,7 @@ class Corpus:
         self,
         source: Source,
         claim: ClaimTerms,
-        units: list[Unit],
+        units: Sequence[Unit],
         dense: list[float] | None = None,
         claim_text: str = "",
     ) -> tuple[int | None, int | None, list[float] | dict[int, float] | None]:
@@ -208,7 +208,7 @@ class Corpus:
         )
 
 
-def _explicit_span(units: list[Unit], sentences: tuple[int, int] | None) -> tuple[int | None, int | None]:
+def _explicit_span(units: Sequence[Unit], sentences: tuple[int, int] | None) -> tuple[int | None, int | None]:
     """The first and last unit of an explicit 1-based sentence range (cut at the end of the segment
     of its first: a citation never spans two chunks, pages or blocks); (None, None) without one, or for a
     range the source does not have."""
@@ -222,7 +222,7 @@ def _explicit_span(units: list[Unit], sentences: tuple[int, int] | None) -> tupl
     return None, None
 
 
-def _verbatim(claim: str, text: str, units: list[Unit]) -> Callable[[int], int]:
+def _verbatim(claim: str, text: str, units: Sequence[Unit]) -> Callable[[int], int]:
     """How many of the claim's words unit ``i`` holds as written (asked on a tie only)."""
     words: list[frozenset[str]] = []  # the claim's words, found on the first tie
 

@@ -7,6 +7,7 @@ All character offsets in this library are 0-based and half-open: ``text[start:en
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -57,8 +58,9 @@ class Unit(NamedTuple):
 class ChunkAnalysis:
     """The analysis of one chunk text (offsets into it, segment 0); read-only once cached."""
 
-    units: tuple[Unit, ...]
-    """The citable units, in order."""
+    units: Sequence[Unit]
+    """The citable units, in order: a tuple, or of a chunk the extension analysed its
+    ``_sources.chunk_analyser.NativeUnits`` (each unit made when read)."""
     counted: list[dict[str, int]] | None = field(compare=False)
     """Term -> count of each unit, once built (``counts``; left out of equality: the units' terms
     give them)."""
@@ -90,7 +92,7 @@ class ChunkAnalysis:
         fragments = self.fragments
         if fragments is None and self.native is not None:
             fragments = self.native.fragments()
-        return (self.units, self.counts, self.lengths, self.index, fragments)
+        return (tuple(self.units), self.counts, self.lengths, self.index, fragments)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         self.units, self.counted, self.lengths, self.index, self.fragments = state
@@ -107,8 +109,9 @@ class SourceAnalysis:
     text: str
     segments: tuple[Segment, ...]
     kind: str
-    units: list[Unit] | None = None
-    """The citable units of the source, in order (``source_units``)."""
+    units: Sequence[Unit] | None = None
+    """The citable units of the source, in order (``source_units``): a list, or the ``NativeUnits`` of
+    its one chunk."""
     lengths: list[int] | None = None
     """Number of terms of each unit (set with ``units``)."""
     chunks: tuple[ChunkAnalysis, ...] | None = None

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._schema.source import ChunkAnalysis, Source, SourceAnalysis, Unit, analysis_of
 from .cache import CHUNK_CACHE_MAX_CHARS, CHUNKS
-from .chunk_analyser import CHUNK_ANALYSER, NativeChunkAnalyser, fragments_of
+from .chunk_analyser import CHUNK_ANALYSER, NativeChunkAnalyser, NativeUnits, fragments_of
 
 __all__ = [
     "chunk_of",
@@ -27,35 +27,39 @@ __all__ = [
 ]
 
 
-def source_units(source: Source) -> list[Unit]:
-    """The citable units of a source, cached on it (with their term counts and lengths)."""
+def source_units(source: Source) -> Sequence[Unit]:
+    """The citable units of a source, cached on it (with their term counts and lengths): a list, or of
+    a one-chunk source its chunk's ``NativeUnits`` (each made when read)."""
     analysis = analysis_of(source)
     units = analysis.units
     return _analyse_source(source, analysis) if units is None else units
 
 
-def _analyse_source(source: Source, analysis: SourceAnalysis) -> list[Unit]:
+def _analyse_source(source: Source, analysis: SourceAnalysis) -> Sequence[Unit]:
     """The units of ``source`` and their lengths, kept on ``analysis`` with their term counts when every
     chunk's counts are built (the reference's analysis), else with the chunks that build them on first
     read (``unit_counts``)."""
     blocks = source.kind == "blocks"
     segments = source.segments
-    units: list[Unit]
+    units: Sequence[Unit]
     entries: tuple[ChunkAnalysis, ...]
     if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
         entry = _chunk(segments[0].text, blocks)
-        units, lengths, entries = list(entry.units), entry.lengths, (entry,)
+        found = entry.units  # the source's own object of them (not made one by one here)
+        units = found.view() if isinstance(found, NativeUnits) else list(found)
+        lengths, entries = entry.lengths, (entry,)
         if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
             analysis.chunk = entry  # not kept by the chunk cache: its index goes with the source
     else:
-        units, lengths, chunks = [], [], []
+        every: list[Unit] = []
+        lengths, chunks = [], []
         for index, seg in enumerate(segments):
             entry = _chunk(seg.text, blocks)
             offset = seg.start
-            units.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
+            every.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
             lengths.extend(entry.lengths)
             chunks.append(entry)
-        entries = tuple(chunks)
+        entries, units = tuple(chunks), every
     if all(e.counted is not None for e in entries):
         # as before the compiled analysis: the source keeps the counts, not the chunks
         counts = entries[0].counts if len(entries) == 1 else [c for e in entries for c in e.counts]
@@ -161,7 +165,7 @@ def chunk_of(source: Source) -> ChunkAnalysis | None:
     return entry
 
 
-def fragment_flags(source: Source, units: list[Unit]) -> list[bool]:
+def fragment_flags(source: Source, units: Sequence[Unit]) -> list[bool]:
     """``_fragments`` of the source's units, cached on it and, for one chunk, kept with its analysis."""
     analysis = analysis_of(source)
     flags = analysis.fragments

@@ -16,10 +16,10 @@ case depends on its neighbours) goes the reference's way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from .._accel import NATIVE
 from .._exceptions import NativeError
@@ -36,6 +36,7 @@ __all__ = [
     "ENDS",
     "ChunkAnalyser",
     "NativeChunkAnalyser",
+    "NativeUnits",
     "PythonChunkAnalyser",
     "ascii_separator",
     "fragments_of",
@@ -67,6 +68,75 @@ def ascii_separator(char: str) -> bool:
     quote). Any other makes the chunk's analysis Python's (``terms._analyze``)."""
     low = char.lower()
     return len(low) == 1 and not low.isascii() and _NON_ASCII_TERM.search(low) is None
+
+
+class NativeUnits(Sequence[Unit]):
+    """The units of a chunk the extension analysed (segment 0), each ``Unit`` made when it is read: a
+    cited source reads two or three of its forty, and a tuple per unit and per unit's terms, made for
+    every unit of every never-seen chunk, cost about a tenth of a never-seen query with the garbage
+    collections they set off (docs/benchmarks.md, "Units made when read"). Iterating makes them all
+    once, and reads go to those from then on. Equal to a list or tuple of the same units, as the lists
+    the reference gives are."""
+
+    __slots__ = ("_all", "_ends", "_native", "_starts")
+
+    def __init__(self, starts: list[int], ends: list[int], native: Any) -> None:
+        self._starts = starts
+        self._ends = ends
+        self._native = native
+        self._all: tuple[Unit, ...] | None = None
+
+    def view(self) -> NativeUnits:
+        """The same units as another object (a source's own list of them, as ``list(units)`` was)."""
+        view = NativeUnits(self._starts, self._ends, self._native)
+        view._all = self._all
+        return view
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> Unit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Unit]: ...
+
+    def __getitem__(self, i: int | slice) -> Unit | list[Unit]:
+        every = self._all
+        if isinstance(i, slice):
+            return list((self.every() if every is None else every)[i])
+        if every is not None:
+            return every[i]
+        # starts[i] raises the IndexError of a unit index out of range, and takes a negative one
+        return _new_tuple(Unit, (self._starts[i], self._ends[i], 0, self._native.unit(i)))
+
+    def every(self) -> tuple[Unit, ...]:
+        """Every unit, made once."""
+        every = self._all
+        if every is None:  # two threads may both make them: the same values
+            # zip's tuple is reused from unit to unit and tuple.__new__ copies it: one new tuple per
+            # unit; map gives tuple.__new__ its two arguments itself (through a partial: 12% slower)
+            fields = zip(self._starts, self._ends, repeat(0), self._native.units())
+            every = self._all = tuple(map(_new_tuple, repeat(Unit), fields))
+        return every
+
+    def __iter__(self) -> Iterator[Unit]:
+        return iter(self.every())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NativeUnits):
+            return self.every() == other.every()
+        if isinstance(other, (list, tuple)):
+            return list(self.every()) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list
+
+    def __repr__(self) -> str:
+        return f"NativeUnits({list(self.every())!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (self.every(),))  # the Rust part does not pickle: its units as a source's list
 
 
 class ChunkAnalyser(Protocol):
@@ -130,11 +200,8 @@ class NativeChunkAnalyser:
             raise NativeError(message) from exc
         if found is None:
             return PYTHON_CHUNKS.analyse(text, blocks)
-        starts, ends, terms, lengths, native = found
-        # zip's tuple is reused from unit to unit and tuple.__new__ copies it: one new tuple per unit;
-        # map gives tuple.__new__ its two arguments itself (through a partial: 12% slower)
-        units = tuple(map(_new_tuple, repeat(Unit), zip(starts, ends, repeat(0), terms)))
-        return ChunkAnalysis(units, None, lengths, native=native)
+        starts, ends, lengths, native = found
+        return ChunkAnalysis(NativeUnits(starts, ends, native), None, lengths, native=native)
 
     def frequencies(self, chunks: Sequence[Any]) -> Mapping[str, int] | None:
         """The document frequencies over the units of ``chunks`` (``ChunkIndex``es, each once per

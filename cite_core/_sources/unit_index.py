@@ -47,7 +47,7 @@ class CountsIndex:
     def __init__(
         self,
         text: str,
-        units: list[Unit],
+        units: Sequence[Unit],
         counts: list[dict[str, int]] | None,
         lengths: list[int],
         fragments: list[bool],

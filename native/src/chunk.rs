@@ -195,6 +195,21 @@ impl LocalTerms {
         }
     }
 
+    /// Room for `units` units of `terms` terms in all, `distinct` of them distinct (estimates: the
+    /// vectors grow past them), so that a chunk's analysis does not grow five vectors from empty by
+    /// doubling.
+    pub fn with_capacity(units: usize, terms: usize, distinct: usize) -> Self {
+        let mut starts = Vec::with_capacity(units + 1);
+        starts.push(0);
+        LocalTerms {
+            globals: Vec::with_capacity(distinct),
+            seq: Vec::with_capacity(terms),
+            starts,
+            unit_df: Vec::with_capacity(distinct),
+            last: Vec::with_capacity(distinct),
+        }
+    }
+
     /// The next term of the current unit, by its table id (`scratch`: begun for this chunk); its local
     /// id, and whether it is new.
     pub fn push(&mut self, scratch: &mut Scratch, global: u32) -> (u32, bool) {

@@ -13,7 +13,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySet, PyString, PyTuple};
 
@@ -50,16 +50,11 @@ struct ChunkAnalyser {
     lower: Mutex<FastMap<char, Box<[char]>>>,
 }
 
-/// (the units' starts, their ends, the terms of each unit, its number of terms, the chunk kept in Rust):
-/// starts and ends as two lists of numbers, so that a unit costs Python one tuple (its own) besides its
-/// terms.
-type Analysed<'py> = (
-    Vec<usize>,
-    Vec<usize>,
-    Bound<'py, PyList>,
-    Vec<usize>,
-    ChunkIndex,
-);
+/// (the units' starts, their ends, each unit's number of terms, the chunk kept in Rust): starts and ends
+/// as two lists of numbers, and no term tuple: a unit's terms are made when a Python reader asks
+/// (`ChunkIndex.unit`, `ChunkIndex.units`), so that a chunk whose units are never read one by one (most
+/// of a never-seen query's) costs Python no tuple per unit, nor the garbage collections they set off.
+type Analysed = (Vec<usize>, Vec<usize>, Vec<usize>, ChunkIndex);
 
 #[pymethods]
 impl ChunkAnalyser {
@@ -85,16 +80,11 @@ impl ChunkAnalyser {
         }
     }
 
-    /// analyse(text, blocks) -> (starts, ends, terms, lengths, chunk) | None: the units of a chunk text
-    /// (its sentences cut at their lines; the whole text for a block), each unit's terms (a tuple) and
-    /// their number, and the `ChunkIndex`; None for a text with a capital sigma and a word that is not ASCII
-    /// (Python lower-cases the sigma by its neighbours).
-    fn analyse<'py>(
-        &self,
-        py: Python<'py>,
-        text: &str,
-        blocks: bool,
-    ) -> PyResult<Option<Analysed<'py>>> {
+    /// analyse(text, blocks) -> (starts, ends, lengths, chunk) | None: the units of a chunk text (its
+    /// sentences cut at their lines; the whole text for a block), each unit's number of terms, and the
+    /// `ChunkIndex` that holds their terms; None for a text with a capital sigma and a word that is not
+    /// ASCII (Python lower-cases the sigma by its neighbours).
+    fn analyse(&self, py: Python<'_>, text: &str, blocks: bool) -> PyResult<Option<Analysed>> {
         let chars = prepare(py, text)?;
         let separated = chunk::separate(&chars, |c| self.is_separator(py, c))?;
         if separated.is_none() && chars.contains(&FINAL_SIGMA) {
@@ -119,7 +109,7 @@ impl ChunkAnalyser {
                 let words = pieces
                     .iter()
                     .map(|p| chunk::separated_words(p).map(|w| (w, false)));
-                self.unit_terms(py, words)?
+                self.unit_terms(py, words, (spans.len(), chars.len()))?
             }
             // other words: each unit lower-cased as Python does and cut as `terms._TOKEN` cuts it
             None => {
@@ -132,21 +122,13 @@ impl ChunkAnalyser {
                     tokens
                         .iter()
                         .map(|unit| unit.iter().map(|(t, cjk)| (t.as_str(), *cjk))),
+                    (spans.len(), chars.len()),
                 )?
             }
         };
         drop(chars);
         local.finish();
-        let units = PyList::empty(py);
-        let mut lengths = Vec::with_capacity(spans.len());
-        for i in 0..local.units() {
-            let ids = local.unit(i);
-            lengths.push(ids.len());
-            units.append(PyTuple::new(
-                py,
-                ids.iter().map(|&id| terms[id as usize].bind(py)),
-            )?)?;
-        }
+        let lengths = (0..local.units()).map(|i| local.unit(i).len()).collect();
         let chunk = ChunkIndex {
             epoch,
             terms,
@@ -155,7 +137,7 @@ impl ChunkAnalyser {
             fragments,
         };
         let (starts, ends) = spans.into_iter().unzip();
-        Ok(Some((starts, ends, units, lengths, chunk)))
+        Ok(Some((starts, ends, lengths, chunk)))
     }
 }
 
@@ -235,13 +217,15 @@ impl ChunkAnalyser {
     }
 
     /// Each unit's terms as local ids, with each local id's `str` and the table's epoch, from each
-    /// unit's words (`false`: mapped to its term by the word table) and CJK terms (`true`: as they are).
+    /// unit's words (`false`: mapped to its term by the word table) and CJK terms (`true`: as they
+    /// are); `spans` units of a text of `chars` characters, for the vectors' room.
     /// Under the table's lock only strings are made (no object the garbage collector tracks, whose
     /// collection could run Python code and let another thread wait on the lock while holding the GIL).
     fn unit_terms<'w, U, W>(
         &self,
         py: Python<'_>,
         units: U,
+        (spans, chars): (usize, usize),
     ) -> PyResult<(u64, LocalTerms, Vec<Py<PyString>>)>
     where
         U: Iterator<Item = W>,
@@ -254,8 +238,10 @@ impl ChunkAnalyser {
         }
         let words = &mut *guard;
         words.scratch.begin();
-        let mut local = LocalTerms::new();
-        let mut terms: Vec<Py<PyString>> = Vec::new();
+        // English prose holds a term about every 8 characters and a new one about every 16 (a 4 KB
+        // chunk: some 350 terms, 250 distinct)
+        let mut local = LocalTerms::with_capacity(spans, chars / 8, chars / 16);
+        let mut terms: Vec<Py<PyString>> = Vec::with_capacity(chars / 16);
         for unit in units {
             for (word, cjk) in unit {
                 if let Some(known) = words.terms.get(word) {
@@ -324,6 +310,33 @@ impl ChunkIndex {
         Ok(out)
     }
 
+    /// unit(i) -> tuple[str, ...]: the terms of unit `i` in order (`i` as a Python index: negative
+    /// counts from the end).
+    fn unit<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyTuple>> {
+        let n = self.local.units();
+        let at = if i < 0 {
+            i.checked_add_unsigned(n)
+        } else {
+            Some(i)
+        };
+        match at
+            .and_then(|at| usize::try_from(at).ok())
+            .filter(|&at| at < n)
+        {
+            Some(at) => self.unit_tuple(py, at),
+            None => Err(PyIndexError::new_err("unit index out of range")),
+        }
+    }
+
+    /// units() -> list[tuple[str, ...]]: the terms of every unit.
+    fn units<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for i in 0..self.local.units() {
+            out.append(self.unit_tuple(py, i)?)?;
+        }
+        Ok(out)
+    }
+
     /// terms() -> set[str]: every term of the chunk.
     fn terms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PySet>> {
         PySet::new(py, self.terms.iter().map(|t| t.bind(py)))
@@ -347,6 +360,18 @@ impl ChunkIndex {
 
     fn __len__(&self) -> usize {
         self.local.units()
+    }
+}
+
+impl ChunkIndex {
+    fn unit_tuple<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(
+            py,
+            self.local
+                .unit(i)
+                .iter()
+                .map(|&id| self.terms[id as usize].bind(py)),
+        )
     }
 }
 

@@ -40,8 +40,10 @@ fn doc_freq(
     if chunks.iter().any(|c| c.get().epoch != epoch) {
         return None;
     }
-    let mut by_id: FastMap<u32, u32> = FastMap::default();
-    let mut entries: Vec<(Py<PyString>, u32)> = Vec::new();
+    // room for every chunk's terms (the most there can be): the map is not rehashed as it grows
+    let most: usize = chunks.iter().map(|c| c.get().terms.len()).sum();
+    let mut by_id: FastMap<u32, u32> = FastMap::with_capacity_and_hasher(most, Default::default());
+    let mut entries: Vec<(Py<PyString>, u32)> = Vec::with_capacity(most);
     for c in &chunks {
         let c = c.get();
         for ((&global, &df), term) in c.local.globals.iter().zip(&c.local.unit_df).zip(&c.terms) {

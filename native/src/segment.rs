@@ -37,6 +37,9 @@ const NUM_ABBREV: &[&str] = &[
     "dec", "ene", "abr", "ago", "dic",
 ];
 
+/// The most characters of an entry of `ABBREV` or `NUM_ABBREV` (a test checks it).
+const ABBREV_MAX_CHARS: usize = 6;
+
 fn latin(c: char) -> bool {
     LATIN_TERM.contains(&c)
 }
@@ -57,6 +60,28 @@ fn cjk_next(c: char) -> bool {
 }
 fn ascii_alnum(c: char) -> bool {
     c.is_ascii_alphanumeric()
+}
+
+/// Whether `c` may start an event (`next_event`): a line break, a sentence end, or any character
+/// outside ASCII (where `…` and the CJK ends are, looked at one by one).
+fn maybe_event(c: char) -> bool {
+    let u = c as u32;
+    // `|`, not `||`: no branch, so a block of them vectorises
+    (u == '\n' as u32) | (u == '.' as u32) | (u == '!' as u32) | (u == '?' as u32) | (u >= 0x80)
+}
+
+/// The first index from `p` that may start an event, skipping eight characters at a time that cannot
+/// (most of a text): the eight tests of a block are or-ed without a branch, which the compiler makes
+/// a few vector compares, where testing each character against the two lists of ends cost about
+/// eighteen instructions a character (the largest part of a never-seen query's segmentation).
+fn skip_plain(t: &[char], mut p: usize) -> usize {
+    while let Some(block) = t.get(p..p + 8) {
+        if block.iter().fold(false, |any, &c| any | maybe_event(c)) {
+            break;
+        }
+        p += 8;
+    }
+    p
 }
 
 /// The segmenter over one text.
@@ -186,6 +211,10 @@ impl<'a, C: Classes> Segmenter<'a, C> {
     fn next_event(&self, from: usize) -> Option<(usize, usize, bool)> {
         let mut p = from;
         while p < self.n {
+            p = skip_plain(self.t, p);
+            if p >= self.n {
+                break;
+            }
             let c = self.t[p];
             if c == '\n' || term(c) {
                 if let Some((e, cjk)) = self.event_at(p) {
@@ -300,11 +329,16 @@ impl<'a, C: Classes> Segmenter<'a, C> {
             k += 1;
         }
         let token = &window[k..];
-        let lowered: String = token.iter().collect::<String>().to_lowercase();
-        if ABBREV.contains(&lowered.as_str())
-            || (NUM_ABBREV.contains(&lowered.as_str()) && self.cls.digit(nxt))
-        {
-            return false;
+        // lower-casing never makes fewer characters, and no abbreviation is longer than
+        // `ABBREV_MAX_CHARS`: a longer token (most words before a period) is none of them, and is not
+        // copied and lower-cased to be looked up
+        if token.len() <= ABBREV_MAX_CHARS {
+            let lowered: String = token.iter().collect::<String>().to_lowercase();
+            if ABBREV.contains(&lowered.as_str())
+                || (NUM_ABBREV.contains(&lowered.as_str()) && self.cls.digit(nxt))
+            {
+                return false;
+            }
         }
         if token.len() == 1 && self.cls.upper(token[0]) && token[0] != 'I' {
             return false; // an initial, as in "J. R. R. Tolkien"
@@ -601,6 +635,42 @@ mod tests {
             split_lines(&t, &RustClasses, 0, t.len()),
             [(0, 24), (25, 29)]
         );
+    }
+
+    #[test]
+    fn no_abbreviation_is_longer_than_the_bound() {
+        let longest = ABBREV.iter().chain(NUM_ABBREV).map(|a| a.chars().count());
+        assert_eq!(longest.max(), Some(ABBREV_MAX_CHARS));
+        // a token of more characters lower-cases to at least as many
+        for c in ['A', 'İ', 'Σ', 'ẞ', 'K', 'Å'] {
+            assert!(c.to_lowercase().count() >= 1);
+        }
+        assert_eq!(
+            sentences("Approx. 5 kg. Messrs. Smith and Jones came. Approxx. Then."),
+            [
+                "Approx. 5 kg.",
+                "Messrs. Smith and Jones came.",
+                "Approxx.",
+                "Then."
+            ]
+        );
+    }
+
+    #[test]
+    fn skipping_plain_blocks_passes_no_event() {
+        let text =
+            "Plain words here, and more words there; then. A line\nends? Yes! Dots… 中文。 x"
+                .repeat(3);
+        let t: Vec<char> = text.chars().collect();
+        for p in 0..=t.len() {
+            let q = skip_plain(&t, p);
+            assert!(p <= q && q <= t.len());
+            assert!(t[p..q].iter().all(|&c| c != '\n' && !term(c)), "{p}..{q}");
+            // a block is skipped only whole: what is left unskipped is shorter than a block or holds
+            // a character that may start an event
+            let rest = &t[q..t.len().min(q + 8)];
+            assert!(rest.len() < 8 || rest.iter().any(|&c| maybe_event(c)));
+        }
     }
 
     #[test]

@@ -9,8 +9,10 @@ the extension is not built.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from hypothesis import example, given
@@ -18,8 +20,8 @@ from hypothesis import strategies as st
 
 from cite_core import NativeError
 from cite_core._accel import native_module
-from cite_core._schema.source import ChunkAnalysis
-from cite_core._sources.chunk_analyser import NativeChunkAnalyser, ascii_separator, fragments_of
+from cite_core._schema.source import ChunkAnalysis, Unit
+from cite_core._sources.chunk_analyser import NativeChunkAnalyser, NativeUnits, ascii_separator, fragments_of
 from cite_core._sources.segmenter import PythonSegmenter
 from cite_core._sources.stopwords import STOP, SUFFIXES
 from cite_core._sources.term_analyser import NativeTermAnalyser, counts_of
@@ -60,6 +62,7 @@ def reference(text: str, blocks: bool) -> dict[str, object]:
 def _same(text: str, blocks: bool = False) -> ChunkAnalysis:
     expected = reference(text, blocks)
     entry = RUST.analyse(text, blocks)
+    _units_read_one_by_one(entry, expected)
     assert [(u.start, u.end) for u in entry.units] == expected["spans"]
     assert [u.terms for u in entry.units] == expected["terms"]
     assert all(u.segment == 0 for u in entry.units)
@@ -81,6 +84,30 @@ def _same(text: str, blocks: bool = False) -> ChunkAnalysis:
     elif "\ud800" not in text and "Σ" not in text:
         pytest.fail("only a lone surrogate or a capital sigma leaves a text to the reference")
     return entry
+
+
+def _units_read_one_by_one(entry: ChunkAnalysis, expected: dict[str, Any]) -> None:
+    """Each unit read alone (made when read: ``NativeUnits``) is the reference's, by any index, and a
+    source's view of them reads the same; then the units made at once."""
+    units = entry.units
+    spans, terms = expected["spans"], expected["terms"]
+    n = len(spans)
+    assert len(units) == n
+    views = [units, units.view()] if isinstance(units, NativeUnits) else [units]
+    for view in views:
+        for i in range(-n, n):
+            unit = view[i]
+            assert type(unit) is Unit and unit == Unit(*spans[i], 0, terms[i])
+        for i in (n, -n - 1):
+            with pytest.raises(IndexError):
+                view[i]
+        assert list(view[1:3]) == [Unit(*spans[i], 0, terms[i]) for i in range(n)][1:3]
+    expect = [Unit(*span, 0, t) for span, t in zip(spans, terms)]
+    assert list(units) == expect
+    if isinstance(units, NativeUnits):  # equal to the reference's list and tuple
+        assert units == expect and units == tuple(expect) and expect == units and units.view() == units
+        assert units != expect + [Unit(0, 0, 0, ())] and units != "units" and units.view() is not units
+        assert repr(units) == f"NativeUnits({expect!r})" and pickle.loads(pickle.dumps(units)) == expect
 
 
 def _same_index(compiled: object, entry: ChunkAnalysis) -> None:
@@ -195,8 +222,6 @@ def test_several_chunks_compose_one_index_with_their_segments() -> None:
 
 
 def test_a_chunk_analysis_pickles_without_its_compiled_part() -> None:
-    import pickle
-
     entry = RUST.analyse("Cats run. Dogs (bark", False)
     again = pickle.loads(pickle.dumps(entry))
     assert again.native is None and again.units == entry.units and again.lengths == entry.lengths
