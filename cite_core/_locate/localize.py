@@ -132,8 +132,9 @@ class Corpus:
         if self.asked is not None:
             self.asked.append((source, claim))
         if sentences is None and self.dense is None and type(SCORER) is NativeScorer:
-            compiled = self._compiled.get(id(source), False)
-            if compiled is False:
+            try:
+                compiled = self._compiled[id(source)]
+            except KeyError:  # the source's first citation
                 compiled = self._compiled[id(source)] = self._compile(source)
             if compiled is not None and compiled[0] is source:
                 citation = self._cite_compiled(compiled, claim, reference)
