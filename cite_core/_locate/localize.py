@@ -6,10 +6,12 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
-from .._exceptions import ArgumentError
+from .._exceptions import ArgumentError, NativeError
 from .._schema.citations import citation_for_span
+from .._schema.events import char_location
 from .._schema.models import Citation, Source
-from .._schema.source import IMAGE_KEY, Unit, analysis_of, layout_problem
+from .._schema.source import IMAGE_KEY, SourceAnalysis, Unit, analysis_of, layout_problem
+from .._schema.utf16 import has_astral
 from .._sources.analysis import corpus_frequencies, source_terms, source_units, unit_counts, unit_lengths
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
@@ -17,7 +19,7 @@ from .._sources.unit_index import index_of
 from .candidates import MAX_CANDIDATES
 from .dense import DenseModel, cosine
 from .hybrid import hybrid_support, mean_vector
-from .scorer import SCORER
+from .scorer import _FAILED, SCORER, NativeScorer
 from .scoring import ClaimTerms, TermStats, support
 from .span import best_span, top_units
 
@@ -76,6 +78,9 @@ class Corpus:
         self.asked: list[tuple[Source, str]] | None = None
         """When a list: every (source, claim) ``cite`` is asked for is added to it (a planning pass, whose
         requests ``prefetch`` then embeds in one call)."""
+        self._compiled: dict[int, _Compiled | None] = {}
+        """id(source) -> what the compiled path of ``cite`` reads of it, found on its first citation
+        (None: that source takes the general path)."""
 
     def prefetch(self, requests: Iterable[tuple[Source, str]]) -> None:
         """Embed, in one call to the model, every claim of ``requests`` and every unit of the sources they
@@ -126,6 +131,88 @@ class Corpus:
         """The citation of ``source`` for ``claim``: explicit 1-based sentence range, else the best match."""
         if self.asked is not None:
             self.asked.append((source, claim))
+        if sentences is None and self.dense is None and type(SCORER) is NativeScorer:
+            try:
+                compiled = self._compiled[id(source)]
+            except KeyError:  # the source's first citation
+                compiled = self._compiled[id(source)] = self._compile(source)
+            if compiled is not None and compiled[0] is source:
+                citation = self._cite_compiled(compiled, claim, reference)
+                if citation is not None:
+                    return citation
+        return self._cite(source, claim, reference, sentences)
+
+    def _compile(self, source: Source) -> _Compiled | None:
+        """What ``_cite_compiled`` reads of ``source``, or None for a source the general path cites: an
+        image (its caption stands for all of it), a source the compiled scorer cannot index."""
+        units = source_units(source)
+        if IMAGE_KEY in source.metadata and units:
+            return None
+        index = index_of(source)
+        native = SCORER._compiled(index)  # type: ignore[attr-defined]
+        if native is None:
+            return None
+        # a text whose chunks knew no start offset, without astral characters: ``citation_for_span``
+        # gives the char_location of the source's own offsets, UTF-16 offsets the same
+        plain = (
+            source.kind == "text"
+            and all(s.doc_start is None for s in source.segments)
+            and not has_astral(source.text)
+        )
+        best = self.source_units > 1 and len(units) > 1
+        params = SCORER._params(MAX_CANDIDATES, self.source_units)  # type: ignore[attr-defined]
+        return (source, analysis_of(source), units, native, self.stats.avg_len, params, best, plain)
+
+    def _cite_compiled(self, compiled: _Compiled, claim: str, reference: int) -> Citation | None:
+        """``_cite`` without explicit sentences or embeddings, through the compiled scorer's one call
+        (``NativeScorer.cite``) and, for a plain text, ``citation_for_span``'s usual case in one call;
+        None when the general path must answer (a claim Python analysed whose compiled form is not
+        built yet, a source whose text or segments changed, a term without a UTF-8 form)."""
+        source, analysis, units, native, avg_len, params, best, plain = compiled
+        if analysis_of(source) is not analysis or (IMAGE_KEY in source.metadata and units):
+            return None
+        claim_terms = self._claims.get(claim) or self._claim(claim)
+        support = claim_terms.__dict__.get("_native_support")
+        if support is None:
+            return None
+        try:
+            first, last, score = support.cite(
+                native,
+                avg_len,
+                params,
+                _verbatim(claim, source.text, units),
+                best and bool(claim_terms.terms),
+            )
+        except UnicodeEncodeError:
+            return None
+        except SCORER._panic as exc:  # type: ignore[attr-defined]
+            raise NativeError(_FAILED.format(exc)) from exc
+        score = round(score, 4)  # rounding is monotone (NativeScorer.cite)
+        if first is None or last is None:
+            seg = source.segments[0]
+            start, end, seg_index = seg.start, seg.end, 0
+        else:
+            start, end, seg_index = units[first].start, units[last].end, units[first].segment
+        if plain and reference >= 0:
+            text = source.text
+            return char_location(
+                text[start:end],
+                source.number - 1,
+                source.title,
+                reference,
+                score,
+                start,
+                end,
+                0,
+                seg_index,
+                (start, end),
+            )
+        return citation_for_span(source, start, end, reference=reference, support=score, segment=seg_index)
+
+    def _cite(
+        self, source: Source, claim: str, reference: int, sentences: tuple[int, int] | None
+    ) -> Citation:
+        """``cite`` by the general path: explicit sentences, embeddings, the reference scorer."""
         units = source_units(source)
         claim_terms = self._claims.get(claim) or self._claim(claim)
         top: list[int] | None = None
@@ -206,6 +293,11 @@ class Corpus:
             _verbatim(claim_text, source.text, units),
             MAX_CANDIDATES,
         )
+
+
+_Compiled = tuple[Source, SourceAnalysis, Sequence[Unit], Any, float, tuple[Any, ...], bool, bool]
+"""(source, its analysis, units, compiled index, average unit length, ``UnitIndex.locate``'s parameters,
+whether the best units may be read together, whether a plain text)."""
 
 
 def _explicit_span(units: Sequence[Unit], sentences: tuple[int, int] | None) -> tuple[int | None, int | None]:

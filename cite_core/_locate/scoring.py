@@ -257,10 +257,21 @@ def _weighted_claim(text: str, stats: TermStats) -> ClaimTerms | None:
     if found is None:
         return None
     terms, weights, total, names, native = found
-    claim = ClaimTerms(terms, weights, total, frozenset(names))
-    claim.__dict__["_family"] = "latin"
-    claim.__dict__["_native_support"] = native  # read by NativeScorer.support
+    # the frozen dataclass's __init__ sets each field through object.__setattr__: its __dict__ is
+    # filled at once instead, the fields in their order (so equality, hash and repr are __init__'s)
+    claim = _new_claim(ClaimTerms)
+    claim.__dict__.update(
+        terms=terms,
+        weights=weights,
+        total=total,
+        names=frozenset(names),
+        _family="latin",
+        _native_support=native,  # read by NativeScorer.support
+    )
     return claim
+
+
+_new_claim = object.__new__
 
 
 _NAME_AFTER = frozenset(".!?:;\"“‘'(*#-\n")

@@ -10,7 +10,7 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 
 use super::super::py_corpus::DocFreq;
 use super::super::TermTable;
-use super::{claim, ClaimParts, UnitIndex, DETACH_MIN_TERMS};
+use super::{analyse, Analysed, ClaimParts, UnitIndex, DETACH_MIN_TERMS};
 use crate::logistic::{logistic, python_sum};
 use crate::scorer::{Claim, Index, Params};
 use crate::support::SupportClaim;
@@ -171,69 +171,72 @@ fn weighted_claim<'py>(
     coefficients: [f64; 10],
     compensated: bool,
 ) -> PyResult<Option<WeightedClaim<'py>>> {
-    let Some((terms, distinct, names)) = claim(table, py, text)? else {
+    let Some(found) = analyse(table, py, text) else {
         return Ok(None);
     };
-    let mut weights: Vec<(Bound<'py, PyString>, f64)> = Vec::with_capacity(distinct.len());
+    let plain = df.cast::<PyDict>().ok();
+    let summed = df.cast::<DocFreq>().ok();
+    let mut idfs: Vec<f64> = Vec::with_capacity(found.distinct.len());
     let mut total = 0.0;
-    for term in distinct.iter() {
-        let term = term.cast_into::<PyString>()?;
-        let frequency = if let Ok(plain) = df.cast::<PyDict>() {
-            match plain.get_item(&term)? {
+    for (id, term) in &found.distinct {
+        let frequency = if let Some(plain) = plain {
+            match plain.get_item(term.bind(py))? {
                 Some(found) => found.extract::<i64>()?,
                 None => 0,
             }
-        } else if let Ok(summed) = df.cast::<DocFreq>() {
-            // the frequencies summed in Rust over the chunks' analyses (py_corpus.rs)
-            i64::from(summed.get().find(py, term.as_any()).unwrap_or(0))
+        } else if let Some(summed) = summed {
+            // the frequencies summed in Rust over the chunks' analyses (py_corpus.rs): by the term's
+            // id in the word table when they were summed in the same epoch, else by its text
+            let summed = summed.get();
+            let frequency = match summed.by_id(found.epoch, *id) {
+                Some(frequency) => frequency,
+                None => summed.find(py, term.bind(py).as_any()),
+            };
+            i64::from(frequency.unwrap_or(0))
         } else {
             return Ok(None); // another mapping: Python reads it through its own get
         };
         let idf = (1.0 + ((units - frequency) as f64 + 0.5) / (frequency as f64 + 0.5)).ln();
         total += idf;
-        weights.push((term, idf));
+        idfs.push(idf);
     }
     let pairs = PyTuple::new(
         py,
-        weights
+        found
+            .distinct
             .iter()
-            .map(|(term, idf)| (term.clone(), *idf))
-            .collect::<Vec<_>>(),
+            .zip(&idfs)
+            .map(|((_, term), idf)| (term.bind(py), *idf)),
     )?;
-    let support = ascii_support(&weights, total, &terms, &names)?;
+    let support = ascii_support(py, &found, idfs, total)?;
     let support = ClaimSupport {
         bias,
         coefficients,
         compensated,
         ..support
     };
+    let names = PyTuple::new(py, found.names.into_iter().map(|d| d.1))?;
+    let terms = PyTuple::new(py, found.terms.into_iter().map(|d| d.1))?;
     Ok(Some((terms, pairs, total, names, support)))
 }
 
-/// The `ClaimSupport` of an ASCII claim from the table's terms (bias and weights left at 0 for the
-/// caller): `ClaimParts` with a term's position in `weights` found by identity (the table gives one `str`
-/// object per word's term), by text otherwise; a number starts with an ASCII digit.
+/// The `ClaimSupport` of an ASCII claim from its analysis (bias and weights left at 0 for the caller):
+/// `ClaimParts` with each term's position among the distinct terms found by its id (one id per term
+/// text: two words of one stem, "bridges" and "bridge", give one); a number starts with an ASCII digit.
 fn ascii_support(
-    weights: &[(Bound<'_, PyString>, f64)],
+    py: Python<'_>,
+    found: &Analysed,
+    idfs: Vec<f64>,
     total: f64,
-    terms: &Bound<'_, PyTuple>,
-    names: &Bound<'_, PyTuple>,
 ) -> PyResult<ClaimSupport> {
-    let mut texts: Vec<&str> = Vec::with_capacity(weights.len());
-    for (term, _) in weights {
-        texts.push(term.to_str()?);
+    let distinct = &found.distinct;
+    let mut texts: Vec<&str> = Vec::with_capacity(distinct.len());
+    for (_, term) in distinct {
+        texts.push(term.bind(py).to_str()?);
     }
-    let mut seq = Vec::with_capacity(terms.len());
-    for term in terms.iter() {
-        // two words of one stem ("bridges", "bridge") give two objects of one term: then by text
-        let at = match weights.iter().position(|(w, _)| w.is(&term)) {
-            Some(at) => Some(at),
-            None => {
-                let text = term.cast::<PyString>()?.to_str()?;
-                texts.iter().position(|&t| t == text)
-            }
-        };
-        match at {
+    let mut seq = Vec::with_capacity(found.terms.len());
+    for (id, _) in &found.terms {
+        match distinct.iter().position(|d| d.0 == *id) {
             Some(at) => seq.push(at),
             None => {
                 return Err(PyValueError::new_err(
@@ -248,19 +251,18 @@ fn ascii_support(
     // highest idf first, ties by term (as ClaimParts)
     let mut rare: Vec<usize> = (0..texts.len()).collect();
     rare.sort_by(|&a, &b| {
-        weights[b]
-            .1
-            .total_cmp(&weights[a].1)
+        idfs[b]
+            .total_cmp(&idfs[a])
             .then_with(|| texts[a].cmp(texts[b]))
     });
     rare.truncate((texts.len() / 3).max(1));
-    let mut name_texts = Vec::with_capacity(names.len());
-    for name in names.iter() {
-        name_texts.push(Box::from(name.cast::<PyString>()?.to_str()?));
+    let mut name_texts = Vec::with_capacity(found.names.len());
+    for (_, name) in &found.names {
+        name_texts.push(Box::from(name.bind(py).to_str()?));
     }
     Ok(ClaimSupport {
         terms: texts.iter().map(|&t| Box::from(t)).collect(),
-        idfs: weights.iter().map(|w| w.1).collect(),
+        idfs,
         total,
         names: name_texts,
         parts: SupportClaim::new(&seq, numbers, rare),

@@ -111,6 +111,12 @@ impl DocFreq {
 }
 
 impl DocFreq {
+    /// The frequency of the word table's term `id` of epoch `epoch` (`Some(None)`: no unit holds it);
+    /// None when these frequencies were summed in another epoch (ask `find`, by text).
+    pub(super) fn by_id(&self, epoch: u64, id: u32) -> Option<Option<u32>> {
+        (epoch == self.epoch).then(|| self.by_id.get(&id).map(|&at| self.entries[at as usize].1))
+    }
+
     pub(super) fn find(&self, py: Python<'_>, term: &Bound<'_, PyAny>) -> Option<u32> {
         let text = term.cast::<PyString>().ok()?.to_str().ok()?;
         let table = self.table.get();

@@ -9,7 +9,6 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use super::{TermTable, Words};
 use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params};
 use crate::support::SupportClaim;
-use crate::terms::ascii_words;
 
 #[path = "claim_py.rs"]
 mod claim_py;
@@ -53,17 +52,25 @@ fn term_of(
     found
 }
 
-/// The text lower-cased with every character but an ASCII letter or digit a space.
+/// The text lower-cased with every character but an ASCII letter or digit a space (so every byte is
+/// ASCII: built as bytes, not pushed a `char` at a time).
 fn separate(text: &str) -> String {
-    text.bytes()
+    let bytes = text
+        .bytes()
         .map(|b| {
             if b.is_ascii_alphanumeric() {
-                char::from(b.to_ascii_lowercase())
+                b.to_ascii_lowercase()
             } else {
-                ' '
+                b' '
             }
         })
-        .collect()
+        .collect();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// The words of a `separate`d text (its only separator is the space).
+fn separated_words(separated: &str) -> impl Iterator<Item = &str> {
+    separated.split(' ').filter(|w| !w.is_empty())
 }
 
 /// `scoring.claim_names` of an ASCII text: the words (`[\w'-]*` from a capital) that start with a
@@ -97,17 +104,20 @@ fn name_words(text: &[u8]) -> Vec<&[u8]> {
     found
 }
 
-/// `TermTable.claim`: the terms of an ASCII claim (`terms._analyze`), its distinct terms in order of
-/// first occurrence and the terms of its names (`scoring.claim_names`), through the table's words; None
-/// for a text that is not ASCII (Python then analyses it: accents, CJK and the final sigma are its
-/// reference's business).
-pub(super) fn claim<'py>(
-    table: &TermTable,
-    py: Python<'py>,
-    text: &str,
-) -> PyResult<Option<ClaimTerms<'py>>> {
+/// A claim's analysis through the word table: each term as the table's id and its one `str`, in order;
+/// its distinct terms in order of first occurrence; the terms of its names; the table's epoch then (ids
+/// compare within one epoch only).
+pub(super) struct Analysed {
+    pub(super) terms: Vec<(u32, Py<PyString>)>,
+    pub(super) distinct: Vec<(u32, Py<PyString>)>,
+    pub(super) names: Vec<(u32, Py<PyString>)>,
+    pub(super) epoch: u64,
+}
+
+/// `TermTable.claim`'s analysis of an ASCII text (None for another: Python analyses it).
+pub(super) fn analyse(table: &TermTable, py: Python<'_>, text: &str) -> Option<Analysed> {
     if !text.is_ascii() {
-        return Ok(None);
+        return None;
     }
     let separated = separate(text);
     let mut guard = table
@@ -117,20 +127,21 @@ pub(super) fn claim<'py>(
     if guard.terms.len() > table.max_words {
         *guard = Words::default();
     }
-    let mut terms: Vec<Py<PyString>> = Vec::new();
-    let mut distinct: Vec<(u32, Py<PyString>)> = Vec::new();
-    for word in ascii_words(&separated) {
+    let room = separated.len() / 6 + 1; // about a term per six characters
+    let mut terms: Vec<(u32, Py<PyString>)> = Vec::with_capacity(room);
+    let mut distinct: Vec<(u32, Py<PyString>)> = Vec::with_capacity(room);
+    for word in separated_words(&separated) {
         if let Some((id, term)) = term_of(table, &mut guard, py, word) {
             if !distinct.iter().any(|d| d.0 == id) {
                 distinct.push((id, term.clone_ref(py)));
             }
-            terms.push(term);
+            terms.push((id, term));
         }
     }
     let mut names: Vec<(u32, Py<PyString>)> = Vec::new();
     for name in name_words(text.as_bytes()) {
         let name = separate(std::str::from_utf8(name).unwrap_or_default());
-        for word in ascii_words(&name) {
+        for word in separated_words(&name) {
             if let Some((id, term)) = term_of(table, &mut guard, py, word) {
                 if !names.iter().any(|d| d.0 == id) {
                     names.push((id, term));
@@ -138,11 +149,32 @@ pub(super) fn claim<'py>(
             }
         }
     }
+    let epoch = guard.epoch;
     drop(guard);
+    Some(Analysed {
+        terms,
+        distinct,
+        names,
+        epoch,
+    })
+}
+
+/// `TermTable.claim`: the terms of an ASCII claim (`terms._analyze`), its distinct terms in order of
+/// first occurrence and the terms of its names (`scoring.claim_names`), through the table's words; None
+/// for a text that is not ASCII (Python then analyses it: accents, CJK and the final sigma are its
+/// reference's business).
+pub(super) fn claim<'py>(
+    table: &TermTable,
+    py: Python<'py>,
+    text: &str,
+) -> PyResult<Option<ClaimTerms<'py>>> {
+    let Some(found) = analyse(table, py, text) else {
+        return Ok(None);
+    };
     Ok(Some((
-        PyTuple::new(py, terms)?,
-        PyTuple::new(py, distinct.into_iter().map(|d| d.1))?,
-        PyTuple::new(py, names.into_iter().map(|d| d.1))?,
+        PyTuple::new(py, found.terms.into_iter().map(|d| d.1))?,
+        PyTuple::new(py, found.distinct.into_iter().map(|d| d.1))?,
+        PyTuple::new(py, found.names.into_iter().map(|d| d.1))?,
     )))
 }
 

@@ -4,7 +4,7 @@
 //! sums run in the claim's order, as in Python, so the features are the same to the last bit.
 #![forbid(unsafe_code)]
 
-use crate::scorer::{Claim, FastMap, Index};
+use crate::scorer::{Claim, Index};
 
 /// What `support_features` reads of a claim besides its weights, built once per claim: its distinct
 /// adjacent term pairs, its numbers and its rarest terms (positions in the claim's weights).
@@ -40,19 +40,26 @@ impl Index {
         names: &[Option<u32>],
         units: &[usize],
     ) -> [f64; 10] {
-        let mut position: FastMap<u32, usize> = FastMap::default();
-        for (at, id) in claim.ids.iter().enumerate() {
-            if let Some(id) = id {
-                position.insert(*id, at);
-            }
-        }
+        // each claim term's position by its id, sorted for a binary search (a claim has a few dozen
+        // terms: cheaper than hashing them); of one id given twice, the last position, as a map's insert
+        let mut position: Vec<(u32, usize)> = claim
+            .ids
+            .iter()
+            .enumerate()
+            .filter_map(|(at, id)| id.map(|id| (id, at)))
+            .collect();
+        position.sort_unstable_by_key(|&(id, at)| (id, std::cmp::Reverse(at)));
+        position.dedup_by_key(|entry| entry.0);
         let pairs = &support.pairs;
         let mut paired = vec![false; pairs.len()];
         let mut have = vec![false; claim.ids.len()];
         let mut previous: Option<usize> = None;
         for &unit in units {
             for id in self.unit(unit) {
-                let at = position.get(id).copied();
+                let at = position
+                    .binary_search_by_key(id, |entry| entry.0)
+                    .ok()
+                    .map(|k| position[k].1);
                 if let Some(at) = at {
                     have[at] = true;
                     if let Some(before) = previous {

@@ -9,11 +9,13 @@ Run longer with ``HYPOTHESIS_PROFILE=long`` (10,000 examples per property).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import NativeError, Source, number_sources, parse_answer
+from cite_core import Citation, NativeError, Source, number_sources, parse_answer
 from cite_core._accel import native_module
 from cite_core._locate import localize as _localize
 from cite_core._locate.candidates import MAX_CANDIDATES
@@ -152,3 +154,40 @@ def test_a_verbatim_error_reaches_the_caller_and_a_panic_is_a_native_error() -> 
     with pytest.raises(NativeError, match="CITE_PURE_PYTHON"):
         RUST.locate(index, terms, corpus.stats.avg_len, lambda _unit: 0, MAX_CANDIDATES, 5)
     index.native = None
+
+
+SOURCE_TEXT = TEXT.map("Sky. ".__add__)
+ITEMS = st.one_of(
+    SOURCE_TEXT,
+    st.lists(SOURCE_TEXT, min_size=1, max_size=3).map(lambda pages: {"pages": pages}),
+    st.tuples(SOURCE_TEXT, st.integers(0, 50)).map(lambda t: {"text": t[0], "start_index": t[1]}),
+)
+
+
+@given(st.lists(ITEMS, min_size=1, max_size=3), st.lists(CLAIM, min_size=1, max_size=4), st.integers(-1, 3))
+@example(["Sky blue. \U0001f600 sky blue."], ["sky blue"], 1)
+@example([{"pages": ["Sky blue.", "Grass green."]}], ["grass green", "sky"], 2)
+@example([{"text": "Sky blue. Grass.", "start_index": 7}], ["grass"], 1)
+def test_the_compiled_path_of_cite_is_the_general_paths(
+    items: list[object], claims: list[str], reference: int
+) -> None:
+    """``Corpus.cite``'s shortcut (``_cite_compiled``: one compiled call and, for a plain text, the
+    char_location built directly) gives the citation the general path (``_cite``) gives, field for
+    field, fields set included, for every source kind and claim, cited again and again."""
+    sources = number_sources(items)
+    fast, general = Corpus(sources), Corpus(sources)
+    for claim in claims:
+        for source in sources:
+            assert _outcome(fast.cite, source, claim, reference=reference) == _outcome(
+                general._cite, source, claim, reference, None
+            )
+
+
+def _outcome(cite: Callable[..., Citation], *args: object, **kwargs: object) -> tuple[object, ...]:
+    """The citation's type, fields, fields set and repr; or the error's type and text (a negative
+    reference is refused by validation on either path)."""
+    try:
+        got = cite(*args, **kwargs)
+    except ValueError as exc:
+        return (type(exc), str(exc))
+    return (type(got), got.model_dump(), got.model_fields_set, repr(got))

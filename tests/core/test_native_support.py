@@ -182,9 +182,27 @@ def test_a_weighted_claim_in_one_call_is_claim_terms_of_its_analysis(
     if _TABLE is not None:
         built = _weighted_claim(text, stats)
         assert built == expected and built.family == "latin"
+        assert hash(built) == hash(expected) and repr(built) == repr(expected)
     index = _index(units or [[]])
     every = list(range(len(units or [[]])))
     assert _bits(native.support(index, every)) == _bits(SCORER._claim_support(expected).support(index, every))
+
+
+@given(
+    st.lists(st.lists(WORDS, max_size=8).map(" ".join), min_size=1, max_size=4), st.lists(WORDS, max_size=25)
+)
+@example(["Parties carried 1932.", "Sydney bridge"], ["parties", "Sydney", "bridges", "new", "1932"])
+def test_a_weighted_claim_reads_the_summed_frequencies_by_id_as_by_text(
+    texts: list[str], words: list[str]
+) -> None:
+    """Over sources the extension analysed, ``TermStats.df`` is the ``DocFreq`` summed in Rust: the
+    compiled claim finds each term's frequency by its word-table id, ``ClaimTerms.of`` by its text."""
+    stats = Corpus(number_sources([f"Start {t} end." for t in texts])).stats
+    text = " ".join(words)
+    expected = ClaimTerms.of(_analyze(text), stats, claim_names(text))
+    got = ClaimTerms.from_text(text, stats)
+    assert got == expected
+    assert [_bits(i) for _, i in got.weights] == [_bits(i) for _, i in expected.weights]
 
 
 def test_a_weighted_claim_leaves_other_text_to_python() -> None:
