@@ -79,6 +79,12 @@ class LexerState:
             self._unstash(None)
         return len(self._buf) + len(self._held)
 
+    def resume(self, held: str) -> None:
+        """The stream's ``SteadyPath`` (armed while this lexer was steady) is disarmed holding the spaces
+        ``held``: they are this lexer's now, so it is steady again only if there are none."""
+        if held:
+            self._held, self._steady = held, False
+
     def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
