@@ -131,8 +131,8 @@ class CitationStream:
             if taken is not None:
                 self._keep_raw(chunk)
                 events = self._plain_out(taken)
-                if self._lexer._steady and self._out._ready:  # nothing pending: the next chunk may be steady
-                    self._steady.arm(self._out._fast, self._raw)
+                if self._out._ready:  # nothing pending: the next chunk may be steady
+                    self._arm()
                 return events
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
@@ -140,7 +140,16 @@ class CitationStream:
             self._consume(self._lexer.feed(chunk))
             if self._lexer.thinking_seen:
                 self._raw, self._keep_raw = None, _ignore
-        return self._out.take_events()
+        events = self._out.take_events()
+        if self._out._ready:
+            self._arm()
+        return events
+
+    def _arm(self) -> None:
+        """The assembler ready: the steady path armed if the lexer is as steady (``steady_held``)."""
+        held = self._lexer.steady_held()
+        if held is not None:
+            self._steady.arm(self._out._fast, self._raw, held)
 
     def _settle(self) -> None:
         """Before anything but a steady chunk: the steady path disarmed, the spaces it held the lexer's."""

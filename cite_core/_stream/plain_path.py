@@ -80,9 +80,9 @@ class SteadyPath(Protocol):
         text added to ``fast`` and the chunk to ``raw``. None otherwise: nothing changed."""
         ...
 
-    def arm(self, fast: list[str], raw: list[str] | None) -> None:
+    def arm(self, fast: list[str], raw: list[str] | None, held: str) -> None:
         """Steady from now on: ``fast`` is the assembler's list of fast texts, ``raw`` the stream's model text
-        (None: not kept). Nothing is held."""
+        (None: not kept), ``held`` the spaces the lexer held (``LexerState.steady_held``)."""
         ...
 
     def disarm(self) -> str:
@@ -105,8 +105,8 @@ class PythonSteadyPath:
         self._raw: list[str] | None = None
         self._held = ""
 
-    def arm(self, fast: list[str], raw: list[str] | None) -> None:
-        self._fast, self._raw, self._held = fast, raw, ""
+    def arm(self, fast: list[str], raw: list[str] | None, held: str) -> None:
+        self._fast, self._raw, self._held = fast, raw, held
 
     def disarm(self) -> str:
         held, self._held, self._fast, self._raw = self._held, "", None, None

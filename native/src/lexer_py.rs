@@ -77,10 +77,11 @@ impl SteadyPath {
         }
     }
 
-    /// arm(fast, raw): steady from now on, nothing held.
-    fn arm(&mut self, fast: Py<PyList>, raw: Option<Py<PyList>>) {
+    /// arm(fast, raw, held): steady from now on, the spaces `held` held.
+    fn arm(&mut self, fast: Py<PyList>, raw: Option<Py<PyList>>, held: &str) {
         self.armed = Some(Armed { fast, raw });
         self.held.clear();
+        self.held.push_str(held);
     }
 
     /// disarm() -> str: no longer steady; the spaces held.

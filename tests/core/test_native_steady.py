@@ -64,7 +64,7 @@ def _dump(events: list[Any] | None) -> Any:
 
 OPS = st.lists(
     st.one_of(
-        st.tuples(st.just("arm"), st.booleans()),
+        st.tuples(st.just("arm"), st.tuples(st.booleans(), st.sampled_from(["", " ", "\t ", " " * MAX_WS]))),
         st.tuples(st.just("disarm"), st.none()),
         st.tuples(st.just("feed"), st.sampled_from(PIECES) | st.text(max_size=12)),
         st.tuples(st.just("feed"), st.sampled_from([None, b"ab", 3])),
@@ -74,8 +74,8 @@ OPS = st.lists(
 
 
 @given(OPS)
-@example([("arm", True), ("feed", "a "), ("feed", "  "), ("feed", "b\t"), ("disarm", None)])
-@example([("arm", False), ("feed", " " * 40), ("feed", " " * 30), ("feed", "x" + " " * 70)])
+@example([("arm", (True, "")), ("feed", "a "), ("feed", "  "), ("feed", "b\t"), ("disarm", None)])
+@example([("arm", (False, " ")), ("feed", " " * 40), ("feed", " " * 30), ("feed", "x" + " " * 70)])
 def test_the_compiled_steady_path_answers_as_the_reference(ops: list[tuple[str, Any]]) -> None:
     results = []
     for kind in ("rust", "python"):
@@ -84,7 +84,7 @@ def test_the_compiled_steady_path_answers_as_the_reference(ops: list[tuple[str, 
             if op == "arm":
                 fast.clear()
                 raw.clear()
-                path.arm(fast, raw if value else None)
+                path.arm(fast, raw if value[0] else None, value[1])
             elif op == "disarm":
                 seen.append(path.disarm())
             else:
