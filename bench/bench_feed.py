@@ -45,7 +45,8 @@ def feed_seconds(text: str, items: list[dict[str, Any]], size: int) -> float:
 
 
 def plain_share(data: list[tuple[str, list[dict[str, Any]]]], size: int) -> float:
-    """The share of ``feed`` calls the plain-text fast path takes (the stream's ``_path_feed`` answers)."""
+    """The share of ``feed`` calls the plain-text fast path takes (the stream's ``_steady_feed`` or
+    ``_path_feed`` answers)."""
     taken = calls = 0
     for text, items in data:
         stream = CitationStream(number_sources(items))
@@ -60,6 +61,16 @@ def plain_share(data: list[tuple[str, list[dict[str, Any]]]], size: int) -> floa
             return events
 
         stream._path_feed = counted  # type: ignore[method-assign]
+        steady_feed = getattr(stream, "_steady_feed", None)  # the steady path takes plain chunks first
+        if steady_feed is not None:
+
+            def steady(chunk: str, steady_feed: Any = steady_feed) -> Any:
+                nonlocal taken
+                events = steady_feed(chunk)
+                taken += events is not None
+                return events
+
+            stream._steady_feed = steady
         for piece in chunks(text, size):
             calls += 1
             stream.feed(piece)

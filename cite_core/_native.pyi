@@ -5,6 +5,7 @@ Offsets are ``str`` indices (code points). A text with a lone surrogate has no U
 """
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 WRAP_MIN: int
 
@@ -45,6 +46,14 @@ class PlainPath:
     def __init__(self, stops: str) -> None: ...
     def scan(self, chunk: str) -> int:
         """The index (code points) of the first character of ``stops`` in ``chunk``, or ``len(chunk)``."""
+
+class SteadyPath:
+    """``CitationStream.feed`` of a plain chunk while the stream is steady (``_stream/plain_path.py``)."""
+
+    def __init__(self, stops: str, max_ws: int, event: tuple[Any, ...]) -> None: ...
+    def arm(self, fast: list[str], raw: list[str] | None, held: str) -> None: ...
+    def disarm(self) -> str: ...
+    def feed(self, chunk: object) -> list[Any] | None: ...
 
 DETACH_MIN_TERMS: int
 

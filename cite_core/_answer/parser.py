@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .._args import check_flag, check_items, check_iterable, check_number, check_text, shown
-from .._exceptions import ArgumentError, StreamClosedError
+from .._exceptions import ArgumentError, NativeError, StreamClosedError
 from .._locate.localize import Corpus
 from .._schema.citations import DisplayNumbers, check_display_numbers
 from .._schema.models import CitedAnswer, Source, StreamEvent
@@ -22,7 +22,9 @@ from .._sources.numbering import number_sources
 from .._sources.prompt import PROMPT_STYLES, PromptStyle
 from .._stream.assembler import Assembler
 from .._stream.lexer import Lexer
+from .._stream.lexer_state import MAX_WS
 from .._stream.lexer_tokens import Kind, Mode, Token
+from .._stream.plain_path import PANIC, steady_path
 from .._text import SURROGATE_RE, has_surrogate
 from .calibrate import FlagCalibration, resolve_threshold
 
@@ -72,6 +74,11 @@ class CitationStream:
         self._path_feed = self._lexer.plain
         """The fast path's first step (``LexerState.plain``): the texts of a chunk of plain text, or None for
         the general path. Tests that want the general path alone set it to ``lambda chunk: None``."""
+        self._steady = steady_path(MAX_WS)
+        self._steady_feed = self._steady.feed
+        """``feed`` of a plain chunk while lexer and assembler are steady (``plain_path.SteadyPath``): armed
+        by ``feed`` after a plain chunk that left nothing pending, disarmed (``_settle``) by every other
+        entry. Tests that want the route through lexer and assembler set it to ``lambda chunk: None``."""
         self._display_numbers = (display_numbers, first_new)
         self._options: dict[str, Any] = {
             "threshold": unsupported_threshold,
@@ -100,6 +107,7 @@ class CitationStream:
         """Number this stream's markers in ``numbers``, which other streams share (the string fields of
         one structured answer: one numbering); a lone closing thinking tag gives back what the text
         before it numbered (it was reasoning), as a stream of its own starts a fresh numbering."""
+        self._settle()
         self._shared = (numbers, dict(numbers), numbers.last)
         self._out._display_no = numbers
 
@@ -107,6 +115,13 @@ class CitationStream:
 
     def feed(self, chunk: str) -> list[StreamEvent]:
         """Add a chunk of model output; returns the text and citation events it completes."""
+        try:  # most chunks, while nothing is pending: plain text straight into its event, one call
+            events = self._steady_feed(chunk)
+        except PANIC as exc:
+            raise NativeError(f"the compiled lexer failed ({exc}); CITE_PURE_PYTHON=1 avoids it") from exc
+        if events is not None:
+            return events
+        self._settle()
         if chunk.__class__ is not str and not isinstance(chunk, str):  # the usual str: no call
             raise ArgumentError(f"CitationStream.feed expects str chunks, got {type(chunk).__name__}")
         if self._finished is not None:
@@ -115,14 +130,32 @@ class CitationStream:
             taken = self._path_feed(chunk)  # most chunks: plain text (never a lone surrogate), no token made
             if taken is not None:
                 self._keep_raw(chunk)
-                return self._plain_out(taken)
+                events = self._plain_out(taken)
+                if self._out._ready:  # nothing pending: the next chunk may be steady
+                    self._arm()
+                return events
             if not chunk.isascii() and has_surrogate(chunk):  # no UTF-8 form: U+FFFD keeps every offset
                 chunk = SURROGATE_RE.sub("\ufffd", chunk)
             self._keep_raw(chunk)
             self._consume(self._lexer.feed(chunk))
             if self._lexer.thinking_seen:
                 self._raw, self._keep_raw = None, _ignore
-        return self._out.take_events()
+        events = self._out.take_events()
+        if self._out._ready:
+            self._arm()
+        return events
+
+    def _arm(self) -> None:
+        """The assembler ready: the steady path armed if the lexer is as steady (``steady_held``)."""
+        held = self._lexer.steady_held()
+        if held is not None:
+            self._steady.arm(self._out._fast, self._raw, held)
+
+    def _settle(self) -> None:
+        """Before anything but a steady chunk: the steady path disarmed, the spaces it held the lexer's."""
+        held = self._steady.disarm()
+        if held:
+            self._lexer.resume(held)
 
     def feed_reasoning(self, text: str) -> list[StreamEvent]:
         """Add reasoning that arrives apart from the answer (a reasoning content block): it goes to
@@ -131,6 +164,7 @@ class CitationStream:
             raise ArgumentError(f"CitationStream.feed_reasoning expects str, got {type(text).__name__}")
         if self._finished is not None:
             raise StreamClosedError("CitationStream.feed_reasoning called after finish()")
+        self._settle()
         self._out.thinking(text)
         return self._out.take_events()
 
@@ -143,6 +177,7 @@ class CitationStream:
         same answer."""
         if self._finished is None:
             check_flag(truncated, "truncated")
+            self._settle()
             self._consume(self._lexer.finish(truncated=truncated))
             self._out.stopped_in_reasoning = self._lexer.mode is Mode.THINK
             self._out.truncated = truncated
@@ -174,10 +209,12 @@ class CitationStream:
     @property
     def held(self) -> int:
         """Characters received but not yet released as text (an unfinished marker, tag or line start)."""
+        self._settle()
         return self._lexer.held
 
     def pending_events(self) -> list[StreamEvent]:
         """Events produced by ``finish()`` (citations of claims that ended with the answer)."""
+        self._settle()
         return self._out.take_events()
 
     def _restart(self, rest: str) -> Assembler:

@@ -79,6 +79,25 @@ class LexerState:
             self._unstash(None)
         return len(self._buf) + len(self._held)
 
+    def steady_held(self) -> str | None:
+        """Whether a plain chunk would find this lexer as a plain chunk leaves it (nothing buffered or
+        stashed, in text after text that ends no line, no run of spaces passed on): then the spaces it
+        holds, handed over to the stream's ``SteadyPath`` (``resume`` takes them back), else None."""
+        if self._steady:
+            return ""
+        if self._buf or self.mode is not _TEXT or self._stash is not None:
+            return None
+        if self._line_start or not self._written or self._ws_run:
+            return None
+        held, self._held, self._steady = self._held, "", True
+        return held
+
+    def resume(self, held: str) -> None:
+        """The stream's ``SteadyPath`` (armed while this lexer was steady) is disarmed holding the spaces
+        ``held``: they are this lexer's now, so it is steady again only if there are none."""
+        if held:
+            self._held, self._steady = held, False
+
     def plain(self, chunk: str) -> tuple[str, ...] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would

@@ -64,9 +64,52 @@ impl Stops {
     }
 }
 
+/// What the stream's steady path does with a chunk (`cite_core/_stream/plain_path.py`, `SteadyPath`):
+/// a chunk of plain text while nothing is pending, `held` spaces held before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Steady {
+    /// Not taken: a stop character, an empty chunk, or a run of spaces longer than `max_ws`.
+    Refuse,
+    /// Spaces alone: held with the spaces held before them.
+    Hold,
+    /// The text `chunk[..body]` (bytes) after the spaces held; the spaces from `body` on are held.
+    Text { body: usize },
+}
+
+impl Stops {
+    /// Whether `text` holds no stop character.
+    pub fn is_plain(&self, text: &str) -> bool {
+        if text.is_ascii() {
+            return !text.bytes().any(|b| self.ascii[b as usize]);
+        }
+        !text.chars().any(|c| self.contains(c))
+    }
+
+    /// The steady path's decision for `chunk`, `held` spaces (ASCII) held before it: what
+    /// `LexerState.plain` does with a plain chunk when nothing is buffered, in text, spaces held
+    /// only at the end of the text so far, at most `max_ws`.
+    pub fn steady(&self, chunk: &str, held: usize, max_ws: usize) -> Steady {
+        if chunk.is_empty() || !self.is_plain(chunk) {
+            return Steady::Refuse;
+        }
+        let body = chunk.trim_end_matches([' ', '\t']).len();
+        let trailing = chunk.len() - body; // spaces and tabs: bytes are characters
+        if body == 0 {
+            if held + trailing > max_ws {
+                return Steady::Refuse;
+            }
+            return Steady::Hold;
+        }
+        if trailing > max_ws {
+            return Steady::Refuse;
+        }
+        Steady::Text { body }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Stops;
+    use super::{Steady, Stops};
 
     fn reference(stops: &str, text: &str) -> usize {
         text.chars()
@@ -101,5 +144,63 @@ mod tests {
     fn closers_and_other_brackets_are_plain() {
         let stops = Stops::new("[【［〔(<`\n");
         assert_eq!(stops.plain_len("]】］〕)>{}"), 8);
+    }
+
+    #[test]
+    fn steady_takes_plain_chunks_and_holds_their_trailing_spaces() {
+        let stops = Stops::new("[【［〔(<`\n");
+        assert_eq!(stops.steady("", 0, 64), Steady::Refuse);
+        assert_eq!(stops.steady("a [1]", 0, 64), Steady::Refuse);
+        assert_eq!(stops.steady("中文【", 0, 64), Steady::Refuse);
+        assert_eq!(stops.steady("plain", 0, 64), Steady::Text { body: 5 });
+        assert_eq!(stops.steady("中文 \t", 3, 64), Steady::Text { body: 6 });
+        assert_eq!(stops.steady("   ", 61, 64), Steady::Hold);
+        assert_eq!(stops.steady("   ", 62, 64), Steady::Refuse);
+        let long = format!("a{}", " ".repeat(65));
+        assert_eq!(stops.steady(&long, 0, 64), Steady::Refuse);
+        assert_eq!(stops.steady(&long[..65], 0, 64), Steady::Text { body: 1 });
+    }
+
+    /// The fuzz target's property of `steady` (native/fuzz/fuzz_targets/lexer.rs) over every text of up
+    /// to four pieces of an alphabet of stops, spaces, tabs, letters and wide characters.
+    #[test]
+    fn steady_takes_exactly_the_plain_texts_on_every_short_text() {
+        let stops = Stops::new("[【［〔(<`\n");
+        let pieces = ["", "a", " ", "\t", "[", "\n", "中", "【", "é", "   ", "🙂"];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+            texts.sort();
+            texts.dedup();
+        }
+        for text in &texts {
+            for (held, max_ws) in [(0, 64), (3, 4), (0, 2), (2, 2)] {
+                let plain = !text.chars().any(|c| "[【［〔(<`\n".contains(c));
+                let body = text.trim_end_matches([' ', '\t']).len();
+                let trailing = text.len() - body;
+                let expected = if text.is_empty() || !plain {
+                    Steady::Refuse
+                } else if body == 0 {
+                    if held + trailing > max_ws {
+                        Steady::Refuse
+                    } else {
+                        Steady::Hold
+                    }
+                } else if trailing > max_ws {
+                    Steady::Refuse
+                } else {
+                    Steady::Text { body }
+                };
+                assert_eq!(
+                    stops.steady(text, held, max_ws),
+                    expected,
+                    "{text:?} {held}"
+                );
+            }
+        }
     }
 }

@@ -292,6 +292,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add_class::<TermTable>()?;
     m.add_class::<crate::lexer_py::PlainPath>()?;
+    m.add_class::<crate::lexer_py::SteadyPath>()?;
     py_scorer::register(m)?;
     py_chunk::register(m)?;
     py_corpus::register(m)?;
