@@ -9,10 +9,10 @@ against a validated instance.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import BaseModel
-
+from .built import MODEL_SLOTS
+from .built import built as _built
 from .models import (
     CharLocation,
     Citation,
@@ -40,31 +40,7 @@ __all__ = [
     "thinking_delta",
 ]
 
-_M = TypeVar("_M", bound=BaseModel)
-_new = object.__new__
-# BaseModel's four instance slots, filled in place through their own descriptors: half the cost of
-# object.__setattr__ by name (one event per chunk of a stream)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-MODEL_SLOTS = (_new, _set_dict, _set_fields, _set_extra, _set_private)
-"""What ``text_delta`` does, for the one caller that inlines it in its loop (``Assembler.plain``, a
-function call per chunk saved): ``object.__new__`` and the setters of ``__dict__``, the fields set, extra
-and private state."""
-
-
-def _built(
-    cls: type[_M], values: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None = None
-) -> _M:
-    """An instance of ``cls`` from values already of their field types, as validation would build it
-    (``private``: the defaults of its private attributes, for a model that has some)."""
-    model = _new(cls)
-    _set_dict(model, values)
-    _set_fields(model, fields_set)
-    _set_extra(model, None)
-    _set_private(model, private)
-    return model
+_new, _set_dict, _set_fields, _set_extra, _set_private = MODEL_SLOTS
 
 
 _CHAR_FIELDS = frozenset(CharLocation.model_fields) - {"type"}

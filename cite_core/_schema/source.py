@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from .built import built
 from .metadata import metadata_json, metadata_problem
 
 __all__ = [
@@ -251,12 +252,6 @@ class Source(BaseModel):
         return tuple(s.page for s in self.segments if s.page is not None)
 
 
-_new = object.__new__
-# BaseModel's instance slots, filled through their own descriptors (as ``events._built`` does)
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 _ALL_FIELDS = frozenset(Source.model_fields)
 
 
@@ -274,9 +269,8 @@ def built_source(
     string keys that ``metadata_problem`` passes, segments that lie in ``text``, an ``int`` or finite
     ``float`` score), as ``number_sources`` makes them. Pydantic's validation and its private-attribute
     set-up cost about 5 µs a source (``tests/core/test_numbering_fast.py`` compares field by field)."""
-    source = _new(Source)
-    _set_dict(
-        source,
+    return built(
+        Source,
         {
             "number": number,
             "text": text,
@@ -290,11 +284,9 @@ def built_source(
             "metadata": metadata,
             "score": float(score) if type(score) is int else score,
         },
+        set(_ALL_FIELDS),
+        {"_item_indices": (), "_segment_items": (), "_by_text": False, "_analysis": None},
     )
-    _set_fields(source, set(_ALL_FIELDS))
-    _set_extra(source, None)
-    _set_private(source, {"_item_indices": (), "_segment_items": (), "_by_text": False, "_analysis": None})
-    return source
 
 
 def layout_problem(source: Source) -> str | None:
