@@ -13,7 +13,7 @@ try:  # a Ctrl-C in the first milliseconds, before main()'s own handler: one lin
     from pathlib import Path
     from typing import TYPE_CHECKING, Any, NoReturn
 
-    from ._interrupt import interrupted, watching
+    from ._interrupt import is_interrupt, watching
 except KeyboardInterrupt:
     sys.stderr.write("cite: interrupted\n")
     raise SystemExit(130) from None
@@ -150,14 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INTERRUPTED
         try:
             return _main(args)
-        except KeyboardInterrupt:  # importing, opening and checking the index: before a command's own handler
-            _interrupted(args.command)
-            return EXIT_INTERRUPTED
-        except Exception:
-            if not interrupted():
+        except BaseException as exc:  # importing, opening and checking the index: before a command's own
+            # handler; or an error a library raised in the interrupt's place (pydantic-core's SchemaError
+            # while qdrant-client imports): still an interrupt, not a failure to report
+            if not is_interrupt(exc):
                 raise
-            # a library turned the interrupt into its own error (pydantic-core's SchemaError while
-            # qdrant-client imports): still an interrupt, not a failure to report
             _interrupted(args.command)
             return EXIT_INTERRUPTED
 
@@ -211,7 +208,7 @@ def _main(args: argparse.Namespace) -> int:
 
 def _raise_if_interrupted(exc: BaseException) -> None:
     """An error raised because Ctrl-C stopped the work (a storage error wrapping it) is the interrupt."""
-    if interrupted():
+    if is_interrupt(exc):
         raise KeyboardInterrupt from exc
 
 

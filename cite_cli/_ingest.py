@@ -35,7 +35,7 @@ from ._documents import (
     read_document,
 )
 from ._errors import CliError, os_reason, require, shown
-from ._interrupt import interrupted
+from ._interrupt import is_interrupt
 from ._store import FileRecord, Store
 from ._updates import begin, commit, recover, remove, write_chunks
 
@@ -178,7 +178,7 @@ def ingest(args: argparse.Namespace, open_store: Callable[..., Store], embedder:
             progress.close()
         hint = store.size_hint()
     except BaseException as exc:
-        if not isinstance(exc, KeyboardInterrupt) and not interrupted():
+        if not is_interrupt(exc):
             raise
         # Ctrl-C, or an error a library raised in its place (see _interrupt)
         _say(

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["interrupted", "watching"]
+__all__ = ["interrupted", "is_interrupt", "watching"]
 
 _seen = threading.Event()
 _REDELIVER_AFTER = 0.005  # seconds
@@ -41,6 +41,12 @@ def _note_and_raise(signum: int, frame: FrameType | None) -> None:
 def interrupted() -> bool:
     """Whether SIGINT arrived since ``watching()`` began."""
     return _seen.is_set()
+
+
+def is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` stands for Ctrl-C: a ``KeyboardInterrupt``, or an error that followed one (a library
+    raised it in the interrupt's place, or it wraps such an error)."""
+    return isinstance(exc, KeyboardInterrupt) or (isinstance(exc, Exception) and interrupted())
 
 
 def _unraisable(previous: Any) -> Any:
