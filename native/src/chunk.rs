@@ -41,6 +41,16 @@ pub fn separate<E>(
     Ok(Some(out))
 }
 
+/// `separate` of a text read byte by byte (a claim, whose non-ASCII text Python analyses): an ASCII
+/// letter or digit lower-cased, every other byte a space, so the result is ASCII.
+pub fn separate_bytes(text: &str) -> String {
+    let bytes = text
+        .bytes()
+        .map(|b| ASCII_SEPARATED.get(usize::from(b)).copied().unwrap_or(b' '))
+        .collect();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// The words of a piece of `separate`'s output (only letters, digits and spaces are left there): the
 /// runs between spaces (`ascii_words` without the other white space to look for). A byte loop: the words
 /// are short, and `split(' ')` looked for each space with the slice `memchr`, whose set-up cost more
@@ -275,6 +285,23 @@ mod tests {
                 b' '
             };
             assert_eq!(ASCII_SEPARATED[b as usize], want);
+        }
+    }
+
+    #[test]
+    fn separate_bytes_makes_every_byte_but_a_letter_or_digit_a_space() {
+        for text in ["", "Bridges, 1871!", "a\u{e9}b \u{4e2d}-X9", "\t\r\x1c~"] {
+            let want: String = text
+                .bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() {
+                        char::from(b.to_ascii_lowercase())
+                    } else {
+                        ' '
+                    }
+                })
+                .collect();
+            assert_eq!(separate_bytes(text), want);
         }
     }
 

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
 use super::{TermTable, Words};
+use crate::chunk::{separate_bytes as separate, separated_words};
 use crate::scorer::{Claim, FastMap, Index, IndexBuilder, Params};
 use crate::support::SupportClaim;
 
@@ -50,27 +51,6 @@ fn term_of(
     let found = term.as_ref().map(|(id, s)| (*id, s.clone_ref(py)));
     words.terms.insert(word.into(), term);
     found
-}
-
-/// The text lower-cased with every character but an ASCII letter or digit a space (so every byte is
-/// ASCII: built as bytes, not pushed a `char` at a time).
-fn separate(text: &str) -> String {
-    let bytes = text
-        .bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() {
-                b.to_ascii_lowercase()
-            } else {
-                b' '
-            }
-        })
-        .collect();
-    String::from_utf8(bytes).unwrap_or_default()
-}
-
-/// The words of a `separate`d text (its only separator is the space).
-fn separated_words(separated: &str) -> impl Iterator<Item = &str> {
-    separated.split(' ').filter(|w| !w.is_empty())
 }
 
 /// `scoring.claim_names` of an ASCII text: the words (`[\w'-]*` from a capital) that start with a
