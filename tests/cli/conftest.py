@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 from collections.abc import Iterator
@@ -11,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import LocalServer, sse
+from tests.fakes import LocalServer, delta_size, sse
 
 # A test runner started in the background of a non-interactive shell (`cmd &`) ignores SIGINT, and the
 # commands the tests start inherit that: Python then installs no KeyboardInterrupt handler and the
@@ -105,8 +104,8 @@ class FakeModel:
         self.url = f"{self.server.url}/v1"
 
     def _complete(self, path: str, body: dict[str, Any]) -> tuple[int, str, list[str]]:
-        """The answer as chat-completion chunks of up to 7 characters (``CITE_CONFORMANCE_CHUNK``: .ci/run's
-        second pass streams one at a time), one server-sent event each."""
+        """The answer as chat-completion chunks of up to 7 characters (``tests.fakes.delta_size``), one
+        server-sent event each."""
         self.requests.append(body)
         prompt = "\n".join(m["content"] for m in body["messages"] if isinstance(m.get("content"), str))
         numbers = {
@@ -114,7 +113,7 @@ class FakeModel:
         }
         answer = self.template.format(sky=numbers.get("sky", "9"), pdf=numbers.get("optics", "9"))
         events = []
-        size = int(os.environ.get("CITE_CONFORMANCE_CHUNK", "7"))
+        size = delta_size(7)
         for piece in [*re.findall(f".{{1,{size}}}", answer, re.S), None]:
             choice = {
                 "index": 0,

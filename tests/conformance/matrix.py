@@ -28,7 +28,6 @@ The API the row modules rely on (keep it stable; the LlamaIndex rows live in tes
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -38,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cite_core import CitedAnswer
-from tests.fakes import LocalServer, sse
+from tests.fakes import LocalServer, delta_size, sse
 
 __all__ = [
     "ROW_MODULES",
@@ -107,9 +106,8 @@ class Reply:
     """Sent as ``reasoning_content`` (DeepSeek-R1 style), before the content."""
     tool_calls: Sequence[ToolCall] = ()
     finish_reason: str | None = "stop"
-    chunk: int = int(os.environ.get("CITE_CONFORMANCE_CHUNK", "3"))
-    """Characters per delta: 3, or ``CITE_CONFORMANCE_CHUNK`` (.ci/run's second pass streams every entry
-    point one character at a time, where a marker is cut at every possible place)."""
+    chunk: int = delta_size(3)
+    """Characters per delta (``tests.fakes.delta_size``)."""
 
 
 Script = Sequence[Reply] | Callable[[dict[str, Any]], Reply]
