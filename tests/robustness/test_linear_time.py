@@ -104,9 +104,11 @@ waiting text for a letter at each marker and line end: x3.5-3.9 per doubling, 80
 
 def _time(run: Callable[[Any], object], text: Any, loops: int) -> float:
     # The cyclic collector is paused while timing: its full passes traverse the whole heap of the test
-    # process (a pytest-xdist worker late in the suite holds a large one), and whether the larger input's
-    # allocations cross the threshold of such a pass is a step, not a pattern of the code measured (CI at
-    # a84ecac: split_sentences(" . " * n) 3.0-3.9 per doubling there, 1.95-2.3 in a fresh process)
+    # process (a pytest-xdist worker late in the suite holds a large one; the 16,000-level object of
+    # test_cite_structured_is_linear_in_the_depth too), and whether the larger input's allocations cross
+    # the threshold of such a pass is a step, not a pattern of the code measured (CI at a84ecac:
+    # split_sentences(" . " * n) 3.0-3.9 per doubling there, 1.95-2.3 in a fresh process; the structured
+    # walk 4-6 with the collector running, 2.1 paused)
     gc.disable()
     try:
         start = time.thread_time()  # CPU time: the time the machine's other work takes is not counted
@@ -281,23 +283,7 @@ def _nested(container: str) -> Callable[[int], object]:
 def test_cite_structured_is_linear_in_the_depth(container: str) -> None:
     """The walk kept the containers open on the path as a set copied per level, and built every
     container's path as a string (x3.4-5 per doubling); now one set and a path built per string field."""
-    _assert_linear(_collector_paused(lambda value: cite_structured(value, SOURCES)), _nested(container))
-
-
-def _collector_paused(run: Callable[[object], object]) -> Callable[[object], object]:
-    """``run`` with Python's cyclic garbage collector paused: its passes traverse every tracked object,
-    the caller's 16,000-level object included, so their cost grows with the heap the test builds, not
-    with the walk measured (with it running the ratio is 4-6 here; paused, 2.1 here and 13 per 4x on
-    the walk it replaced)."""
-
-    def paused(value: object) -> object:
-        gc.disable()
-        try:
-            return run(value)
-        finally:
-            gc.enable()
-
-    return paused
+    _assert_linear(lambda value: cite_structured(value, SOURCES), _nested(container))
 
 
 @pytest.mark.parametrize(
@@ -360,8 +346,8 @@ def test_the_patterns_the_regex_audit_rewrote_are_linear(run: Callable[[Any], ob
 def test_markers_waiting_for_their_claim_are_linear(shape: str) -> None:
     """Whole and streamed. Every marker here is a citation object: with the cyclic collector running,
     its passes over them put the ratio near 3 on a busy machine (paused: 2.0-2.8, and 3.0-3.5 before)."""
-    _assert_linear(_collector_paused(_whole), WAITING_MARKERS[shape])
-    _assert_linear(_collector_paused(_streamed), WAITING_MARKERS[shape])
+    _assert_linear(_whole, WAITING_MARKERS[shape])
+    _assert_linear(_streamed, WAITING_MARKERS[shape])
 
 
 def _claims_in_similar_sentences(n: int) -> tuple[list[object], str]:
