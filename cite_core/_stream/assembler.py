@@ -177,12 +177,22 @@ class Assembler:
             self._tag_text.append(text)
         if self._forward:
             self._check_forward(text)
-        self._note_letter(text)
+            if self._forward:  # read only while forward claims wait (``_note_letter``)
+                self._note_letter(text)
         self._prev_char = text[-1]
 
-    def plain(self, texts: tuple[str, ...]) -> list[StreamEvent]:
+    def plain(self, texts: tuple[str, ...] | list[str | tuple[Marker, str]]) -> list[StreamEvent]:
         """``text`` of each text of the lexer's fast path, then ``take_events``. When ``_ready`` the texts
-        go straight into their event and wait in ``_fast`` until the next other entry (``_leave_fast``)."""
+        go straight into their event and wait in ``_fast`` until the next other entry (``_leave_fast``).
+        A list (``LexerState._marker_chunk``) holds a marker that opens its group, with its ``pre_ws``:
+        each item as the stream's ``_consume`` hands its token."""
+        if texts.__class__ is list:
+            for item in texts:
+                if item.__class__ is str:
+                    self.text(item)  # type: ignore[arg-type]
+                else:
+                    self.marker(item[0], True, item[1])  # type: ignore[arg-type]
+            return self.take_events()
         if self._ready and texts:
             text = texts[0] if len(texts) == 1 else "".join(texts)
             self._fast.append(text)
@@ -236,7 +246,11 @@ class Assembler:
         return events
 
     def _note_letter(self, text: str) -> None:
-        """Keep the offset of the last letter, ``text`` having just been added to the plain text."""
+        """Keep the offset of the last letter, ``text`` having just been added to the plain text. Only
+        while forward claims wait: ``_last_letter`` is read only then, compared with the first waiting
+        claim's ``_after_lead``, which is the plain length when that claim started to wait (a claim
+        that ends the tail, or an empty one at its end); letters before it never count, so text added
+        while none waits need not be read (``_leave_fast`` relies on the same)."""
         last = _LAST_LETTER.match(text)
         if last is not None:
             self._last_letter = self._plain_len - len(text) + last.start(1)
@@ -269,7 +283,7 @@ class Assembler:
             if source is None:
                 continue
             group = self._group or self._start_group()
-            if any(s.number == source.number for s, _ in group.items):
+            if group.items and any(s.number == source.number for s, _ in group.items):
                 continue
             self._show_marker(group, display_number(self._display_no, source.number), self._pre_ws)
             self._pre_ws = ""

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._brackets import OPENERS
 from .claims import JOINER_WORDS
-from .lexer_state import MAX_WS, TEXT_STOP, LexerState, opened_at
+from .lexer_state import MAX_WS, SEPARATORS, TEXT_STOP, LexerState, opened_at
 from .lexer_tokens import Kind, Mode, Token
 from .line_starts import MAX_FENCE, match_fence_close, match_line_start
 from .markers import match_marker
@@ -29,7 +29,7 @@ _Scan = Callable[["Lexer", str, int, bool, list[Token]], tuple[int, bool]]
 """A scanner: puts the tokens it completes in its list, returns the position reached and whether it
 needs more input."""
 _OPENERS = frozenset(OPENERS)
-_SEPARATORS = re.compile(r"[ \t,;，；、]*")
+_SEPARATORS = re.compile(f"[{re.escape(SEPARATORS)}]*")
 _JOINER = re.compile(rf"(?:{JOINER_WORDS})[ \t]+[ \t,;，；、]*", re.IGNORECASE)
 """A word joining two marker groups into one (``[1] and [2]``, ``[1] o [2]``), after a separator."""
 _JOINER_PREFIX = re.compile(

@@ -17,18 +17,22 @@ from .._exceptions import NativeError
 from .._text import has_surrogate
 from .lexer_tokens import Kind, Mode, Token
 from .line_starts import match_line_start
-from .markers import match_marker
+from .markers import match_marker, match_simple
 from .match_types import NEED, Marker, Tag, ThinkTag
 from .plain_path import PANIC, PLAIN_PATH, STOPS
 from .tags import match_think
 
-__all__ = ["MAX_WS", "TEXT_STOP", "LexerState", "opened_at"]
+__all__ = ["MAX_WS", "SEPARATORS", "TEXT_STOP", "LexerState", "opened_at"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
 
 TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
+
+SEPARATORS = " \t,;，；、"
+"""What may follow a marker in its group (``[1], [2]``, ``[1] and [2]``): the lexer's ``GROUP`` mode reads
+these before it decides that the group ended."""
 
 
 _TEXT = Mode.TEXT
@@ -98,12 +102,13 @@ class LexerState:
         if held:
             self._held, self._steady = held, False
 
-    def plain(self, chunk: str) -> tuple[str, ...] | None:
+    def plain(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str]] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
         make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
         is held). A chunk of text with line ends, or at a line start, or with openers that open nothing
-        goes to ``_mixed``. None (nothing taken) otherwise."""
+        goes to ``_mixed``, and so does text with one plain marker ``[n]`` the group of which ends in the
+        chunk (``_marker_chunk``: a list, the marker with its ``pre_ws``). None (nothing taken) otherwise."""
         steady = self._steady
         if not steady and (self._buf or (self.mode is not _TEXT and self.mode is not _TICKS)):
             if self._stash is not None:  # (something is buffered after a stash: steady is False)
@@ -153,7 +158,7 @@ class LexerState:
         self._ws_run = trailing
         return (released, chunk) if released else (chunk,)
 
-    def _mixed(self, chunk: str) -> tuple[str, ...] | None:
+    def _mixed(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str]] | None:
         """``plain`` of a chunk that makes text tokens alone, read after what is buffered as ``feed`` reads
         it: line ends, line starts that open nothing (no fence, no reference list), openers that open
         nothing (``(`` without a keyword); what is still undecided at its end (a line start, an opener)
@@ -170,6 +175,10 @@ class LexerState:
                 return None
             self.mode = _TEXT  # after the run, text again
         self._buf, self._steady = "", False
+        if self.mode is _TEXT:
+            items = self._marker_chunk(whole)
+            if items is not None:
+                return items
         texts: list[str] = []
         stop, marker = self._mixed_run(whole, texts)
         if stop < 0:
@@ -177,6 +186,30 @@ class LexerState:
         self._buf = whole[stop:]
         self._stash = (chunk, saved, texts, marker)
         return None
+
+    def _marker_chunk(self, whole: str) -> list[str | tuple[Marker, str]] | None:
+        """``_mixed`` in answer text of text, one plain marker ``[n]`` and text that ends its group (no
+        separator or opener after it): ``y [2]. T``, or ``1]. It i`` after ``[`` (most chunks that hold a
+        marker). What ``feed`` makes of it, without tokens: the texts of the text before the marker and
+        after it, the marker with the spaces held before it in between (``Lexer._marker``, ``_group``,
+        ``_answer_text``); the state as ``feed`` leaves it. None, nothing changed: anything else."""
+        stop = TEXT_STOP.search(whole)
+        if stop is None:
+            return None
+        at = stop.start()
+        marker = match_simple(whole, at)
+        if marker is None:
+            return None
+        end = marker.end
+        if whole[end] in SEPARATORS or TEXT_STOP.search(whole, end) is not None:
+            return None  # the group may go on, or another construct follows: _mixed_run reads it
+        items: list[str | tuple[Marker, str]] = []
+        if at:
+            self._put_run(items, whole[:at], True)  # type: ignore[arg-type]
+        items.append((marker, self._held))
+        self._held = ""
+        self._put_run(items, whole[end:], True)  # type: ignore[arg-type]
+        return items
 
     def _unstash(self, chunk: str | None) -> tuple[list[str], Marker | None] | None:
         """The texts ``plain`` read of ``chunk`` before a token that is not text (from which it is buffered),

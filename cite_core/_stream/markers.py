@@ -13,7 +13,7 @@ from .._brackets import CLOSERS, KEYWORD_OPENERS, LINK_OPENERS, TAG_OPENER, alte
 from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag, simple_marker
 from .tags import match_tag
 
-__all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker"]
+__all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker", "match_simple"]
 
 MAX_URL = 512
 MAX_RANGE = 50
@@ -98,13 +98,9 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
             items, invalid = _items(m["inner"], m.group(0))
             return Marker(pos, m.end(), m.group(0), items, invalid)
         return _prefix(_PAREN_PREFIX, text, pos, eof)
-    m = _SIMPLE.match(text, pos)
-    if m is not None and m.end() < len(text) and text[m.end()] not in "(]":
-        # "[12]" not at the end of the text so far, not followed by a link or a second "]" (which the
-        # general pattern reads as a mismatched "]]"): what the general pattern below gives, without
-        # its groups (most markers real models write)
-        raw = m.group()
-        return simple_marker(pos, m.end(), raw, int(m.group(1)))
+    simple = match_simple(text, pos)
+    if simple is not None:
+        return simple
     m = _BRACKET.match(text, pos)
     if m and CLOSERS[m["open"]] != m["close"] and m["open"] != "[[":
         m = None  # opened and closed by brackets of different rows: text
@@ -126,6 +122,18 @@ def match_marker(text: str, pos: int, eof: bool) -> Marker | Tag | str | None:
         items, invalid = _items(m["inner"], m.group(0))
         return Marker(pos, end, text[pos:end], items, invalid)
     return _prefix(_BRACKET_PREFIX, text, pos, eof)
+
+
+def match_simple(text: str, pos: int) -> Marker | None:
+    """The marker most models write, ``[12]``, at ``text[pos]``, when it is decided there: not at the end
+    of the text so far, not followed by a link or a second ``]`` (which the general pattern reads as a
+    mismatched ``]]``). What ``match_marker`` gives there, without the general pattern's groups; None
+    for anything else (``match_marker`` decides it)."""
+    m = _SIMPLE.match(text, pos)
+    if m is not None and m.end() < len(text) and text[m.end()] not in "(]":
+        raw = m.group()
+        return simple_marker(pos, m.end(), raw, int(m.group(1)))
+    return None
 
 
 def _prefix(pattern: re.Pattern[str], text: str, pos: int, eof: bool) -> str | None:
