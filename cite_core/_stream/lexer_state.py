@@ -188,10 +188,11 @@ class LexerState:
         return None
 
     def _marker_chunk(self, whole: str) -> list[str | tuple[Marker, str]] | None:
-        """``_mixed`` in answer text of text, one plain marker ``[n]`` and text that ends its group (no
-        separator or opener after it): ``y [2]. T``, or ``1]. It i`` after ``[`` (most chunks that hold a
-        marker). What ``feed`` makes of it, without tokens: the texts of the text before the marker and
-        after it, the marker with the spaces held before it in between (``Lexer._marker``, ``_group``,
+        """``_mixed`` in answer text of text, one plain marker ``[n]`` and what ends its group: text that
+        ``_mixed_run`` reads to its end (``y [2]. T``, ``1]. It i`` after ``[``, ``[2].\n\nIn``), or
+        separators alone, which wait in ``GROUP`` mode for what follows (``rces[1] ``). Most chunks that
+        hold a marker. What ``feed`` makes of it, without tokens: the texts before the marker and after
+        it, the marker with the spaces held before it in between (``Lexer._marker``, ``_group``,
         ``_answer_text``); the state as ``feed`` leaves it. None, nothing changed: anything else."""
         stop = TEXT_STOP.search(whole)
         if stop is None:
@@ -201,14 +202,30 @@ class LexerState:
         if marker is None:
             return None
         end = marker.end
-        if whole[end] in SEPARATORS or TEXT_STOP.search(whole, end) is not None:
-            return None  # the group may go on, or another construct follows: _mixed_run reads it
+        if whole[end] in SEPARATORS:
+            rest = whole[end:]
+            if rest.strip(SEPARATORS) or len(rest) > MAX_WS:
+                return None  # another marker or a joiner word may follow: _mixed_run and feed read it
+            after = None  # separators to the end: the group waits (``Lexer._group``)
+        elif whole[end] in _OPENERS:
+            return None  # another marker of the group, or one to wait for (``Lexer._group``)
+        else:
+            after = TEXT_STOP.search(whole, end)  # a line end, an opener: _mixed_run reads what follows
+        before = (self.mode, self._line_start, self._held, self._ws_run, self._written)
         items: list[str | tuple[Marker, str]] = []
         if at:
             self._put_run(items, whole[:at], True)  # type: ignore[arg-type]
         items.append((marker, self._held))
         self._held = ""
-        self._put_run(items, whole[end:], True)  # type: ignore[arg-type]
+        if whole[end] in SEPARATORS:
+            self.mode, self._buf = Mode.GROUP, whole[end:]
+        elif after is None:
+            self._put_run(items, whole[end:], True)  # type: ignore[arg-type]
+        elif self._mixed_run(whole[end:], items)[0] >= 0:  # type: ignore[arg-type]
+            # a token that is not text after the marker: the state as before, _mixed_run from the start
+            self.mode, self._line_start, self._held, self._ws_run, self._written = before
+            self._buf = ""
+            return None
         return items
 
     def _unstash(self, chunk: str | None) -> tuple[list[str], Marker | None] | None:

@@ -98,6 +98,8 @@ def match_line_start(
         # as every test of _line_opens finds (no fence, bullet, number, marker or emphasis starts with a
         # letter); tests/core/test_fast_paths.py compares the two
         return None
+    if start[:1] == "\n":
+        return None  # an empty line, decided (its end is here): no fence, heading or entry is empty
     return _line_opens(text, pos, eof, titles)
 
 

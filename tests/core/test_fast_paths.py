@@ -438,6 +438,8 @@ LINE_PIECES = [
 @example("ſources", False)  # a long s: "s" to the heading pattern, which ignores case
 @example("re", False)
 @example("a", False)
+@example("\n", False)
+@example("\n\nSources:", True)
 def test_the_line_start_shortcut_answers_what_the_whole_check_answers(line: str, eof: bool) -> None:
     titles = {1: ("nature", "https://example.org/n")}
     for text, pos in ((line, 0), ("x\n" + line, 2)):
