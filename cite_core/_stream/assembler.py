@@ -181,17 +181,18 @@ class Assembler:
                 self._note_letter(text)
         self._prev_char = text[-1]
 
-    def plain(self, texts: tuple[str, ...] | list[str | tuple[Marker, str]]) -> list[StreamEvent]:
+    def plain(self, texts: tuple[str, ...] | list[str | tuple[Marker, str | None]]) -> list[StreamEvent]:
         """``text`` of each text of the lexer's fast path, then ``take_events``. When ``_ready`` the texts
         go straight into their event and wait in ``_fast`` until the next other entry (``_leave_fast``).
-        A list (``LexerState._marker_chunk``) holds a marker that opens its group, with its ``pre_ws``:
-        each item as the stream's ``_consume`` hands its token."""
-        if texts.__class__ is list:
+        A list (``LexerState._marker_chunk``) holds markers too, with the ``pre_ws`` of one that opens its
+        group (None: it goes on with the group): each item as the stream's ``_consume`` hands its token."""
+        if isinstance(texts, list):
             for item in texts:
-                if item.__class__ is str:
-                    self.text(item)  # type: ignore[arg-type]
+                if isinstance(item, str):
+                    self.text(item)
                 else:
-                    self.marker(item[0], True, item[1])  # type: ignore[arg-type]
+                    marker, pre_ws = item
+                    self.marker(marker, pre_ws is not None, pre_ws or "")
             return self.take_events()
         if self._ready and texts:
             text = texts[0] if len(texts) == 1 else "".join(texts)

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._brackets import OPENERS
 from .claims import JOINER_WORDS
-from .lexer_state import MAX_WS, SEPARATORS, TEXT_STOP, LexerState, opened_at
+from .lexer_state import MAX_WS, SEPARATOR_RUN, TEXT_STOP, LexerState, opened_at
 from .lexer_tokens import Kind, Mode, Token
 from .line_starts import MAX_FENCE, match_fence_close, match_line_start
 from .markers import match_marker
@@ -29,7 +29,6 @@ _Scan = Callable[["Lexer", str, int, bool, list[Token]], tuple[int, bool]]
 """A scanner: puts the tokens it completes in its list, returns the position reached and whether it
 needs more input."""
 _OPENERS = frozenset(OPENERS)
-_SEPARATORS = re.compile(f"[{re.escape(SEPARATORS)}]*")
 _JOINER = re.compile(rf"(?:{JOINER_WORDS})[ \t]+[ \t,;，；、]*", re.IGNORECASE)
 """A word joining two marker groups into one (``[1] and [2]``, ``[1] o [2]``), after a separator."""
 _JOINER_PREFIX = re.compile(
@@ -90,7 +89,7 @@ class Lexer(LexerState):
         if self.mode not in (Mode.TEXT, Mode.GROUP, Mode.LINE_START):
             return False
         buf = self._buf
-        pos = _SEPARATORS.match(buf).end()  # type: ignore[union-attr]
+        pos = SEPARATOR_RUN.match(buf).end()  # type: ignore[union-attr]
         return (
             pos < len(buf) and buf[pos] in _OPENERS and not isinstance(match_marker(buf, pos, True), Marker)
         )
@@ -140,7 +139,7 @@ class Lexer(LexerState):
         """After a marker: another marker after separators or a joiner word ("[1] and [2]": one group,
         as "[1], [2]") continues the group; anything else ends it, its separator a token of its own."""
         n = len(buf)
-        sep_end = _SEPARATORS.match(buf, pos).end()  # type: ignore[union-attr]
+        sep_end = SEPARATOR_RUN.match(buf, pos).end()  # type: ignore[union-attr]
         joiner = _JOINER.match(buf, sep_end) if sep_end > pos else None
         next_at = joiner.end() if joiner else sep_end
         waits = next_at == n or (sep_end > pos and _JOINER_PREFIX.fullmatch(buf, sep_end))

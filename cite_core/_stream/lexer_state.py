@@ -17,12 +17,12 @@ from .._exceptions import NativeError
 from .._text import has_surrogate
 from .lexer_tokens import Kind, Mode, Token
 from .line_starts import match_line_start
-from .markers import match_marker, match_simple
+from .markers import match_marker, match_simple, simple_start
 from .match_types import NEED, Marker, Tag, ThinkTag
 from .plain_path import PANIC, PLAIN_PATH, STOPS
 from .tags import match_think
 
-__all__ = ["MAX_WS", "SEPARATORS", "TEXT_STOP", "LexerState", "opened_at"]
+__all__ = ["MAX_WS", "SEPARATOR_RUN", "TEXT_STOP", "LexerState", "opened_at"]
 
 MAX_WS = 64
 """A run of spaces before a marker is dropped from the answer text only up to this length."""
@@ -30,9 +30,9 @@ MAX_WS = 64
 TEXT_STOP = re.compile(f"[{re.escape(STOPS)}]")
 """Where a run of plain text ends: a possible marker or tag opener, a backtick or a newline."""
 
-SEPARATORS = " \t,;，；、"
+SEPARATOR_RUN = re.compile(r"[ \t,;，；、]*")
 """What may follow a marker in its group (``[1], [2]``, ``[1] and [2]``): the lexer's ``GROUP`` mode reads
-these before it decides that the group ended."""
+a run of these before it decides whether the group goes on."""
 
 
 _TEXT = Mode.TEXT
@@ -102,7 +102,7 @@ class LexerState:
         if held:
             self._held, self._steady = held, False
 
-    def plain(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str]] | None:
+    def plain(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str | None]] | None:
         """``feed``'s fast path: a chunk of plain text (nothing pending; no ``OPENERS`` character, backtick or
         newline: ``scan``, the ``PLAIN_PATH`` in use) as the texts of the ``TEXT`` tokens ``feed`` would
         make: the spaces held before it, then its text, its trailing spaces held (a chunk of spaces alone
@@ -158,7 +158,7 @@ class LexerState:
         self._ws_run = trailing
         return (released, chunk) if released else (chunk,)
 
-    def _mixed(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str]] | None:
+    def _mixed(self, chunk: str) -> tuple[str, ...] | list[str | tuple[Marker, str | None]] | None:
         """``plain`` of a chunk that makes text tokens alone, read after what is buffered as ``feed`` reads
         it: line ends, line starts that open nothing (no fence, no reference list), openers that open
         nothing (``(`` without a keyword); what is still undecided at its end (a line start, an opener)
@@ -187,42 +187,56 @@ class LexerState:
         self._stash = (chunk, saved, texts, marker)
         return None
 
-    def _marker_chunk(self, whole: str) -> list[str | tuple[Marker, str]] | None:
-        """``_mixed`` in answer text of text, one plain marker ``[n]`` and what ends its group: text that
-        ``_mixed_run`` reads to its end (``y [2]. T``, ``1]. It i`` after ``[``, ``[2].\n\nIn``), or
-        separators alone, which wait in ``GROUP`` mode for what follows (``rces[1] ``). Most chunks that
-        hold a marker. What ``feed`` makes of it, without tokens: the texts before the marker and after
-        it, the marker with the spaces held before it in between (``Lexer._marker``, ``_group``,
-        ``_answer_text``); the state as ``feed`` leaves it. None, nothing changed: anything else."""
+    def _marker_chunk(self, whole: str) -> tuple[str, ...] | list[str | tuple[Marker, str | None]] | None:
+        """``_mixed`` in answer text of text, a group of plain markers ``[n]`` (``[1][2]``, ``[1], [2]``) and
+        what ends it: text that ``_mixed_run`` reads to its end (``y [2]. T``, ``1]. It i`` after ``[``,
+        ``[2].\n\nIn``), or separators alone, which wait in ``GROUP`` mode for what follows
+        (``rces[1] ``). Most chunks that hold a marker. What ``feed`` makes of it, without tokens: the
+        texts before the group and after it, its markers in between, the first with the spaces held
+        before it, the others with None (``Lexer._marker``, ``_group``, ``_answer_text``); the state as
+        ``feed`` leaves it. Text before the start of a marker at the end (``team [1``): its texts, the
+        start buffered. None, nothing changed: anything else."""
         stop = TEXT_STOP.search(whole)
         if stop is None:
             return None
         at = stop.start()
         marker = match_simple(whole, at)
         if marker is None:
-            return None
-        end = marker.end
-        if whole[end] in SEPARATORS:
-            rest = whole[end:]
-            if rest.strip(SEPARATORS) or len(rest) > MAX_WS:
-                return None  # another marker or a joiner word may follow: _mixed_run and feed read it
-            after = None  # separators to the end: the group waits (``Lexer._group``)
-        elif whole[end] in _OPENERS:
-            return None  # another marker of the group, or one to wait for (``Lexer._group``)
-        else:
-            after = TEXT_STOP.search(whole, end)  # a line end, an opener: _mixed_run reads what follows
+            if not simple_start(whole, at):
+                return None
+            texts: list[str] = []
+            if at:
+                self._put_run(texts, whole[:at], True)
+            self._buf = whole[at:]
+            return tuple(texts)
+        group, end, n = [marker], marker.end, len(whole)
+        while True:  # Lexer._group: separators, then another marker or the end of the group
+            seps = SEPARATOR_RUN.match(whole, end).end()  # type: ignore[union-attr]
+            if seps == n or whole[seps] not in _OPENERS:
+                break
+            marker = match_simple(whole, seps)
+            if marker is None or seps - end > MAX_WS:
+                return None  # another construct, or one to wait for: _mixed_run and feed read it
+            group.append(marker)
+            end = marker.end
+        if seps == n:  # separators to the end: the group waits for what follows them
+            if n - end > MAX_WS:
+                return None
+        elif seps > end:
+            return None  # a separator then text (a lead-in's comma, a joiner word): feed reads it
         before = (self.mode, self._line_start, self._held, self._ws_run, self._written)
-        items: list[str | tuple[Marker, str]] = []
+        items: list[str | tuple[Marker, str | None]] = []
         if at:
             self._put_run(items, whole[:at], True)  # type: ignore[arg-type]
-        items.append((marker, self._held))
+        items.append((group[0], self._held))
+        items.extend((other, None) for other in group[1:])
         self._held = ""
-        if whole[end] in SEPARATORS:
+        if seps == n:
             self.mode, self._buf = Mode.GROUP, whole[end:]
-        elif after is None:
+        elif TEXT_STOP.search(whole, end) is None:
             self._put_run(items, whole[end:], True)  # type: ignore[arg-type]
         elif self._mixed_run(whole[end:], items)[0] >= 0:  # type: ignore[arg-type]
-            # a token that is not text after the marker: the state as before, _mixed_run from the start
+            # a token that is not text after the group: the state as before, _mixed_run from the start
             self.mode, self._line_start, self._held, self._ws_run, self._written = before
             self._buf = ""
             return None

@@ -13,7 +13,7 @@ from .._brackets import CLOSERS, KEYWORD_OPENERS, LINK_OPENERS, TAG_OPENER, alte
 from .match_types import MAX_HOLD, NEED, NUM, Construct, Item, Marker, Tag, simple_marker
 from .tags import match_tag
 
-__all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker", "match_simple"]
+__all__ = ["MAX_HOLD", "MAX_RANGE", "MAX_URL", "match_marker", "match_simple", "simple_start"]
 
 MAX_URL = 512
 MAX_RANGE = 50
@@ -59,6 +59,7 @@ _PAREN_PREFIX = re.compile(
 _LINK = Construct(re.compile(rf"\([^\s()]{{0,{MAX_URL}}}\)"), MAX_URL + 2)
 _LINK_PREFIX = re.compile(rf"\([^\s()]{{0,{MAX_URL}}}")
 _SIMPLE = re.compile(r"\[([0-9]{1,6})\]")
+_SIMPLE_START = re.compile(r"\[(?:[0-9]{1,6}\]?)?")
 
 
 def _items(inner: str, raw: str) -> tuple[tuple[Item, ...], tuple[str, ...]]:
@@ -134,6 +135,13 @@ def match_simple(text: str, pos: int) -> Marker | None:
         raw = m.group()
         return simple_marker(pos, m.end(), raw, int(m.group(1)))
     return None
+
+
+def simple_start(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]``, the end of the text so far, is the start of a marker ``[12]`` (``[``, ``[1``,
+    ``[12]``, which a link or a second ``]`` may still follow) within its window: ``match_marker`` answers
+    ``NEED`` there."""
+    return len(text) - pos < MAX_HOLD and _SIMPLE_START.fullmatch(text, pos) is not None
 
 
 def _prefix(pattern: re.Pattern[str], text: str, pos: int, eof: bool) -> str | None:

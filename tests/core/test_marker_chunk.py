@@ -91,14 +91,16 @@ def _same_stream(chunks: list[str], display: bool) -> None:
 @example("The grass [1][3]", False)  # a second marker right after the first: the group goes on
 @example("The grass [1] [3]. x", True)  # separators wait in GROUP mode for the next marker
 @example("The grass [2].\n\n- x [3]`y`", False)  # a line end after the marker, a code span later
-def test_every_split_in_two_and_in_ones_gives_the_events_of_the_general_path(text: str, display: bool) -> None:
+@example("According to [2], the grass is green.", False)  # a separator token: the lead-in's comma
+@example("The sky [1] and [3] is blue", True)  # a joiner word
+def test_every_split_in_two_and_in_ones_gives_the_general_paths_events(text: str, display: bool) -> None:
     for cut in range(1, len(text)):
         _same_stream([text[:cut], text[cut:]], display)
     _same_stream(list(text), display)
 
 
 @given(TEXTS, st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=30), st.booleans())
-def test_any_chunking_gives_the_events_of_the_general_path(text: str, sizes: list[int], display: bool) -> None:
+def test_any_chunking_gives_the_general_paths_events(text: str, sizes: list[int], display: bool) -> None:
     chunks, pos = [], 0
     while pos < len(text):
         size = sizes[len(chunks) % len(sizes)]
@@ -108,12 +110,13 @@ def test_any_chunking_gives_the_events_of_the_general_path(text: str, sizes: lis
 
 
 def _items(tokens: list[Token]) -> list[object]:
-    """The tokens as ``_marker_chunk`` hands them: texts, and (marker, pre_ws) for a marker that opens."""
+    """The tokens as ``_marker_chunk`` hands them: texts, (marker, pre_ws) for a marker that opens its
+    group and (marker, None) for one that goes on with it."""
     items: list[object] = []
     for token in tokens:
         if token.kind is Kind.MARKER:
-            assert token.opens
-            items.append((token.marker, token.pre_ws))
+            assert token.opens or not token.pre_ws
+            items.append((token.marker, token.pre_ws if token.opens else None))
         else:
             assert token.kind is Kind.TEXT
             items.append(token.text)
@@ -125,6 +128,8 @@ def _items(tokens: list[Token]) -> list[object]:
 @example(["The grass  ", "[1", "]. x"])
 @example(["The grass", " [3] "])
 @example(["x", "[1]. y\n\n1. z"])
+@example(["According to", " [2], the sky"])
+@example(["x", " [1] [3] and [2]", " y"])
 def test_a_marker_chunk_leaves_the_tokens_and_state_of_feed(chunks: list[str]) -> None:
     """Each chunk through ``plain`` and through ``feed`` of a lexer in the same state: where ``plain``
     answers with a marker chunk (a list), ``feed`` makes the same items and leaves the same state."""
@@ -158,4 +163,10 @@ def test_the_usual_marker_chunks_take_the_marker_chunk() -> None:
     assert lexer.held == 1
     lexer = Lexer()
     assert lexer.plain("The team") == ("The team",)
-    assert lexer.plain("[1][2]. ") is None  # two markers: the general path
+    taken = lexer.plain("[1], [2]. ")  # a group: the second marker goes on with it
+    assert isinstance(taken, list)
+    assert [t if isinstance(t, str) else (t[0].raw, t[1]) for t in taken] == [("[1]", ""), ("[2]", None), "."]
+    assert lexer.plain("x [1], y") is None  # a separator then text: the general path
+    lexer = Lexer()
+    assert lexer.plain("The team") == ("The team",)
+    assert lexer.plain(" [1][") is None  # the next marker unfinished: feed waits for it in GROUP mode
