@@ -247,11 +247,9 @@ class Assembler:
         return events
 
     def _note_letter(self, text: str) -> None:
-        """Keep the offset of the last letter, ``text`` having just been added to the plain text. Only
-        while forward claims wait: ``_last_letter`` is read only then, compared with the first waiting
-        claim's ``_after_lead``, which is the plain length when that claim started to wait (a claim
-        that ends the tail, or an empty one at its end); letters before it never count, so text added
-        while none waits need not be read (``_leave_fast`` relies on the same)."""
+        """Keep the offset of the last letter, ``text`` having just been added to the plain text; only while
+        forward claims wait: the first one's ``_after_lead``, the only offset it is compared with, is the
+        plain length when it started to wait, so no letter before counts (``_leave_fast`` relies on it)."""
         last = _LAST_LETTER.match(text)
         if last is not None:
             self._last_letter = self._plain_len - len(text) + last.start(1)
