@@ -124,8 +124,8 @@ class TermStats:
         return cls(count, df, total / count if count else 1.0)
 
     def __post_init__(self) -> None:
-        self.idf_table = _IdfTable(self)
         self.idf_by_df = _IdfByDf(self.units)
+        self.idf_table = _IdfTable(self.df, self.idf_by_df)
 
     def idf(self, term: str) -> float:
         return self.idf_table[term]
@@ -138,20 +138,23 @@ class _IdfTable(dict[str, float]):
     """term -> idf, computed on first lookup: ``table[term]`` is then one dict lookup in C (the scoring
     loops look up idf about 25 times per citation)."""
 
-    __slots__ = ("_stats",)
+    __slots__ = ("_by_df", "_df")
 
-    def __init__(self, stats: TermStats) -> None:
+    def __init__(self, df: Mapping[str, int], by_df: _IdfByDf) -> None:
+        # the frequencies and the per-frequency table, not the ``TermStats``: holding it made each
+        # corpus's statistics a reference cycle, freed only by the garbage collector
         super().__init__()
-        self._stats = stats
+        self._df = df
+        self._by_df = by_df
 
     def __missing__(self, term: str) -> float:
-        value = self[term] = self._stats._compute_idf(term)
+        value = self[term] = self._by_df[self._df.get(term, 0)]
         return value
 
 
 class _IdfByDf(dict[int, float]):
     """document frequency -> idf over ``units`` units, computed on first lookup: the one idf formula
-    (``_IdfTable`` reads it through ``TermStats._compute_idf``)."""
+    (``_IdfTable`` and ``TermStats._compute_idf`` read it)."""
 
     __slots__ = ("_units",)
 
