@@ -13,6 +13,7 @@ from .._schema.models import Citation, Source
 from .._schema.source import IMAGE_KEY, SourceAnalysis, Unit, analysis_of, layout_problem
 from .._schema.utf16 import has_astral
 from .._sources.analysis import corpus_frequencies, source_terms, source_units, unit_counts, unit_lengths
+from .._sources.chunk_analyser import NativeUnits
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
 from .._sources.unit_index import index_of
@@ -132,9 +133,8 @@ class Corpus:
         if self.asked is not None:
             self.asked.append((source, claim))
         if sentences is None and self.dense is None and type(SCORER) is NativeScorer:
-            try:
-                compiled = self._compiled[id(source)]
-            except KeyError:  # the source's first citation
+            compiled = self._compiled.get(id(source), _UNSEEN)  # not try/except: a KeyError per source
+            if compiled is _UNSEEN:  # the source's first citation
                 compiled = self._compiled[id(source)] = self._compile(source)
             if compiled is not None and compiled[0] is source:
                 citation = self._cite_compiled(compiled, claim, reference)
@@ -153,22 +153,25 @@ class Corpus:
         if native is None:
             return None
         # a text whose chunks knew no start offset, without astral characters: ``citation_for_span``
-        # gives the char_location of the source's own offsets, UTF-16 offsets the same
-        plain = (
-            source.kind == "text"
-            and all(s.doc_start is None for s in source.segments)
-            and not has_astral(source.text)
-        )
+        # gives the char_location of the source's own offsets, UTF-16 offsets the same (a loop, not
+        # all() over a generator: a generator object per source)
+        plain = source.kind == "text"
+        for seg in source.segments:
+            plain = plain and seg.doc_start is None
+        plain = plain and not has_astral(source.text)
         best = self.source_units > 1 and len(units) > 1
         params = SCORER._params(MAX_CANDIDATES, self.source_units)  # type: ignore[attr-defined]
-        return (source, analysis_of(source), units, native, self.stats.avg_len, params, best, plain)
+        # a chunk's units are made when read, each with its term tuple: the cited span's offsets are
+        # read from their lists instead (all in segment 0)
+        bounds = units.bounds() if isinstance(units, NativeUnits) else None
+        return (source, analysis_of(source), units, native, self.stats.avg_len, params, best, plain, bounds)
 
     def _cite_compiled(self, compiled: _Compiled, claim: str, reference: int) -> Citation | None:
         """``_cite`` without explicit sentences or embeddings, through the compiled scorer's one call
         (``NativeScorer.cite``) and, for a plain text, ``citation_for_span``'s usual case in one call;
         None when the general path must answer (a claim Python analysed whose compiled form is not
         built yet, a source whose text or segments changed, a term without a UTF-8 form)."""
-        source, analysis, units, native, avg_len, params, best, plain = compiled
+        source, analysis, units, native, avg_len, params, best, plain, bounds = compiled
         if analysis_of(source) is not analysis or (IMAGE_KEY in source.metadata and units):
             return None
         claim_terms = self._claims.get(claim) or self._claim(claim)
@@ -191,6 +194,8 @@ class Corpus:
         if first is None or last is None:
             seg = source.segments[0]
             start, end, seg_index = seg.start, seg.end, 0
+        elif bounds is not None:
+            start, end, seg_index = bounds[0][first], bounds[1][last], 0
         else:
             start, end, seg_index = units[first].start, units[last].end, units[first].segment
         if plain and reference >= 0:
@@ -295,9 +300,23 @@ class Corpus:
         )
 
 
-_Compiled = tuple[Source, SourceAnalysis, Sequence[Unit], Any, float, tuple[Any, ...], bool, bool]
+_Compiled = tuple[
+    Source,
+    SourceAnalysis,
+    Sequence[Unit],
+    Any,
+    float,
+    tuple[Any, ...],
+    bool,
+    bool,
+    "tuple[list[int], list[int]] | None",
+]
 """(source, its analysis, units, compiled index, average unit length, ``UnitIndex.locate``'s parameters,
-whether the best units may be read together, whether a plain text)."""
+whether the best units may be read together, whether a plain text, the units' starts and ends when
+they are a chunk's ``NativeUnits``)."""
+
+_UNSEEN: Any = object()
+"""A source ``Corpus.cite`` has not compiled yet (None: one the general path cites)."""
 
 
 def _explicit_span(units: Sequence[Unit], sentences: tuple[int, int] | None) -> tuple[int | None, int | None]:

@@ -95,6 +95,10 @@ class NativeUnits(Sequence[Unit]):
     def __len__(self) -> int:
         return len(self._starts)
 
+    def bounds(self) -> tuple[list[int], list[int]]:
+        """The units' starts and ends (every unit is in segment 0), without making a unit."""
+        return self._starts, self._ends
+
     @overload
     def __getitem__(self, i: int) -> Unit: ...
 

@@ -42,7 +42,17 @@ def build_postings(counts: Sequence[Mapping[str, int]]) -> Postings:
 class CountsIndex:
     """One source's units for scoring (offsets and segments as in ``source_units``)."""
 
-    __slots__ = ("_counts", "_postings", "_uses", "chunks", "fragments", "lengths", "native", "text", "units")
+    __slots__ = (
+        "_counts",
+        "_fragments",
+        "_postings",
+        "_uses",
+        "chunks",
+        "lengths",
+        "native",
+        "text",
+        "units",
+    )
 
     def __init__(
         self,
@@ -50,7 +60,7 @@ class CountsIndex:
         units: Sequence[Unit],
         counts: list[dict[str, int]] | None,
         lengths: list[int],
-        fragments: list[bool],
+        fragments: list[bool] | None,
         chunks: Sequence[ChunkAnalysis] = (),
     ) -> None:
         self.text = text
@@ -58,8 +68,7 @@ class CountsIndex:
         self._counts = counts
         self.lengths = lengths
         """Number of terms of each unit."""
-        self.fragments = fragments
-        """Whether each unit is a fragment rather than a sentence (``analysis.fragment_flags``)."""
+        self._fragments = fragments
         self.chunks = tuple(chunks)
         """The analysis of each segment's chunk (of every unit, in order), when the source has them:
         the counts come from them on first read, and the compiled index from their compiled analyses."""
@@ -80,11 +89,27 @@ class CountsIndex:
             self._counts = counts
         return counts
 
+    @property
+    def fragments(self) -> list[bool]:
+        """Whether each unit is a fragment rather than a sentence (``analysis.fragment_flags``); of one
+        chunk the extension analysed, asked of it on first read and kept with the chunk's analysis (the
+        compiled index reads its own flags: a source cited through it never asks)."""
+        flags = self._fragments
+        if flags is None:  # two threads may both build them: the same value
+            entry = self.chunks[0]
+            flags = entry.fragments
+            if flags is None:
+                flags = entry.fragments = entry.native.fragments()
+            self._fragments = flags
+        return flags
+
     def __getstate__(self) -> dict[str, object]:
         # a pickled source (a pickled answer holds its sources) leaves the compiled index out: it is
-        # built again on the next citation
+        # built again on the next citation; the fragment flags are read first (the Rust analysis they
+        # come from does not pickle)
         state = {name: getattr(self, name) for name in self.__slots__}
         state["native"] = None
+        state["_fragments"] = self.fragments
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -124,9 +149,10 @@ def index_of(source: Source) -> CountsIndex:
             units = source_units(source)
             chunks = analysis.chunks or ()
             counts = None if chunks else unit_counts(source)[0]  # else built from the chunks when read
-            index = CountsIndex(
-                source.text, units, counts, unit_lengths(source), fragment_flags(source, units), chunks
-            )
+            # of one chunk the extension analysed, the flags are asked of it when read (``fragments``)
+            lazy = entry is not None and len(chunks) == 1 and chunks[0] is entry and entry.native is not None
+            fragments = None if lazy else fragment_flags(source, units)
+            index = CountsIndex(source.text, units, counts, unit_lengths(source), fragments, chunks)
             if entry is not None:  # one chunk: kept with its analysis (two threads: the same value)
                 entry.index = index
         analysis.index = index
