@@ -42,7 +42,7 @@ fn term_of(
             Some(&id) => id,
             None => {
                 let next = words.ids.len() as u32;
-                words.ids.insert(t.clone(), next);
+                words.ids.insert(t.as_str().into(), next);
                 next
             }
         };

@@ -15,7 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::chars::{Table, ALNUM, ALPHA, DECIMAL, DIGIT, LOWER, SPACE, UPPER};
 use crate::segment;
-use crate::terms::{ascii_words, Stemmer};
+use crate::terms::{ascii_words, SmallStr, Stemmer};
 
 #[path = "py_chunk.rs"]
 mod py_chunk;
@@ -116,8 +116,8 @@ use crate::scorer::FastMap;
 
 /// What the table knows: each word's term (None: a stop word) as the term's id and its one `str`.
 struct Words {
-    terms: FastMap<Box<str>, Option<(u32, Py<PyString>)>>,
-    ids: FastMap<String, u32>,
+    terms: FastMap<SmallStr, Option<(u32, Py<PyString>)>>,
+    ids: FastMap<SmallStr, u32>,
     /// which table this is: a new one (the table starting over) gives the same term another id, so
     /// ids are compared only within one epoch (`py_chunk.rs`)
     epoch: u64,
@@ -197,7 +197,7 @@ impl TermTable {
                         None => None,
                         Some(t) => {
                             let next = guard.ids.len() as u32;
-                            let id = *guard.ids.entry(t.clone()).or_insert(next);
+                            let id = *guard.ids.entry(t.as_str().into()).or_insert(next);
                             Some((id, PyString::new(py, &t).unbind()))
                         }
                     };

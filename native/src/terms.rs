@@ -5,8 +5,9 @@
 //! of truth: `stopwords.py`).
 #![forbid(unsafe_code)]
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::scorer::Fnv;
 
@@ -59,62 +60,140 @@ impl Stemmer {
 
     /// The term of a lower-cased word: None for a stop word.
     pub fn term(&self, word: &str) -> Option<String> {
+        let mut term = String::new();
+        self.term_in(word, &mut term).then_some(term)
+    }
+
+    /// `term` written into `out` (emptied first), which a caller reuses from word to word (no
+    /// allocation per word); false for a stop word.
+    pub fn term_in(&self, word: &str, out: &mut String) -> bool {
+        out.clear();
         if self.stop.contains(word) {
-            None
-        } else {
-            Some(self.stem(word))
+            return false;
         }
+        self.stem_in(word, out);
+        true
     }
 
     /// `_stem_word`: the first suffix (in `SUFFIXES` order) the word ends with that leaves three
     /// characters (`ies`/`ied` become `y`), else a final one-letter suffix, else the word.
     pub fn stem(&self, word: &str) -> String {
+        let mut stem = String::new();
+        self.stem_in(word, &mut stem);
+        stem
+    }
+
+    /// `stem` appended to `out`.
+    fn stem_in(&self, word: &str, out: &mut String) {
         if word.is_ascii() {
-            return self.stem_ascii(word);
+            return self.stem_ascii(word, out);
         }
         let w: Vec<char> = word.chars().collect();
         let n = w.len();
         if n <= 3 {
-            return word.to_owned();
+            return out.push_str(word);
         }
         for suffix in &self.multi {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
-                let mut stem: String = w[..n - suffix.len()].iter().collect();
+                out.extend(&w[..n - suffix.len()]);
                 if y_stem(suffix) {
-                    stem.push('y');
+                    out.push('y');
                 }
-                return stem;
+                return;
             }
         }
         if self.one.contains(&w[n - 1]) {
-            return w[..n - 1].iter().collect();
+            return out.extend(&w[..n - 1]);
         }
-        word.to_owned()
+        out.push_str(word);
     }
 
-    /// `stem` of an ASCII word, on its bytes (one per character).
-    fn stem_ascii(&self, word: &str) -> String {
+    /// `stem_in` of an ASCII word, on its bytes (one per character).
+    fn stem_ascii(&self, word: &str, out: &mut String) {
         let w = word.as_bytes();
         let n = w.len();
         if n <= 3 {
-            return word.to_owned();
+            return out.push_str(word);
         }
         let end = [w[n - 2], w[n - 1]];
         let group = self.multi_ascii.iter().find(|group| group.0 == end);
         for (suffix, y) in group.map_or(&[][..], |group| &group.1[..]) {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
-                let mut stem = String::with_capacity(n - suffix.len() + 1);
-                stem.push_str(&word[..n - suffix.len()]);
+                out.push_str(&word[..n - suffix.len()]);
                 if *y {
-                    stem.push('y');
+                    out.push('y');
                 }
-                return stem;
+                return;
             }
         }
         if self.one.contains(&char::from(w[n - 1])) {
-            return word[..n - 1].to_owned();
+            return out.push_str(&word[..n - 1]);
         }
-        word.to_owned()
+        out.push_str(word);
+    }
+}
+
+/// The longest string `SmallStr` keeps in place.
+const INLINE: usize = 22;
+
+/// A string kept in place when short (most words and terms), else on the heap: the word table's keys,
+/// which a stream that starts with `clear_caches` makes anew for every word of its sources, and a
+/// `Box<str>` or `String` each cost an allocation and a free (about a tenth of a corpus's analysis).
+/// Hashed and compared as its `str`, so a map keyed by it is looked up by `&str`.
+#[derive(Clone)]
+pub enum SmallStr {
+    Inline(u8, [u8; INLINE]),
+    Heap(Box<str>),
+}
+
+impl SmallStr {
+    pub fn as_str(&self) -> &str {
+        match self {
+            // a whole `str` was copied in, so the bytes are UTF-8 (`unwrap_or_default` never answers)
+            SmallStr::Inline(len, bytes) => {
+                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
+            }
+            SmallStr::Heap(s) => s,
+        }
+    }
+}
+
+impl From<&str> for SmallStr {
+    fn from(s: &str) -> Self {
+        match u8::try_from(s.len()) {
+            Ok(len) if s.len() <= INLINE => {
+                let mut bytes = [0; INLINE];
+                bytes[..s.len()].copy_from_slice(s.as_bytes());
+                SmallStr::Inline(len, bytes)
+            }
+            _ => SmallStr::Heap(s.into()),
+        }
+    }
+}
+
+impl Borrow<str> for SmallStr {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Hash for SmallStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq for SmallStr {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SmallStr {}
+
+impl std::fmt::Debug for SmallStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
     }
 }
 
@@ -164,9 +243,28 @@ mod tests {
         ] {
             assert_eq!(s.stem(word), stem, "{word}");
         }
+        let mut buf = String::from("left over");
+        assert!(!s.term_in("the", &mut buf) && buf.is_empty());
+        assert!(s.term_in("parties", &mut buf) && buf == "party");
         assert_eq!(
             ascii_words("  a b\x1cc\td ").collect::<Vec<_>>(),
             ["a", "b", "c", "d"]
         );
+    }
+
+    #[test]
+    fn small_strings_are_their_str() {
+        use std::collections::HashMap;
+        let long = "x".repeat(INLINE + 1);
+        for text in ["", "a", "caf\u{e9}", &"y".repeat(INLINE), &long] {
+            let small = SmallStr::from(text);
+            assert_eq!(small.as_str(), text);
+            assert_eq!(matches!(small, SmallStr::Inline(..)), text.len() <= INLINE);
+            let mut map: HashMap<SmallStr, usize> = HashMap::new();
+            map.insert(small.clone(), text.len());
+            assert_eq!(map.get(text), Some(&text.len()));
+            assert_eq!(small, SmallStr::from(text.to_owned().as_str()));
+        }
+        assert_ne!(SmallStr::from("ab"), SmallStr::from("abc"));
     }
 }
