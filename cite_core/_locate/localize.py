@@ -52,9 +52,12 @@ def _check_sources(sources: list[Source], by_number: dict[int, Source]) -> None:
             "CitationSession across calls) so that each [n] means one source"
         )
     for source in sources:
-        problem = layout_problem(source)
-        if problem:
-            raise ArgumentError(f"sources: source {source.number}: {problem}")
+        analysis = analysis_of(source)  # a new one when its text or segments changed since
+        if not analysis.laid_out:
+            problem = layout_problem(source)
+            if problem:
+                raise ArgumentError(f"sources: source {source.number}: {problem}")
+            analysis.laid_out = True
 
 
 class Corpus:

@@ -264,7 +264,7 @@ impl ChunkAnalyser {
         let mut stem = String::new(); // each new word's term, written in place (no allocation a word)
         for unit in units {
             for (word, cjk) in unit {
-                if let Some(known) = words.terms.get(word) {
+                if let Some(known) = words.terms.get(word.as_bytes()) {
                     if let Some((id, term)) = known {
                         if local.push(&mut words.scratch, *id).1 {
                             terms.push(term.clone_ref(py));
@@ -284,7 +284,7 @@ impl ChunkAnalyser {
                 };
                 let found = term.map(|t| {
                     let term = PyString::new(py, t).unbind();
-                    let id = match words.ids.get(t) {
+                    let id = match words.ids.get(t.as_bytes()) {
                         Some(&id) => id,
                         None => {
                             let id = words.ids.len() as u32;

@@ -192,7 +192,7 @@ impl TermTable {
         // first every new word of the chunk, then (the table no longer changing) the units
         for (a, b) in &spans {
             for word in ascii_words(&separated[*a..*b]) {
-                if !guard.terms.contains_key(word) {
+                if !guard.terms.contains_key(word.as_bytes()) {
                     let term = match self.stemmer.term(word) {
                         None => None,
                         Some(t) => {
@@ -213,7 +213,7 @@ impl TermTable {
         for (a, b) in &spans {
             let mut ids = Vec::new();
             for word in ascii_words(&separated[*a..*b]) {
-                if let Some(Some((id, term))) = guard.terms.get(word) {
+                if let Some(Some((id, term))) = guard.terms.get(word.as_bytes()) {
                     ids.push(*id);
                     strs.entry(*id).or_insert_with(|| term.clone_ref(py));
                 }

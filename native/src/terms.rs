@@ -139,7 +139,8 @@ const INLINE: usize = 22;
 /// A string kept in place when short (most words and terms), else on the heap: the word table's keys,
 /// which a stream that starts with `clear_caches` makes anew for every word of its sources, and a
 /// `Box<str>` or `String` each cost an allocation and a free (about a tenth of a corpus's analysis).
-/// Hashed and compared as its `str`, so a map keyed by it is looked up by `&str`.
+/// Hashed, compared and looked up as its bytes (`map.get(word.as_bytes())`): as a `str` it would be
+/// checked as UTF-8 at every lookup (`Borrow<str>` has no other safe way), a tenth of the analysis again.
 #[derive(Clone)]
 pub enum SmallStr {
     Inline(u8, [u8; INLINE]),
@@ -147,13 +148,10 @@ pub enum SmallStr {
 }
 
 impl SmallStr {
-    pub fn as_str(&self) -> &str {
+    pub fn as_bytes(&self) -> &[u8] {
         match self {
-            // a whole `str` was copied in, so the bytes are UTF-8 (`unwrap_or_default` never answers)
-            SmallStr::Inline(len, bytes) => {
-                std::str::from_utf8(&bytes[..usize::from(*len)]).unwrap_or_default()
-            }
-            SmallStr::Heap(s) => s,
+            SmallStr::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            SmallStr::Heap(s) => s.as_bytes(),
         }
     }
 }
@@ -171,21 +169,21 @@ impl From<&str> for SmallStr {
     }
 }
 
-impl Borrow<str> for SmallStr {
-    fn borrow(&self) -> &str {
-        self.as_str()
+impl Borrow<[u8]> for SmallStr {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
     }
 }
 
 impl Hash for SmallStr {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
+        self.as_bytes().hash(state);
     }
 }
 
 impl PartialEq for SmallStr {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -193,7 +191,7 @@ impl Eq for SmallStr {}
 
 impl std::fmt::Debug for SmallStr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_str().fmt(f)
+        String::from_utf8_lossy(self.as_bytes()).fmt(f)
     }
 }
 
@@ -258,11 +256,11 @@ mod tests {
         let long = "x".repeat(INLINE + 1);
         for text in ["", "a", "caf\u{e9}", &"y".repeat(INLINE), &long] {
             let small = SmallStr::from(text);
-            assert_eq!(small.as_str(), text);
+            assert_eq!(small.as_bytes(), text.as_bytes());
             assert_eq!(matches!(small, SmallStr::Inline(..)), text.len() <= INLINE);
             let mut map: HashMap<SmallStr, usize> = HashMap::new();
             map.insert(small.clone(), text.len());
-            assert_eq!(map.get(text), Some(&text.len()));
+            assert_eq!(map.get(text.as_bytes()), Some(&text.len()));
             assert_eq!(small, SmallStr::from(text.to_owned().as_str()));
         }
         assert_ne!(SmallStr::from("ab"), SmallStr::from("abc"));
