@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 use std::borrow::Borrow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::scorer::Fnv;
@@ -130,6 +130,55 @@ impl Stemmer {
             return out.push_str(&word[..n - 1]);
         }
         out.push_str(word);
+    }
+}
+
+/// The word table's maps (python.rs's `Words`): keyed by `SmallStr`, hashed by `WordHash`.
+pub type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHash>>;
+
+/// The hasher of `WordMap`: eight bytes a step with FxHash's rotate, xor and multiply, where FNV (the
+/// other maps') multiplies once a byte, and once a byte of the length a slice's hash writes first: a
+/// word of seven letters took fifteen steps, about a twentieth of a corpus's analysis. `finish` turns
+/// the well-mixed high bits into the low ones the map's buckets are chosen by (as rustc-hash 2 does).
+/// Not proof against flooding, as FNV was not: the table is bounded by `max_words` and starts over.
+#[derive(Default)]
+pub struct WordHash(u64);
+
+const WORD_SEED: u64 = 0xf135_7aea_2e62_a9c5;
+
+impl WordHash {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(WORD_SEED);
+    }
+}
+
+impl Hasher for WordHash {
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // zeros after the last bytes: the length, written first, tells "a" from "a\0"
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
     }
 }
 
@@ -264,5 +313,16 @@ mod tests {
             assert_eq!(small, SmallStr::from(text.to_owned().as_str()));
         }
         assert_ne!(SmallStr::from("ab"), SmallStr::from("abc"));
+        let mut words: WordMap<SmallStr, usize> = WordMap::default();
+        let many: Vec<String> = (0..2000)
+            .map(|i| format!("w{i}x{}", "y".repeat(i % 19)))
+            .collect();
+        for (i, w) in many.iter().enumerate() {
+            words.insert(w.as_str().into(), i);
+        }
+        for (i, w) in many.iter().enumerate() {
+            assert_eq!(words.get(w.as_bytes()), Some(&i));
+        }
+        assert_eq!(words.get(&b"w1x"[..]), None);
     }
 }
