@@ -35,6 +35,22 @@ DEFAULT_UNSUPPORTED_THRESHOLD = SUPPORT_THRESHOLD
 on a development split of AttributionBench; see docs/quality.md)."""
 
 
+def _names(sources: list[Source]) -> dict[int, tuple[str, ...]]:
+    """Each source's title and URL lower-cased (those of three characters or more), by number: what the
+    lexer takes for a reference list's lines. Read from the fields' dict, in one loop: pydantic's
+    attribute reads and a generator per source cost a tenth of a stream's set-up."""
+    names: dict[int, tuple[str, ...]] = {}
+    for source in sources:
+        fields = source.__dict__
+        title, url = fields["title"], fields["url"]
+        url = url.lower() if url and len(url) >= 3 else None
+        if title and len(title) >= 3:
+            names[fields["number"]] = (title.lower(), url) if url else (title.lower(),)
+        else:
+            names[fields["number"]] = (url,) if url else ()
+    return names
+
+
 class CitationStream:
     """Parse a model's answer as it streams: ``feed(chunk)`` yields events, ``finish()`` the answer."""
 
@@ -69,8 +85,7 @@ class CitationStream:
         if not all(isinstance(s, Source) for s in items):
             items = number_sources(items)
         self.sources: list[Source] = items
-        names = {s.number: tuple(n.lower() for n in (s.title, s.url) if n and len(n) >= 3) for s in items}
-        self._lexer = Lexer(names)
+        self._lexer = Lexer(_names(items))
         self._path_feed = self._lexer.plain
         """The fast path's first step (``LexerState.plain``): the texts of a chunk of plain text, or None for
         the general path. Tests that want the general path alone set it to ``lambda chunk: None``."""

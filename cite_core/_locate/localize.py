@@ -12,7 +12,7 @@ from .._schema.events import char_location
 from .._schema.models import Citation, Source
 from .._schema.source import IMAGE_KEY, SourceAnalysis, Unit, analysis_of, layout_problem
 from .._schema.utf16 import has_astral
-from .._sources.analysis import corpus_frequencies, source_terms, source_units, unit_counts, unit_lengths
+from .._sources.analysis import corpus_frequencies, source_terms, source_units, unit_counts
 from .._sources.chunk_analyser import NativeUnits
 from .._sources.stopwords import STOP
 from .._sources.terms import _TOKEN
@@ -53,9 +53,12 @@ def _check_sources(sources: list[Source], by_number: dict[int, Source]) -> None:
             "CitationSession across calls) so that each [n] means one source"
         )
     for source in sources:
-        problem = layout_problem(source)
-        if problem:
-            raise ArgumentError(f"sources: source {source.number}: {problem}")
+        analysis = analysis_of(source)  # a new one when its text or segments changed since
+        if not analysis.laid_out:
+            problem = layout_problem(source)
+            if problem:
+                raise ArgumentError(f"sources: source {source.number}: {problem}")
+            analysis.laid_out = True
 
 
 class Corpus:
@@ -104,9 +107,9 @@ class Corpus:
     @property
     def stats(self) -> TermStats:
         if self._stats is None:
-            frequencies = corpus_frequencies(self.sources)
-            if frequencies is not None:  # summed in Rust from the chunks' compiled analyses
-                self._stats = TermStats.from_frequencies(frequencies, [unit_lengths(s) for s in self.sources])
+            found = corpus_frequencies(self.sources)
+            if found is not None:  # summed in Rust from the chunks' compiled analyses
+                self._stats = TermStats.from_frequencies(*found)
             else:
                 # one counting pass over every unit (not a merge of per-source statistics, whose lazy
                 # document-frequency sums cost 20 dict lookups per term for 20 sources); the units' term

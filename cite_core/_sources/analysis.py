@@ -45,21 +45,18 @@ def _analyse_source(source: Source, analysis: SourceAnalysis) -> Sequence[Unit]:
     entries: tuple[ChunkAnalysis, ...]
     if len(segments) == 1 and segments[0].start == 0:  # one chunk: the analysed units as they are
         entry = _chunk(segments[0].text, blocks)
-        found = entry.units  # the source's own object of them (not made one by one here)
-        units = found.view() if isinstance(found, NativeUnits) else list(found)
-        lengths, entries = entry.lengths, (entry,)
         if len(segments[0].text) > CHUNK_CACHE_MAX_CHARS:
             analysis.chunk = entry  # not kept by the chunk cache: its index goes with the source
-    else:
-        every: list[Unit] = []
-        lengths, chunks = [], []
-        for index, seg in enumerate(segments):
-            entry = _chunk(seg.text, blocks)
-            offset = seg.start
-            every.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
-            lengths.extend(entry.lengths)
-            chunks.append(entry)
-        entries, units = tuple(chunks), every
+        return _keep_chunk(analysis, entry)
+    every: list[Unit] = []
+    lengths, chunks = [], []
+    for index, seg in enumerate(segments):
+        entry = _chunk(seg.text, blocks)
+        offset = seg.start
+        every.extend(Unit(u.start + offset, u.end + offset, index, u.terms) for u in entry.units)
+        lengths.extend(entry.lengths)
+        chunks.append(entry)
+    entries, units = tuple(chunks), every
     if all(e.counted is not None for e in entries):
         # as before the compiled analysis: the source keeps the counts, not the chunks
         counts = entries[0].counts if len(entries) == 1 else [c for e in entries for c in e.counts]
@@ -69,6 +66,43 @@ def _analyse_source(source: Source, analysis: SourceAnalysis) -> Sequence[Unit]:
     analysis.lengths = lengths
     analysis.units = units
     return units
+
+
+def _keep_chunk(analysis: SourceAnalysis, entry: ChunkAnalysis) -> Sequence[Unit]:
+    """``_analyse_source`` of a one-chunk source whose chunk's analysis is ``entry``."""
+    found = entry.units  # the source's own object of them (not made one by one here)
+    units = found.view() if isinstance(found, NativeUnits) else list(found)
+    lengths = entry.lengths
+    if entry.counted is not None:  # as before the compiled analysis: the source keeps the counts
+        analysis.unit_counts = (entry.counted, lengths)
+    else:
+        analysis.chunks = (entry,)
+    analysis.lengths = lengths
+    analysis.units = units
+    return units
+
+
+def _analyse_sources(
+    sources: Sequence[Source], analyses: Sequence[SourceAnalysis], analyser: NativeChunkAnalyser
+) -> None:
+    """``_analyse_source`` of each source not analysed yet, the chunk texts of the one-chunk ones that
+    the chunk cache lacks analysed in one compiled call (one call per source, with the cache's lock
+    and Python's layers around it, cost about as much as the compiled analysis of a short source)."""
+    single: list[tuple[SourceAnalysis, tuple[str, bool]]] = []
+    seen: set[int] = set()  # a copy of a source shares its analysis until its text changes
+    for source, analysis in zip(sources, analyses):
+        if analysis.units is not None or id(analysis) in seen:
+            continue
+        segments = source.segments
+        if len(segments) == 1 and segments[0].start == 0 and len(segments[0].text) <= CHUNK_CACHE_MAX_CHARS:
+            seen.add(id(analysis))
+            single.append((analysis, (segments[0].text, source.kind == "blocks")))
+        else:
+            _analyse_source(source, analysis)
+    if single:
+        entries = CHUNKS.get_or_build_many([key for _, key in single], analyser.analyse_many)
+        for (analysis, _), entry in zip(single, entries):
+            _keep_chunk(analysis, entry)
 
 
 def _chunk(text: str, blocks: bool) -> ChunkAnalysis:
@@ -121,19 +155,30 @@ def _natives(source: Source) -> list[Any] | None:
     return None if None in natives else natives
 
 
-def corpus_frequencies(sources: Sequence[Source]) -> Mapping[str, int] | None:
+def corpus_frequencies(sources: Sequence[Source]) -> tuple[Mapping[str, int], list[list[int]]] | None:
     """The document frequencies over every unit of ``sources`` (``TermStats.from_groups``'s), counted
-    in Rust from their compiled analyses; None when a source has a chunk the reference analysed (a
-    word that is not ASCII) or without the extension (the caller counts the units' term counts)."""
-    if not isinstance(CHUNK_ANALYSER, NativeChunkAnalyser):
+    in Rust from their compiled analyses, with each source's ``unit_lengths``; None when a source has a
+    chunk the reference analysed (a word that is not ASCII) or without the extension (the caller counts
+    the units' term counts). The sources not analysed yet are analysed together (``_analyse_sources``)."""
+    analyser = CHUNK_ANALYSER
+    if not isinstance(analyser, NativeChunkAnalyser):
         return None
+    analyses = [analysis_of(s) for s in sources]
+    _analyse_sources(sources, analyses, analyser)
     chunks: list[Any] = []
-    for source in sources:
-        natives = _natives(source)
-        if natives is None:
+    for analysis in analyses:
+        entries = analysis.chunks
+        if entries is None:  # its counts were built: the units' counts serve
             return None
-        chunks.extend(natives)
-    return CHUNK_ANALYSER.frequencies(chunks)
+        for entry in entries:
+            native = entry.native
+            if native is None:
+                return None
+            chunks.append(native)
+    frequencies = analyser.frequencies(chunks)
+    if frequencies is None:
+        return None
+    return frequencies, [a.lengths for a in analyses]  # type: ignore[misc]  # set with the units
 
 
 def source_terms(source: Source) -> set[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from .._schema.source import ChunkAnalysis
@@ -93,6 +93,30 @@ class LRUCache(Generic[K, V]):
         """The value kept for ``key``, else ``build()`` (outside the lock), kept."""
         found = self.get(key)
         return found if found is not None else self.put(key, build())
+
+    def get_or_build_many(self, keys: Sequence[K], build: Callable[[list[K]], list[V]]) -> list[V]:
+        """``get_or_build`` of each key in turn, the values missing built by one call of ``build`` (outside
+        the lock) with their keys, each once; a key given again counts as a hit, as it would be then."""
+        found: list[V | None] = []
+        missing: dict[K, None] = {}
+        with self._lock:
+            entries = self._entries
+            for key in keys:
+                value = entries.get(key)
+                if value is not None:
+                    entries.move_to_end(key)
+                    self.hits += 1
+                elif key in missing:
+                    self.hits += 1
+                else:
+                    self.misses += 1
+                    missing[key] = None
+                found.append(value)
+        if not missing:
+            return found  # type: ignore[return-value]  # every key was kept
+        wanted = list(missing)
+        built = {key: self.put(key, value) for key, value in zip(wanted, build(wanted))}
+        return [built[key] if value is None else value for key, value in zip(keys, found)]
 
     def clear(self) -> None:
         with self._lock:

@@ -207,6 +207,22 @@ class NativeChunkAnalyser:
         starts, ends, lengths, native = found
         return ChunkAnalysis(NativeUnits(starts, ends, native), None, lengths, native=native)
 
+    def analyse_many(self, keys: list[tuple[str, bool]]) -> list[ChunkAnalysis]:
+        """``analyse(text, blocks)`` of each key, in one compiled call (a corpus's chunks)."""
+        try:
+            found = self._analyser.analyse_many(keys)
+        except self._panic as exc:
+            message = f"the compiled chunk analyser failed ({exc}); CITE_PURE_PYTHON=1 avoids it"
+            raise NativeError(message) from exc
+        out: list[ChunkAnalysis] = []
+        for key, one in zip(keys, found):
+            if one is None:  # a capital sigma or a lone surrogate: the reference's
+                out.append(PYTHON_CHUNKS.analyse(*key))
+            else:
+                starts, ends, lengths, native = one
+                out.append(ChunkAnalysis(NativeUnits(starts, ends, native), None, lengths, native=native))
+        return out
+
     def frequencies(self, chunks: Sequence[Any]) -> Mapping[str, int] | None:
         """The document frequencies over the units of ``chunks`` (``ChunkIndex``es, each once per
         segment that has its text), counted in Rust; None when the word table started over between

@@ -126,7 +126,7 @@ impl DocFreq {
                 Some(
                     words
                         .ids
-                        .get(text)
+                        .get(text.as_bytes())
                         .and_then(|id| self.by_id.get(id))
                         .copied(),
                 )

@@ -34,15 +34,15 @@ fn term_of(
     py: Python<'_>,
     word: &str,
 ) -> Option<(u32, Py<PyString>)> {
-    if let Some(known) = words.terms.get(word) {
+    if let Some(known) = words.terms.get(word.as_bytes()) {
         return known.as_ref().map(|(id, term)| (*id, term.clone_ref(py)));
     }
     let term = table.stemmer.term(word).map(|t| {
-        let id = match words.ids.get(t.as_str()) {
+        let id = match words.ids.get(t.as_bytes()) {
             Some(&id) => id,
             None => {
                 let next = words.ids.len() as u32;
-                words.ids.insert(t.clone(), next);
+                words.ids.insert(t.as_str().into(), next);
                 next
             }
         };

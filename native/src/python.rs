@@ -15,7 +15,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::chars::{Table, ALNUM, ALPHA, DECIMAL, DIGIT, LOWER, SPACE, UPPER};
 use crate::segment;
-use crate::terms::{ascii_words, Stemmer};
+use crate::terms::{ascii_words, SmallStr, Stemmer, WordMap};
 
 #[path = "py_chunk.rs"]
 mod py_chunk;
@@ -116,8 +116,8 @@ use crate::scorer::FastMap;
 
 /// What the table knows: each word's term (None: a stop word) as the term's id and its one `str`.
 struct Words {
-    terms: FastMap<Box<str>, Option<(u32, Py<PyString>)>>,
-    ids: FastMap<String, u32>,
+    terms: WordMap<SmallStr, Option<(u32, Py<PyString>)>>,
+    ids: WordMap<SmallStr, u32>,
     /// which table this is: a new one (the table starting over) gives the same term another id, so
     /// ids are compared only within one epoch (`py_chunk.rs`)
     epoch: u64,
@@ -133,8 +133,8 @@ impl Default for Words {
     fn default() -> Self {
         // room for the words of a few chunks: a table that starts over (`clear_caches`) grows again
         Words {
-            terms: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
-            ids: FastMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
+            terms: WordMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
+            ids: WordMap::with_capacity_and_hasher(WORDS_ROOM, Default::default()),
             epoch: EPOCHS.fetch_add(1, Ordering::Relaxed),
             scratch: Default::default(),
         }
@@ -192,12 +192,12 @@ impl TermTable {
         // first every new word of the chunk, then (the table no longer changing) the units
         for (a, b) in &spans {
             for word in ascii_words(&separated[*a..*b]) {
-                if !guard.terms.contains_key(word) {
+                if !guard.terms.contains_key(word.as_bytes()) {
                     let term = match self.stemmer.term(word) {
                         None => None,
                         Some(t) => {
                             let next = guard.ids.len() as u32;
-                            let id = *guard.ids.entry(t.clone()).or_insert(next);
+                            let id = *guard.ids.entry(t.as_str().into()).or_insert(next);
                             Some((id, PyString::new(py, &t).unbind()))
                         }
                     };
@@ -213,7 +213,7 @@ impl TermTable {
         for (a, b) in &spans {
             let mut ids = Vec::new();
             for word in ascii_words(&separated[*a..*b]) {
-                if let Some(Some((id, term))) = guard.terms.get(word) {
+                if let Some(Some((id, term))) = guard.terms.get(word.as_bytes()) {
                     ids.push(*id);
                     strs.entry(*id).or_insert_with(|| term.clone_ref(py));
                 }

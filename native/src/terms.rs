@@ -5,8 +5,9 @@
 //! of truth: `stopwords.py`).
 #![forbid(unsafe_code)]
 
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
+use std::borrow::Borrow;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::scorer::Fnv;
 
@@ -59,62 +60,187 @@ impl Stemmer {
 
     /// The term of a lower-cased word: None for a stop word.
     pub fn term(&self, word: &str) -> Option<String> {
+        let mut term = String::new();
+        self.term_in(word, &mut term).then_some(term)
+    }
+
+    /// `term` written into `out` (emptied first), which a caller reuses from word to word (no
+    /// allocation per word); false for a stop word.
+    pub fn term_in(&self, word: &str, out: &mut String) -> bool {
+        out.clear();
         if self.stop.contains(word) {
-            None
-        } else {
-            Some(self.stem(word))
+            return false;
         }
+        self.stem_in(word, out);
+        true
     }
 
     /// `_stem_word`: the first suffix (in `SUFFIXES` order) the word ends with that leaves three
     /// characters (`ies`/`ied` become `y`), else a final one-letter suffix, else the word.
     pub fn stem(&self, word: &str) -> String {
+        let mut stem = String::new();
+        self.stem_in(word, &mut stem);
+        stem
+    }
+
+    /// `stem` appended to `out`.
+    fn stem_in(&self, word: &str, out: &mut String) {
         if word.is_ascii() {
-            return self.stem_ascii(word);
+            return self.stem_ascii(word, out);
         }
         let w: Vec<char> = word.chars().collect();
         let n = w.len();
         if n <= 3 {
-            return word.to_owned();
+            return out.push_str(word);
         }
         for suffix in &self.multi {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
-                let mut stem: String = w[..n - suffix.len()].iter().collect();
+                out.extend(&w[..n - suffix.len()]);
                 if y_stem(suffix) {
-                    stem.push('y');
+                    out.push('y');
                 }
-                return stem;
+                return;
             }
         }
         if self.one.contains(&w[n - 1]) {
-            return w[..n - 1].iter().collect();
+            return out.extend(&w[..n - 1]);
         }
-        word.to_owned()
+        out.push_str(word);
     }
 
-    /// `stem` of an ASCII word, on its bytes (one per character).
-    fn stem_ascii(&self, word: &str) -> String {
+    /// `stem_in` of an ASCII word, on its bytes (one per character).
+    fn stem_ascii(&self, word: &str, out: &mut String) {
         let w = word.as_bytes();
         let n = w.len();
         if n <= 3 {
-            return word.to_owned();
+            return out.push_str(word);
         }
         let end = [w[n - 2], w[n - 1]];
         let group = self.multi_ascii.iter().find(|group| group.0 == end);
         for (suffix, y) in group.map_or(&[][..], |group| &group.1[..]) {
             if w.ends_with(suffix) && n - suffix.len() >= 3 {
-                let mut stem = String::with_capacity(n - suffix.len() + 1);
-                stem.push_str(&word[..n - suffix.len()]);
+                out.push_str(&word[..n - suffix.len()]);
                 if *y {
-                    stem.push('y');
+                    out.push('y');
                 }
-                return stem;
+                return;
             }
         }
         if self.one.contains(&char::from(w[n - 1])) {
-            return word[..n - 1].to_owned();
+            return out.push_str(&word[..n - 1]);
         }
-        word.to_owned()
+        out.push_str(word);
+    }
+}
+
+/// The word table's maps (python.rs's `Words`): keyed by `SmallStr`, hashed by `WordHash`.
+pub type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHash>>;
+
+/// The hasher of `WordMap`: eight bytes a step with FxHash's rotate, xor and multiply, where FNV (the
+/// other maps') multiplies once a byte, and once a byte of the length a slice's hash writes first: a
+/// word of seven letters took fifteen steps, about a twentieth of a corpus's analysis. `finish` turns
+/// the well-mixed high bits into the low ones the map's buckets are chosen by (as rustc-hash 2 does).
+/// Not proof against flooding, as FNV was not: the table is bounded by `max_words` and starts over.
+#[derive(Default)]
+pub struct WordHash(u64);
+
+const WORD_SEED: u64 = 0xf135_7aea_2e62_a9c5;
+
+impl WordHash {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(WORD_SEED);
+    }
+}
+
+impl Hasher for WordHash {
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // zeros after the last bytes: the length, written first, tells "a" from "a\0"
+            let mut word = [0; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+}
+
+/// The longest string `SmallStr` keeps in place.
+const INLINE: usize = 22;
+
+/// A string kept in place when short (most words and terms), else on the heap: the word table's keys,
+/// which a stream that starts with `clear_caches` makes anew for every word of its sources, and a
+/// `Box<str>` or `String` each cost an allocation and a free (about a tenth of a corpus's analysis).
+/// Hashed, compared and looked up as its bytes (`map.get(word.as_bytes())`): as a `str` it would be
+/// checked as UTF-8 at every lookup (`Borrow<str>` has no other safe way), a tenth of the analysis again.
+#[derive(Clone)]
+pub enum SmallStr {
+    Inline(u8, [u8; INLINE]),
+    Heap(Box<str>),
+}
+
+impl SmallStr {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            SmallStr::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            SmallStr::Heap(s) => s.as_bytes(),
+        }
+    }
+}
+
+impl From<&str> for SmallStr {
+    fn from(s: &str) -> Self {
+        match u8::try_from(s.len()) {
+            Ok(len) if s.len() <= INLINE => {
+                let mut bytes = [0; INLINE];
+                bytes[..s.len()].copy_from_slice(s.as_bytes());
+                SmallStr::Inline(len, bytes)
+            }
+            _ => SmallStr::Heap(s.into()),
+        }
+    }
+}
+
+impl Borrow<[u8]> for SmallStr {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl Hash for SmallStr {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialEq for SmallStr {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for SmallStr {}
+
+impl std::fmt::Debug for SmallStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        String::from_utf8_lossy(self.as_bytes()).fmt(f)
     }
 }
 
@@ -164,9 +290,39 @@ mod tests {
         ] {
             assert_eq!(s.stem(word), stem, "{word}");
         }
+        let mut buf = String::from("left over");
+        assert!(!s.term_in("the", &mut buf) && buf.is_empty());
+        assert!(s.term_in("parties", &mut buf) && buf == "party");
         assert_eq!(
             ascii_words("  a b\x1cc\td ").collect::<Vec<_>>(),
             ["a", "b", "c", "d"]
         );
+    }
+
+    #[test]
+    fn small_strings_are_their_str() {
+        use std::collections::HashMap;
+        let long = "x".repeat(INLINE + 1);
+        for text in ["", "a", "caf\u{e9}", &"y".repeat(INLINE), &long] {
+            let small = SmallStr::from(text);
+            assert_eq!(small.as_bytes(), text.as_bytes());
+            assert_eq!(matches!(small, SmallStr::Inline(..)), text.len() <= INLINE);
+            let mut map: HashMap<SmallStr, usize> = HashMap::new();
+            map.insert(small.clone(), text.len());
+            assert_eq!(map.get(text.as_bytes()), Some(&text.len()));
+            assert_eq!(small, SmallStr::from(text.to_owned().as_str()));
+        }
+        assert_ne!(SmallStr::from("ab"), SmallStr::from("abc"));
+        let mut words: WordMap<SmallStr, usize> = WordMap::default();
+        let many: Vec<String> = (0..2000)
+            .map(|i| format!("w{i}x{}", "y".repeat(i % 19)))
+            .collect();
+        for (i, w) in many.iter().enumerate() {
+            words.insert(w.as_str().into(), i);
+        }
+        for (i, w) in many.iter().enumerate() {
+            assert_eq!(words.get(w.as_bytes()), Some(&i));
+        }
+        assert_eq!(words.get(&b"w1x"[..]), None);
     }
 }

@@ -13,7 +13,7 @@ from cite_core import clear_caches, number_sources, parse_answer
 from cite_core._locate import localize as _localize
 from cite_core._locate import scoring as _scoring
 from cite_core._locate.scorer import PythonScorer
-from cite_core._schema.source import ChunkAnalysis
+from cite_core._schema.source import ChunkAnalysis, SourceAnalysis
 from cite_core._sources import analysis as _analysis
 from cite_core._sources import cache as _cache
 from cite_core._sources import terms as _terms
@@ -267,3 +267,40 @@ def test_the_chunk_cache_gives_one_analysis_to_concurrent_threads() -> None:
         got = list(pool.map(lambda t: _analysis._chunk(t, False), texts * 5))
     assert got == expected * 5
     assert len(_cache.CHUNKS) == 40
+
+
+def test_values_built_in_one_call_are_kept_as_one_by_one() -> None:
+    cache: _cache.LRUCache[str, str] = _cache.LRUCache(10, 100, lambda key, _: len(key))
+    cache.get_or_build("b", lambda: "B")
+    calls: list[list[str]] = []
+
+    def build(keys: list[str]) -> list[str]:
+        calls.append(keys)
+        return [key.upper() for key in keys]
+
+    assert cache.get_or_build_many(["a", "b", "a", "c"], build) == ["A", "B", "A", "C"]
+    assert calls == [["a", "c"]]  # each missing key built once, in one call
+    assert (cache.hits, cache.misses) == (2, 3)  # "a" again is a hit, as one by one
+    assert list(cache._entries) == ["b", "a", "c"]
+    assert cache.get_or_build_many(["c", "a"], build) == ["C", "A"] and len(calls) == 1
+
+
+def test_a_corpus_analyses_its_sources_together_as_each_alone() -> None:
+    clear_caches()
+    items = [
+        CHUNKS[0],
+        {"text": CHUNKS[1], "document_id": "d", "start_index": 0},
+        {"text": CHUNKS[2], "document_id": "d", "start_index": 900},  # one source of two segments
+        {"text": CHUNKS[0], "document_id": "e"},  # the first one's text again: one analysis
+    ]
+    sources = number_sources(items)
+    sources.append(sources[0].model_copy(update={"number": 9}))  # shares the first's analysis
+    stats = _localize.Corpus(sources).stats
+    counted = [_analysis.unit_counts(s) for s in sources]
+    alone = _scoring.TermStats.from_groups([c for c, _ in counted], [n for _, n in counted])
+    assert (stats.units, stats.avg_len) == (alone.units, alone.avg_len)
+    assert {term: stats.df.get(term) for term in alone.df} == dict(alone.df)
+    for source in sources:  # as each source's own analysis gives them
+        alone_analysis = SourceAnalysis(source.text, source.segments, source.kind)
+        assert _analysis._analyse_source(source, alone_analysis) == _analysis.source_units(source)
+        assert alone_analysis.lengths == _analysis.unit_lengths(source)

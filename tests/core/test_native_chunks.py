@@ -140,6 +140,20 @@ def test_random_unicode_is_analysed_as_the_reference(text: str, blocks: bool) ->
     _same(text, blocks)
 
 
+@given(st.lists(st.tuples(TEXT | st.text(max_size=60), st.booleans()), max_size=6))
+@example([("Cats run. Dogs.", False), ("a\n\ud800 b. c", False), ("The ΟΔΟΣ.", False), ("Cats run.", True)])
+def test_chunks_analysed_in_one_call_are_those_analysed_one_by_one(keys: list[tuple[str, bool]]) -> None:
+    many = RUST.analyse_many(keys)
+    assert len(many) == len(keys)
+    for (text, blocks), entry in zip(keys, many):
+        one = RUST.analyse(text, blocks)
+        assert (entry.native is None) == (one.native is None)  # the reference's for the same texts
+        assert entry.units == one.units and entry.lengths == one.lengths and entry.counts == one.counts
+        if one.native is not None:
+            assert entry.native.fragments() == one.native.fragments()
+            assert entry.native.breaks() == one.native.breaks()
+
+
 @given(st.text(alphabet=st.characters(codec="ascii") | st.sampled_from("—“”’•…"), max_size=400))
 def test_ascii_words_with_any_punctuation_stay_compiled(text: str) -> None:
     assert _same(text).native is not None
@@ -233,6 +247,11 @@ def test_a_panic_in_the_chunk_analyser_is_a_native_error(monkeypatch: pytest.Mon
         def analyse(self, text: str, blocks: bool) -> None:
             NATIVE._panic()
 
+        def analyse_many(self, keys: list[tuple[str, bool]]) -> None:
+            NATIVE._panic()
+
     monkeypatch.setattr(RUST, "_analyser", Panics())
     with pytest.raises(NativeError, match="CITE_PURE_PYTHON"):
         RUST.analyse("text", False)
+    with pytest.raises(NativeError, match="CITE_PURE_PYTHON"):
+        RUST.analyse_many([("text", False)])

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from cite_core import number_sources
 from cite_core._schema.models import Source
+from cite_core._schema.source import SourceAnalysis
 from cite_core._sources import source_build
 
 
@@ -73,8 +74,16 @@ def _same(built: Source, validated: Source) -> None:
     assert [type(v) for v in built.__dict__.values()] == [type(v) for v in validated.__dict__.values()]
     assert [type(k) for k in built.metadata] == [type(k) for k in validated.metadata]
     assert built.model_fields_set == validated.model_fields_set
-    assert built.__pydantic_private__ == validated.__pydantic_private__
-    assert list(built.__pydantic_private__ or ()) == list(validated.__pydantic_private__ or ())
+    private = built.__pydantic_private__ or {}
+    # derived data, not part of equality: a built source's analysis knows its segments are its text's pieces
+    analysis = private.get("_analysis")
+    assert analysis is None or (
+        analysis == SourceAnalysis(built.text, built.segments, built.kind, laid_out=True)
+        and analysis.text is built.text
+        and analysis.segments is built.segments
+    )
+    assert {**private, "_analysis": None} == validated.__pydantic_private__
+    assert list(private) == list(validated.__pydantic_private__ or ())
     assert built.__pydantic_extra__ == validated.__pydantic_extra__
     assert built.model_dump_json() == validated.model_dump_json() and repr(built) == repr(validated)
     assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
