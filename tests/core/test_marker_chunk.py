@@ -8,17 +8,10 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from cite_core import CitationStream, number_sources
+from cite_core import CitationStream
 from cite_core._stream.lexer import Lexer
 from cite_core._stream.lexer_tokens import Kind, Token
-
-SOURCES = number_sources(
-    [
-        {"text": "The grass is green. The sky is blue.", "title": "Nature"},
-        "Hydrogen fuses into helium in the core of the Sun. This releases energy.",
-        {"text": "The Moon orbits the Earth. It has no light of its own.", "url": "https://example.org/m"},
-    ]
-)
+from tests.core.test_fast_paths import SOURCES  # the three sources the lexer's path tests share
 
 PIECES = [
     "The grass is green",
