@@ -282,24 +282,11 @@ impl ChunkAnalyser {
                         .term_in(word, &mut stem)
                         .then_some(stem.as_str())
                 };
-                let found = term.map(|t| {
-                    let term = PyString::new(py, t).unbind();
-                    let id = match words.ids.get(t.as_bytes()) {
-                        Some(&id) => id,
-                        None => {
-                            let id = words.ids.len() as u32;
-                            words.ids.insert(t.into(), id);
-                            id
-                        }
-                    };
-                    (id, term)
-                });
-                if let Some((id, term)) = &found {
-                    if local.push(&mut words.scratch, *id).1 {
-                        terms.push(term.clone_ref(py));
+                if let Some((id, term)) = words.remember(py, word, term) {
+                    if local.push(&mut words.scratch, id).1 {
+                        terms.push(term);
                     }
                 }
-                words.terms.insert(word.into(), found);
             }
             local.end_unit();
         }

@@ -37,20 +37,7 @@ fn term_of(
     if let Some(known) = words.terms.get(word.as_bytes()) {
         return known.as_ref().map(|(id, term)| (*id, term.clone_ref(py)));
     }
-    let term = table.stemmer.term(word).map(|t| {
-        let id = match words.ids.get(t.as_bytes()) {
-            Some(&id) => id,
-            None => {
-                let next = words.ids.len() as u32;
-                words.ids.insert(t.as_str().into(), next);
-                next
-            }
-        };
-        (id, PyString::new(py, &t).unbind())
-    });
-    let found = term.as_ref().map(|(id, s)| (*id, s.clone_ref(py)));
-    words.terms.insert(word.into(), term);
-    found
+    words.remember(py, word, table.stemmer.term(word).as_deref())
 }
 
 /// `scoring.claim_names` of an ASCII text: the words (`[\w'-]*` from a capital) that start with a

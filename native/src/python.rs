@@ -129,6 +129,34 @@ const WORDS_ROOM: usize = 512;
 
 static EPOCHS: AtomicU64 = AtomicU64::new(0);
 
+impl Words {
+    /// A word met for the first time, remembered with its term (None: a stop word): the term's id (the
+    /// next one for a term no word had) and one `str` of it. Every path that meets new words takes this
+    /// one: a chunk's analysis (`py_chunk.rs`), `TermTable.units`, a claim's `term_of` (`py_scorer.rs`).
+    fn remember(
+        &mut self,
+        py: Python<'_>,
+        word: &str,
+        term: Option<&str>,
+    ) -> Option<(u32, Py<PyString>)> {
+        let found = term.map(|t| {
+            // looked up by bytes before a key is made: a key of more than 22 bytes allocates
+            let id = match self.ids.get(t.as_bytes()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.ids.len() as u32;
+                    self.ids.insert(t.into(), id);
+                    id
+                }
+            };
+            (id, PyString::new(py, t).unbind())
+        });
+        let kept = found.as_ref().map(|(id, term)| (*id, term.clone_ref(py)));
+        self.terms.insert(word.into(), kept);
+        found
+    }
+}
+
 impl Default for Words {
     fn default() -> Self {
         // room for the words of a few chunks: a table that starts over (`clear_caches`) grows again
@@ -193,15 +221,7 @@ impl TermTable {
         for (a, b) in &spans {
             for word in ascii_words(&separated[*a..*b]) {
                 if !guard.terms.contains_key(word.as_bytes()) {
-                    let term = match self.stemmer.term(word) {
-                        None => None,
-                        Some(t) => {
-                            let next = guard.ids.len() as u32;
-                            let id = *guard.ids.entry(t.as_str().into()).or_insert(next);
-                            Some((id, PyString::new(py, &t).unbind()))
-                        }
-                    };
-                    guard.terms.insert(word.into(), term);
+                    guard.remember(py, word, self.stemmer.term(word).as_deref());
                 }
             }
         }
