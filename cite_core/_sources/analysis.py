@@ -16,6 +16,7 @@ from .cache import CHUNK_CACHE_MAX_CHARS, CHUNKS
 from .chunk_analyser import CHUNK_ANALYSER, NativeChunkAnalyser, NativeUnits, fragments_of
 
 __all__ = [
+    "chunk_fragments",
     "chunk_of",
     "corpus_frequencies",
     "first_sentences",
@@ -148,6 +149,12 @@ def _natives(source: Source) -> list[Any] | None:
     analysis = analysis_of(source)
     if analysis.units is None:
         _analyse_source(source, analysis)
+    return _chunk_natives(analysis)
+
+
+def _chunk_natives(analysis: SourceAnalysis) -> list[Any] | None:
+    """``_natives`` of an analysed source: None when its counts were built (the units' counts serve) or a
+    chunk of it was analysed by the reference."""
     entries = analysis.chunks
     if entries is None:
         return None
@@ -167,14 +174,10 @@ def corpus_frequencies(sources: Sequence[Source]) -> tuple[Mapping[str, int], li
     _analyse_sources(sources, analyses, analyser)
     chunks: list[Any] = []
     for analysis in analyses:
-        entries = analysis.chunks
-        if entries is None:  # its counts were built: the units' counts serve
+        natives = _chunk_natives(analysis)
+        if natives is None:
             return None
-        for entry in entries:
-            native = entry.native
-            if native is None:
-                return None
-            chunks.append(native)
+        chunks.extend(natives)
     frequencies = analyser.frequencies(chunks)
     if frequencies is None:
         return None
@@ -216,15 +219,20 @@ def fragment_flags(source: Source, units: Sequence[Unit]) -> list[bool]:
     flags = analysis.fragments
     if flags is None:
         entry = chunk_of(source)
-        if entry is None:
-            flags = _fragments(source.text, units)
-        else:
-            flags = entry.fragments
-            if flags is None:  # two threads may both build it: the same value
-                native = entry.native
-                flags = native.fragments() if native is not None else _fragments(source.text, units)
-                entry.fragments = flags
+        text = source.text
+        flags = _fragments(text, units) if entry is None else chunk_fragments(entry, text, units)
         analysis.fragments = flags
+    return flags
+
+
+def chunk_fragments(entry: ChunkAnalysis, text: str, units: Sequence[Unit]) -> list[bool]:
+    """``_fragments`` of a chunk's units (``text``: the chunk's), kept with its analysis ``entry``: asked of
+    its compiled analysis when it has one."""
+    flags = entry.fragments
+    if flags is None:  # two threads may both build it: the same value
+        native = entry.native
+        flags = native.fragments() if native is not None else _fragments(text, units)
+        entry.fragments = flags
     return flags
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .._schema.source import ChunkAnalysis, Source, Unit, analysis_of
-from .analysis import chunk_of, fragment_flags, source_units, unit_counts, unit_lengths
+from .analysis import chunk_fragments, chunk_of, fragment_flags, source_units, unit_counts, unit_lengths
 
 __all__ = ["POSTINGS_AFTER", "CountsIndex", "build_postings", "index_of"]
 
@@ -96,11 +96,7 @@ class CountsIndex:
         compiled index reads its own flags: a source cited through it never asks)."""
         flags = self._fragments
         if flags is None:  # two threads may both build them: the same value
-            entry = self.chunks[0]
-            flags = entry.fragments
-            if flags is None:
-                flags = entry.fragments = entry.native.fragments()
-            self._fragments = flags
+            flags = self._fragments = chunk_fragments(self.chunks[0], self.text, self.units)
         return flags
 
     def __getstate__(self) -> dict[str, object]:
