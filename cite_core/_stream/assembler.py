@@ -12,10 +12,10 @@ import re
 
 from .._schema.citations import DisplayNumbers, build_answer, display_number
 from .._schema.events import MODEL_SLOTS, citations_delta, display_delta, text_delta, thinking_delta
-from .._schema.models import AnswerReset, Citation, CitedAnswer, Source, StreamEvent, TextDelta
+from .._schema.models import AnswerReset, CitedAnswer, Source, StreamEvent, TextDelta
 from .._sources.segmenter import split_sentences
 from .assembly import Group, Locator, cited_source, tag_claim
-from .blocks import blocks_with_markers, claim_spans, marker_groups
+from .blocks import answer_blocks
 from .claims import claim_follows, comma_after_lead_in, joins_markers, precedes_its_claim
 from .match_types import Item, Marker, Tag
 from .statements import SentenceMap, Statements, per_segment
@@ -433,18 +433,9 @@ class Assembler:
     # -- result ---------------------------------------------------------------------------------
 
     def _build(self) -> CitedAnswer:
-        plain = "".join(self._plain)
-        claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]] = {}
-        for index, group in enumerate(self._groups):
-            if group.citations:
-                claims.setdefault((group.start, group.end), []).append((index, group.citations))
-        spans, attached = claim_spans(claims, len(plain), bool(self._inserts))
-        blocks = blocks_with_markers(
-            plain, spans, attached, self._inserts, marker_groups(self._inserts, self._marks)
-        )
         return build_answer(
             self._display,
-            blocks,
+            answer_blocks("".join(self._plain), self._groups, self._inserts, self._marks),
             self._display_no,
             self._by_number,
             invalid=self.invalid,

@@ -9,7 +9,7 @@ from typing import Protocol
 from .._schema.events import marker_group, text_block
 from .._schema.models import Citation, MarkerGroup, TextBlock
 
-__all__ = ["blocks_with_markers", "claim_spans", "marker_groups"]
+__all__ = ["answer_blocks", "blocks_with_markers", "claim_spans", "marker_groups"]
 
 
 def blocks_with_markers(
@@ -92,6 +92,28 @@ def claim_spans(
 
 class _HasCitations(Protocol):
     citations: list[Citation]
+
+
+class _Claimed(_HasCitations, Protocol):
+    start: int
+    end: int
+
+
+def answer_blocks(
+    plain: str,
+    groups: Sequence[_Claimed],
+    inserts: list[tuple[int, str]],
+    marks: Sequence[tuple[int, _HasCitations | None, int, str]],
+) -> list[TextBlock]:
+    """The text blocks of the answer ``plain`` (``blocks_with_markers``): the claims of the marker
+    ``groups`` that have citations, by their (start, end) in order of the groups, and the display
+    markers ``inserts`` with their ``marks`` (``marker_groups``)."""
+    claims: dict[tuple[int, int], list[tuple[int, list[Citation]]]] = {}
+    for index, group in enumerate(groups):
+        if group.citations:
+            claims.setdefault((group.start, group.end), []).append((index, group.citations))
+    spans, attached = claim_spans(claims, len(plain), bool(inserts))
+    return blocks_with_markers(plain, spans, attached, inserts, marker_groups(inserts, marks))
 
 
 def marker_groups(
